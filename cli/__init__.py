@@ -1,0 +1,5 @@
+"""The `factledger` command."""
+
+from .main import main
+
+__all__ = ["main"]

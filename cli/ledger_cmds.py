@@ -1,0 +1,164 @@
+"""Ledger commands: apply, current, as-of, history, predicates, erase."""
+
+from __future__ import annotations
+
+import click
+
+from factledger.ledger import ClaimVersion
+from factledger.ledger.ops import LineError, apply_all, apply_batch, group_transactions, read_operations
+
+from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+
+scope_option = click.option(
+    "--scope", "scopes", multiple=True, help="Scope to read (repeatable). Default: every scope."
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+def _claims_table(versions: list[ClaimVersion], *, known: bool = False) -> None:
+    headers = ["id", "scope", "subject", "predicate", "value", "valid"]
+    if known:
+        headers.append("known")
+    rows = []
+    for v in versions:
+        row = [v.id, v.scope, v.subject, v.predicate, v.value, interval(v.valid_from, v.valid_to)]
+        if known:
+            row.append(interval(v.tx_from, v.tx_to))
+        rows.append(row)
+    emit_table(headers, rows)
+
+
+@click.command("apply")
+@click.argument("file")
+@click.option("--all-or-nothing", is_flag=True, help="Make the whole file one transaction.")
+@click.option("--reason", default="", help="Reason recorded on transactions whose lines give none.")
+@pass_app
+def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> None:
+    """Apply JSON Lines operations from FILE (or - for standard input).
+
+    One JSON object per line: define, add, supersede or retract. Consecutive lines with the same "tx"
+    label form one transaction; others are their own. Prints one JSON object per transaction. A bad
+    line stops the run with its line number; its transaction writes nothing.
+    """
+    ledger = app.ledger()
+    try:
+        ops = read_operations(read_input(file))
+        if all_or_nothing:
+            emit_json(apply_all(ledger, ops, principal=app.principal, reason=reason).to_dict())
+            return
+        for batch in group_transactions(ops):
+            emit_json(apply_batch(ledger, batch, principal=app.principal, reason=reason).to_dict())
+    except LineError as exc:
+        raise CliError(str(exc)) from None
+
+
+@click.command("current")
+@scope_option
+@click.option("--subject", default=None, help="Only this subject.")
+@click.option("--predicate", default=None, help="Only this predicate.")
+@json_option
+@pass_app
+def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, predicate: str | None, as_json: bool) -> None:
+    """Current truth: what is valid now, as known now."""
+    versions = app.ledger().current(list(scopes) or None, subject=subject, predicate=predicate)
+    if as_json:
+        emit_json([v.to_dict() for v in versions])
+    else:
+        _claims_table(versions)
+
+
+@click.command("as-of")
+@scope_option
+@click.option("--valid-at", default=None, help="Valid-time instant (ISO date or datetime). Default: now.")
+@click.option("--known-at", default=None, help="Transaction-time instant: what the ledger believed then. Default: now.")
+@click.option("--subject", default=None, help="Only this subject.")
+@click.option("--predicate", default=None, help="Only this predicate.")
+@json_option
+@pass_app
+def as_of_cmd(
+    app: AppContext,
+    scopes: tuple[str, ...],
+    valid_at: str | None,
+    known_at: str | None,
+    subject: str | None,
+    predicate: str | None,
+    as_json: bool,
+) -> None:
+    """What was true at VALID-AT, as the ledger knew it at KNOWN-AT."""
+    versions = app.ledger().as_of(
+        list(scopes) or None, valid_at=valid_at, known_at=known_at, subject=subject, predicate=predicate
+    )
+    if as_json:
+        emit_json([v.to_dict() for v in versions])
+    else:
+        _claims_table(versions, known=True)
+
+
+@click.command("history")
+@scope_option
+@click.option("--subject", required=True, help="The slot's subject.")
+@click.option("--predicate", required=True, help="The slot's predicate.")
+@json_option
+@pass_app
+def history_cmd(app: AppContext, scopes: tuple[str, ...], subject: str, predicate: str, as_json: bool) -> None:
+    """Every version of a slot, with who opened and closed it, when and why."""
+    entries = app.ledger().history(list(scopes) or None, subject=subject, predicate=predicate)
+    if as_json:
+        emit_json([e.to_dict() for e in entries])
+        return
+    rows = []
+    for e in entries:
+        v = e.version
+        rows.append(
+            [
+                v.id,
+                v.scope,
+                v.value,
+                interval(v.valid_from, v.valid_to),
+                interval(v.tx_from, v.tx_to),
+                e.opened.principal,
+                e.opened.reason,
+                e.closed.principal if e.closed else "",
+                ", ".join(v.source),
+            ]
+        )
+    emit_table(["id", "scope", "value", "valid", "known", "opened by", "why", "closed by", "source"], rows)
+
+
+@click.command("predicates")
+@json_option
+@pass_app
+def predicates_cmd(app: AppContext, as_json: bool) -> None:
+    """The predicate registry: cardinality, template, description."""
+    preds = app.ledger().predicates()
+    if as_json:
+        emit_json([p.to_dict() for p in preds])
+    else:
+        emit_table(["predicate", "cardinality", "template", "description"], [[p.name, p.cardinality, p.template, p.description] for p in preds])
+
+
+@click.command("erase")
+@click.option("--scope", required=True)
+@click.option("--subject", required=True)
+@click.option("--predicate", required=True)
+@click.option("--value", default=None, help="Only this value (default: every value of the slot).")
+@click.option("--reason", default="", help="Why (recorded; keep personal data out of it).")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+@pass_app
+def erase_cmd(
+    app: AppContext, scope: str, subject: str, predicate: str, value: str | None, reason: str, yes: bool, as_json: bool
+) -> None:
+    """Hard-remove a value for privacy (operator only), leaving a tombstone so it cannot come back."""
+    if not yes and not click.confirm(f"Erase {subject} {predicate} {value or '(every value)'} in {scope}?"):
+        raise CliError("not erased")
+    result = app.ledger().erase(
+        scope=scope, subject=subject, predicate=predicate, value=value, principal=app.principal, reason=reason
+    )
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        click.echo(f"erased {len(result.erased)} version(s); {len(result.tombstones)} tombstone(s) written")
+
+
+COMMANDS = [apply_cmd, current_cmd, as_of_cmd, history_cmd, predicates_cmd, erase_cmd]

@@ -1,0 +1,44 @@
+"""The `factledger` command: composes the parts. Each command module registers explicitly here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from . import demo, ledger_cmds
+from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
+
+
+@click.group(cls=FactledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--db",
+    "db_path",
+    envvar="FACTLEDGER_DB",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_DB,
+    show_default=True,
+    help="The ledger file (SQLite). Also FACTLEDGER_DB.",
+)
+@click.option(
+    "--principal",
+    envvar="FACTLEDGER_PRINCIPAL",
+    default=None,
+    help="Who is acting, e.g. operator:alice. Default: operator:<login name>.",
+)
+@click.version_option(package_name="factledger")
+@click.pass_context
+def cli(ctx: click.Context, db_path: Path, principal: str | None) -> None:
+    """factledger: a bitemporal, ledger-first knowledge store (long-term memory for Hermes Agent)."""
+    app = AppContext(db_path=db_path, principal=principal or default_principal())
+    ctx.obj = app
+    ctx.call_on_close(app.close)
+
+
+for command in ledger_cmds.COMMANDS:
+    cli.add_command(command)
+cli.add_command(demo.demo_cmd)
+
+
+def main() -> None:
+    cli(prog_name="factledger")

@@ -1,0 +1,1 @@
+"""factledger.digest (built in its own issue)."""

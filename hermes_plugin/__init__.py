@@ -1,0 +1,1 @@
+"""factledger.hermes_plugin (built in its own issue)."""

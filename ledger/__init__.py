@@ -1,0 +1,44 @@
+"""factledger.ledger: the bitemporal claim store.
+
+Imports run one way: this package uses factledger.schema and nothing above it.
+"""
+
+from .errors import (
+    ConflictError,
+    ErasedError,
+    IntegrityError,
+    LedgerError,
+    NotFoundError,
+    PermissionDenied,
+    StorageError,
+    ValidationError,
+)
+from .model import ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
+from .storage import Storage
+from .store import EraseResult, Ledger, LedgerTx, check_principal, check_scope
+from .times import parse_time, utc_now
+
+__all__ = [
+    "ClaimVersion",
+    "ConflictError",
+    "EraseResult",
+    "ErasedError",
+    "HistoryEntry",
+    "IntegrityError",
+    "Ledger",
+    "LedgerError",
+    "LedgerTx",
+    "NotFoundError",
+    "OpResult",
+    "PermissionDenied",
+    "Predicate",
+    "Storage",
+    "StorageError",
+    "Transaction",
+    "TxResult",
+    "ValidationError",
+    "check_principal",
+    "check_scope",
+    "parse_time",
+    "utc_now",
+]

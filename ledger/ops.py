@@ -1,0 +1,179 @@
+"""Operations as data: the JSON Lines format of `factledger apply`, parsed into typed operations and
+applied as ledger transactions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import LedgerError, ValidationError
+from .model import TxResult
+from .store import Ledger, LedgerTx
+
+OPS = ("define", "add", "supersede", "retract")
+_COMMON = {"op", "tx", "tx_time", "principal", "reason", "source"}
+_FIELDS = {
+    "define": {"predicate", "cardinality", "template", "description"},
+    "add": {"scope", "subject", "predicate", "value", "valid_from", "valid_to"},
+    "supersede": {"scope", "subject", "predicate", "value", "valid_from", "valid_to", "replaces"},
+    "retract": {"scope", "subject", "predicate", "value", "valid_from", "valid_to", "all_valid_time"},
+}
+_REQUIRED = {
+    "define": ("predicate",),
+    "add": ("scope", "subject", "predicate", "value"),
+    "supersede": ("scope", "subject", "predicate", "value"),
+    "retract": ("scope", "subject", "predicate"),
+}
+
+
+@dataclass
+class Operation:
+    op: str
+    fields: dict[str, Any]
+    line: int = 0
+    tx: str | None = None
+    tx_time: Any = None
+    principal: str | None = None
+    reason: str | None = None
+
+    def apply(self, tx: LedgerTx) -> None:
+        f = self.fields
+        if self.op == "define":
+            tx.define(
+                f["predicate"], f.get("cardinality", "many"), template=f.get("template"), description=f.get("description")
+            )
+        elif self.op == "add":
+            tx.add(
+                f["scope"], f["subject"], f["predicate"], f["value"],
+                valid_from=f.get("valid_from"), valid_to=f.get("valid_to"), source=f.get("source"),
+            )
+        elif self.op == "supersede":
+            tx.supersede(
+                f["scope"], f["subject"], f["predicate"], f["value"],
+                valid_from=f.get("valid_from"), valid_to=f.get("valid_to"), replaces=f.get("replaces"),
+                source=f.get("source"),
+            )
+        else:
+            tx.retract(
+                f["scope"], f["subject"], f["predicate"], f.get("value"),
+                valid_from=f.get("valid_from"), valid_to=f.get("valid_to"),
+                all_valid_time=bool(f.get("all_valid_time", False)), source=f.get("source"),
+            )
+
+
+class LineError(LedgerError):
+    """An operation failed: carries the input line number and the field at fault."""
+
+    def __init__(self, line: int, error: LedgerError):
+        self.line = line
+        self.error = error
+        self.message = error.message
+        self.field = error.field
+        Exception.__init__(self, f"line {line}: {error}")
+
+
+def parse_operation(data: object, line: int = 0) -> Operation:
+    """Validate one decoded JSON object as an operation; errors name the field at fault."""
+    if not isinstance(data, dict):
+        raise ValidationError("each line must be a JSON object", field="op")
+    op = data.get("op")
+    if op not in OPS:
+        raise ValidationError(f"{op!r} is not an operation; use one of {', '.join(OPS)}", field="op")
+    allowed = _COMMON | _FIELDS[op]
+    for name in data:
+        if name not in allowed:
+            raise ValidationError(f"unknown field for {op!r} (allowed: {', '.join(sorted(allowed))})", field=name)
+    for name in _REQUIRED[op]:
+        if data.get(name) in (None, ""):
+            raise ValidationError(f"required for {op!r}", field=name)
+    for name in ("scope", "subject", "predicate", "value", "replaces", "cardinality", "template", "description"):
+        if name in data and data[name] is not None and not isinstance(data[name], str):
+            raise ValidationError(f"must be a string, got {type(data[name]).__name__}", field=name)
+    if "all_valid_time" in data and not isinstance(data["all_valid_time"], bool):
+        raise ValidationError("must be true or false", field="all_valid_time")
+    for name in ("tx", "principal", "reason"):
+        if name in data and data[name] is not None and not isinstance(data[name], (str, int)):
+            raise ValidationError("must be a string", field=name)
+    fields = {k: v for k, v in data.items() if k not in ("op", "tx", "tx_time", "principal", "reason")}
+    tx = data.get("tx")
+    return Operation(
+        op=op,
+        fields=fields,
+        line=line,
+        tx=None if tx is None else str(tx),
+        tx_time=data.get("tx_time"),
+        principal=data.get("principal"),
+        reason=data.get("reason"),
+    )
+
+
+def read_operations(lines: Iterable[str]) -> Iterator[Operation]:
+    """Parse JSON Lines; blank lines and lines starting with '#' are skipped."""
+    for number, text in enumerate(lines, start=1):
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise LineError(number, ValidationError(f"not valid JSON ({exc.msg} at column {exc.colno})", field="line")) from None
+        try:
+            yield parse_operation(data, number)
+        except LedgerError as exc:
+            raise LineError(number, exc) from None
+
+
+@dataclass
+class Batch:
+    """Consecutive operations that form one transaction."""
+
+    ops: list[Operation] = field(default_factory=list)
+
+    @property
+    def first(self) -> Operation:
+        return self.ops[0]
+
+
+def group_transactions(ops: Iterable[Operation]) -> Iterator[Batch]:
+    """Consecutive lines with the same `tx` label form one transaction; a line without one is its own."""
+    batch: Batch | None = None
+    for op in ops:
+        if batch is not None and op.tx is not None and batch.first.tx == op.tx:
+            batch.ops.append(op)
+            continue
+        if batch is not None:
+            yield batch
+        batch = Batch([op])
+    if batch is not None:
+        yield batch
+
+
+def apply_batch(ledger: Ledger, batch: Batch, *, principal: str, reason: str = "") -> TxResult:
+    first = batch.first
+    try:
+        with ledger.transaction(
+            principal=first.principal or principal,
+            reason=first.reason if first.reason is not None else reason,
+            tx_time=first.tx_time,
+        ) as tx:
+            for op in batch.ops:
+                try:
+                    op.apply(tx)
+                except LedgerError as exc:
+                    raise LineError(op.line, exc) from None
+    except LineError:
+        raise
+    except LedgerError as exc:
+        raise LineError(first.line, exc) from None
+    assert tx.result is not None
+    return tx.result
+
+
+def apply_all(ledger: Ledger, ops: Iterable[Operation], *, principal: str, reason: str = "") -> TxResult:
+    """Every operation in one transaction (`--all-or-nothing`)."""
+    ops = list(ops)
+    if not ops:
+        raise ValidationError("no operations", field="line")
+    return apply_batch(ledger, Batch(ops), principal=principal, reason=reason)

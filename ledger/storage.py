@@ -1,0 +1,191 @@
+"""The SQLite boundary: the only module that imports sqlite3.
+
+It opens the file, applies the schema migrations, runs statements under a lock (one connection may be
+shared by threads) and translates driver errors into ledger errors, so callers never see sqlite3.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from factledger.schema import migrations
+
+from .errors import IntegrityError, StorageError
+from .times import utc_now
+
+Params = Sequence[Any] | Mapping[str, Any]
+Row = sqlite3.Row
+
+
+def _translate(exc: sqlite3.Error) -> Exception:
+    text = str(exc)
+    if text.startswith("factledger: "):
+        text = text[len("factledger: ") :]
+    if isinstance(exc, sqlite3.IntegrityError):
+        return IntegrityError(f"the database refused the write: {text}")
+    return StorageError(f"database error: {text}")
+
+
+class Storage:
+    """One SQLite connection with migrations applied; thread-safe through one re-entrant lock."""
+
+    def __init__(self, path: str | Path, *, read_only: bool = False, timeout: float = 30.0):
+        self.path = str(path)
+        self.read_only = read_only
+        self._lock = threading.RLock()
+        self._depth = 0
+        try:
+            if read_only:
+                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=timeout)
+            else:
+                if self.path != ":memory:":
+                    Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=timeout)
+            self._conn.row_factory = sqlite3.Row
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            if not read_only:
+                if self.path != ":memory:":
+                    self._conn.execute("PRAGMA journal_mode = WAL")
+                self._conn.execute("PRAGMA synchronous = NORMAL")
+                self._migrate()
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot open ledger {self.path}: {exc}") from None
+
+    # -- schema ---------------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        with self._lock:
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            done = {row[0] for row in self._conn.execute("SELECT version FROM schema_migrations")}
+            for migration in migrations("sqlite"):
+                if migration.version in done:
+                    continue
+                stamp = utc_now()
+                script = (
+                    "BEGIN IMMEDIATE;\n"
+                    f"{migration.sql}\n;\n"
+                    f"INSERT INTO schema_migrations VALUES ({migration.version}, '{migration.name}', '{stamp}');\n"
+                    "COMMIT;"
+                )
+                try:
+                    self._conn.executescript(script)
+                except sqlite3.Error as exc:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    # Another process may have applied it between our read and our write.
+                    applied = self._conn.execute(
+                        "SELECT 1 FROM schema_migrations WHERE version = ?", (migration.version,)
+                    ).fetchone()
+                    if applied is None:
+                        raise StorageError(f"migration {migration.version}_{migration.name} failed: {exc}") from None
+
+    @property
+    def schema_version(self) -> int:
+        row = self.one("SELECT MAX(version) FROM schema_migrations")
+        return int(row[0] or 0)
+
+    # -- transactions ---------------------------------------------------------------------------
+
+    @contextmanager
+    def atomic(self) -> Iterator["Storage"]:
+        """One write transaction (BEGIN IMMEDIATE); nested calls become savepoints."""
+        with self._lock:
+            depth = self._depth
+            name = f"fl_sp_{depth}"
+            try:
+                self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+            self._depth += 1
+            try:
+                yield self
+            except BaseException:
+                self._depth -= 1
+                try:
+                    if depth == 0:
+                        self._conn.execute("ROLLBACK")
+                    else:
+                        self._conn.execute(f"ROLLBACK TO {name}")
+                        self._conn.execute(f"RELEASE {name}")
+                except sqlite3.Error:
+                    pass
+                raise
+            else:
+                self._depth -= 1
+                try:
+                    self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+                except sqlite3.Error as exc:
+                    if depth == 0 and self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise _translate(exc) from None
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    # -- statements -----------------------------------------------------------------------------
+
+    def execute(self, sql: str, params: Params = ()) -> int:
+        """Run one statement; returns lastrowid (for INSERT) or the row count."""
+        with self._lock:
+            try:
+                cursor = self._conn.execute(sql, params)
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+            return cursor.lastrowid if sql.lstrip()[:6].upper() == "INSERT" else cursor.rowcount
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> int:
+        with self._lock:
+            try:
+                return self._conn.executemany(sql, rows).rowcount
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+
+    def executescript(self, script: str) -> None:
+        with self._lock:
+            try:
+                self._conn.executescript(script)
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+
+    def query(self, sql: str, params: Params = ()) -> list[Row]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+
+    def one(self, sql: str, params: Params = ()) -> Row | None:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchone()
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+
+    def iterate(self, sql: str, params: Params = (), *, batch: int = 1000) -> Iterator[Row]:
+        """Stream a large result in batches (holding the lock per batch, not for the whole scan)."""
+        with self._lock:
+            try:
+                cursor = self._conn.execute(sql, params)
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+        while True:
+            with self._lock:
+                rows = cursor.fetchmany(batch)
+            if not rows:
+                return
+            yield from rows
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

@@ -1,0 +1,559 @@
+"""The ledger: predicates, transactions, claim versions; the three operations and the reads.
+
+Writes run inside `Ledger.transaction()`: one SQLite transaction, all or nothing. Operations are settled
+in memory per slot (see portion.py) and written when the transaction ends, closes before inserts, so the
+database constraints see only the final state and no empty-lived version is ever written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from factledger.schema import visibility_predicate
+
+from . import portion as algebra
+from .errors import ErasedError, NotFoundError, PermissionDenied, ValidationError
+from .keys import content_hash, key, predicate_key
+from .model import PRINCIPAL_KINDS, Cardinality, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
+from .storage import Storage
+from .times import next_after, parse_optional, parse_time, utc_now
+
+_PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
+DEFAULT_TEMPLATE = "{subject} {predicate} {value}"
+
+SlotKey = tuple[str, str, str]  # (scope, subject_key, predicate)
+
+
+def check_principal(principal: object) -> str:
+    if not isinstance(principal, str) or not _PRINCIPAL.match(principal):
+        raise ValidationError(
+            f"{principal!r} is not a principal; use one of {', '.join(k + ':<name>' for k in PRINCIPAL_KINDS)}",
+            field="principal",
+        )
+    return principal
+
+
+def check_scope(scope: object) -> str:
+    if not isinstance(scope, str) or not scope.strip():
+        raise ValidationError("must be a non-empty string", field="scope")
+    return scope
+
+
+def _sources(source: object, field_name: str = "source") -> tuple[str, ...]:
+    if source is None:
+        return ()
+    if isinstance(source, str):
+        return (source,) if source else ()
+    if isinstance(source, (list, tuple)) and all(isinstance(s, str) for s in source):
+        return tuple(s for s in source if s)
+    raise ValidationError("must be a string or a list of strings", field=field_name)
+
+
+@dataclass
+class _Slot:
+    scope: str
+    subject_key: str
+    predicate: Predicate
+    original: list[algebra.Span]
+    current: list[algebra.Span]
+
+
+@dataclass(frozen=True)
+class EraseResult:
+    erased: list[ClaimVersion]
+    tombstones: list[str]
+    tx: int
+
+    @property
+    def sources(self) -> list[str]:
+        refs: list[str] = []
+        for version in self.erased:
+            refs.extend(r for r in version.source if r not in refs)
+        return refs
+
+    def to_dict(self) -> dict:
+        return {"tx": self.tx, "erased": [v.id for v in self.erased], "tombstones": self.tombstones, "sources": self.sources}
+
+
+class LedgerTx:
+    """One open ledger transaction. Obtain it from `Ledger.transaction()`."""
+
+    def __init__(self, ledger: "Ledger", tx_id: int, tx_time: str, principal: str, reason: str):
+        self.ledger = ledger
+        self.id = tx_id
+        self.tx_time = tx_time
+        self.principal = principal
+        self.reason = reason
+        self._slots: dict[SlotKey, _Slot] = {}
+        self._defined: dict[str, Predicate] = {}
+        self._ops: list[OpResult] = []
+        self._has_tombstones = ledger.storage.one("SELECT 1 FROM tombstones LIMIT 1") is not None
+        self.result: TxResult | None = None
+
+    # -- predicates -----------------------------------------------------------------------------
+
+    def predicate(self, name: str) -> Predicate | None:
+        return self._defined.get(name) or self.ledger.predicate(name)
+
+    def define(
+        self,
+        predicate: str,
+        cardinality: str = "many",
+        *,
+        template: str | None = None,
+        description: str | None = None,
+    ) -> Predicate:
+        """Register a predicate, or update its template and description. Cardinality is fixed once set."""
+        name = predicate_key(predicate)
+        if cardinality not in ("one", "many"):
+            raise ValidationError(f"{cardinality!r} is not a cardinality; use 'one' or 'many'", field="cardinality")
+        if template is not None:
+            _check_template(template)
+        existing = self.predicate(name)
+        if existing is not None and existing.cardinality != cardinality:
+            raise ValidationError(
+                f"predicate {name!r} is already registered with cardinality {existing.cardinality!r}",
+                field="cardinality",
+            )
+        new = Predicate(
+            name=name,
+            display=predicate.strip() if existing is None else existing.display,
+            cardinality=cardinality,  # type: ignore[arg-type]
+            description=description if description is not None else (existing.description if existing else ""),
+            template=template if template is not None else (existing.template if existing else DEFAULT_TEMPLATE),
+        )
+        self.ledger.storage.execute(
+            "INSERT INTO predicates (name, display, cardinality, description, template, defined_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(name) DO UPDATE SET description = excluded.description, template = excluded.template",
+            (new.name, new.display, new.cardinality, new.description, new.template, self.tx_time),
+        )
+        self._defined[name] = new
+        return new
+
+    def _predicate_for_write(self, predicate: object) -> Predicate:
+        name = predicate_key(predicate)
+        found = self.predicate(name)
+        if found is None:  # unknown predicates are registered as `many` unless declared
+            found = self.define(str(predicate), "many")
+        return found
+
+    # -- slots ----------------------------------------------------------------------------------
+
+    def _slot(self, scope: object, subject: object, predicate: object) -> _Slot:
+        scope = check_scope(scope)
+        subject_key = key(subject, "subject")
+        pred = self._predicate_for_write(predicate)
+        slot_key = (scope, subject_key, pred.name)
+        slot = self._slots.get(slot_key)
+        if slot is None:
+            rows = self.ledger.storage.query(
+                "SELECT id, subject, value, value_key, valid_from, valid_to, source FROM claims"
+                " WHERE scope = ? AND subject_key = ? AND predicate = ? AND tx_to IS NULL",
+                slot_key,
+            )
+            spans = [
+                algebra.Span(
+                    value_key=r["value_key"],
+                    value=r["value"],
+                    valid_from=r["valid_from"],
+                    valid_to=r["valid_to"],
+                    source=tuple(json.loads(r["source"])),
+                    row_id=r["id"],
+                    subject=r["subject"],
+                )
+                for r in rows
+            ]
+            slot = _Slot(scope, subject_key, pred, spans, list(spans))
+            self._slots[slot_key] = slot
+        return slot
+
+    def _check_not_erased(self, slot: _Slot, value_key: str) -> None:
+        if self._has_tombstones:
+            digest = content_hash(slot.scope, slot.subject_key, slot.predicate.name, value_key)
+            if self.ledger.storage.one("SELECT 1 FROM tombstones WHERE content_hash = ?", (digest,)):
+                raise ErasedError("this value was erased by an operator and cannot be written again", field="value")
+
+    def _apply(self, slot: _Slot, new_spans: list[algebra.Span], op: str) -> OpResult:
+        settled = algebra.settle(slot.original, new_spans)
+        noop = {id(s) for s in settled} == {id(s) for s in slot.current}
+        slot.current = settled
+        result = OpResult(op=op, slot=(slot.scope, slot.subject_key, slot.predicate.name), noop=noop)
+        self._ops.append(result)
+        return result
+
+    # -- the three operations -------------------------------------------------------------------
+
+    def add(
+        self,
+        scope: str,
+        subject: str,
+        predicate: str,
+        value: str,
+        *,
+        valid_from: object = None,
+        valid_to: object = None,
+        source: object = None,
+    ) -> OpResult:
+        """Assert `value` in the slot over [valid_from, valid_to). valid_from defaults to the tx time."""
+        slot = self._slot(scope, subject, predicate)
+        value_key = key(value, "value")
+        self._check_not_erased(slot, value_key)
+        span = algebra.Portion(parse_optional(valid_from, "valid_from") or self.tx_time, parse_optional(valid_to, "valid_to"))
+        spans = algebra.add(
+            slot.current, slot.predicate.cardinality, value_key, value.strip(), span, _sources(source), subject.strip()
+        )
+        return self._apply(slot, spans, "add")
+
+    def supersede(
+        self,
+        scope: str,
+        subject: str,
+        predicate: str,
+        value: str,
+        *,
+        valid_from: object = None,
+        valid_to: object = None,
+        replaces: str | None = None,
+        source: object = None,
+    ) -> OpResult:
+        """Within [valid_from, valid_to) the slot now holds `value` (for `many`, in place of `replaces`)."""
+        slot = self._slot(scope, subject, predicate)
+        value_key = key(value, "value")
+        replaces_key = None if replaces is None else key(replaces, "replaces")
+        self._check_not_erased(slot, value_key)
+        span = algebra.Portion(parse_optional(valid_from, "valid_from") or self.tx_time, parse_optional(valid_to, "valid_to"))
+        spans = algebra.supersede(
+            slot.current,
+            slot.predicate.cardinality,
+            value_key,
+            value.strip(),
+            span,
+            replaces_key,
+            _sources(source),
+            subject.strip(),
+        )
+        return self._apply(slot, spans, "supersede")
+
+    def retract(
+        self,
+        scope: str,
+        subject: str,
+        predicate: str,
+        value: str | None = None,
+        *,
+        valid_from: object = None,
+        valid_to: object = None,
+        all_valid_time: bool = False,
+        source: object = None,
+    ) -> OpResult:
+        """Within the portion the value is no longer held. all_valid_time: it was never true."""
+        slot = self._slot(scope, subject, predicate)
+        value_key = None if value is None else key(value, "value")
+        if all_valid_time:
+            if valid_from is not None or valid_to is not None:
+                raise ValidationError("all_valid_time cannot be combined with valid_from/valid_to", field="all_valid_time")
+            span = algebra.Portion(None, None)
+        else:
+            span = algebra.Portion(
+                parse_optional(valid_from, "valid_from") or self.tx_time, parse_optional(valid_to, "valid_to")
+            )
+        _sources(source)  # validated; a retraction writes only remainders, which keep their own source
+        return self._apply(slot, algebra.retract(slot.current, value_key, span), "retract")
+
+    # -- commit ---------------------------------------------------------------------------------
+
+    def _flush(self) -> TxResult:
+        storage = self.ledger.storage
+        closes: list[tuple[str, int, int]] = []
+        inserts: list[tuple[_Slot, algebra.Span]] = []
+        for slot in self._slots.values():
+            change = algebra.diff(slot.original, slot.current)
+            closes.extend((self.tx_time, self.id, s.row_id) for s in change.closed if s.row_id is not None)
+            inserts.extend((slot, s) for s in change.opened)
+        if closes:
+            storage.executemany("UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", closes)
+        opened: list[ClaimVersion] = []
+        for slot, span in inserts:
+            source_json = json.dumps(list(span.source), ensure_ascii=False)
+            row_id = storage.execute(
+                "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key,"
+                " valid_from, valid_to, tx_from, opened_by, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    slot.scope,
+                    slot.subject_key,
+                    span.subject,
+                    slot.predicate.name,
+                    slot.predicate.cardinality,
+                    span.value,
+                    span.value_key,
+                    span.valid_from,
+                    span.valid_to,
+                    self.tx_time,
+                    self.id,
+                    source_json,
+                ),
+            )
+            opened.append(
+                ClaimVersion(
+                    id=row_id,
+                    scope=slot.scope,
+                    subject=span.subject,
+                    subject_key=slot.subject_key,
+                    predicate=slot.predicate.name,
+                    cardinality=slot.predicate.cardinality,
+                    value=span.value,
+                    value_key=span.value_key,
+                    valid_from=span.valid_from,
+                    valid_to=span.valid_to,
+                    tx_from=self.tx_time,
+                    tx_to=None,
+                    opened_by=self.id,
+                    closed_by=None,
+                    source=span.source,
+                )
+            )
+        return TxResult(
+            id=self.id,
+            tx_time=self.tx_time,
+            principal=self.principal,
+            reason=self.reason,
+            opened=opened,
+            closed=[c[2] for c in closes],
+            defined=list(self._defined),
+            ops=self._ops,
+        )
+
+
+def _check_template(template: object) -> None:
+    if not isinstance(template, str):
+        raise ValidationError("must be a string", field="template")
+    try:
+        template.format(subject="s", predicate="p", value="v")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValidationError(
+            f"{template!r} is not a valid template ({exc}); use {{subject}}, {{predicate}} and {{value}}",
+            field="template",
+        ) from None
+
+
+class Ledger:
+    """The bitemporal claim store over one SQLite file."""
+
+    def __init__(self, storage: Storage, *, clock: Callable[[], str] = utc_now):
+        self.storage = storage
+        self.clock = clock
+        self._predicates: dict[str, Predicate] | None = None
+        self._visible = visibility_predicate("sqlite")
+
+    @classmethod
+    def open(cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now) -> "Ledger":
+        return cls(Storage(path, read_only=read_only), clock=clock)
+
+    def close(self) -> None:
+        self.storage.close()
+
+    def __enter__(self) -> "Ledger":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- predicates -----------------------------------------------------------------------------
+
+    def _load_predicates(self) -> dict[str, Predicate]:
+        if self._predicates is None:
+            rows = self.storage.query("SELECT name, display, cardinality, description, template FROM predicates")
+            self._predicates = {
+                r["name"]: Predicate(r["name"], r["display"], r["cardinality"], r["description"], r["template"])
+                for r in rows
+            }
+        return self._predicates
+
+    def predicate(self, name: str) -> Predicate | None:
+        return self._load_predicates().get(predicate_key(name))
+
+    def predicates(self) -> list[Predicate]:
+        return sorted(self._load_predicates().values(), key=lambda p: p.name)
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    def last_tx_time(self) -> str | None:
+        row = self.storage.one("SELECT MAX(tx_time) FROM transactions")
+        return row[0] if row else None
+
+    @contextmanager
+    def transaction(
+        self,
+        *,
+        principal: str,
+        reason: str = "",
+        sources: Iterable[str] = (),
+        tx_time: object = None,
+    ) -> Iterator[LedgerTx]:
+        """Open one ledger transaction; everything done in the block commits together or not at all."""
+        check_principal(principal)
+        if not isinstance(reason, str):
+            raise ValidationError("must be a string", field="reason")
+        refs = _sources(list(sources), "sources")
+        with self.storage.atomic():
+            last = self.last_tx_time()
+            if tx_time is not None:
+                stamp = parse_time(tx_time, "tx_time")
+                if last is not None and stamp <= last:
+                    raise ValidationError(
+                        f"{stamp} is not later than the last transaction ({last}); explicit tx times must increase",
+                        field="tx_time",
+                    )
+            else:
+                stamp = self.clock()
+                if last is not None and stamp <= last:  # the wall clock stepped back or stood still
+                    stamp = next_after(last)
+            tx_id = self.storage.execute(
+                "INSERT INTO transactions (tx_time, principal, reason, sources) VALUES (?, ?, ?, ?)",
+                (stamp, principal, reason, json.dumps(list(refs), ensure_ascii=False)),
+            )
+            tx = LedgerTx(self, tx_id, stamp, principal, reason)
+            try:
+                yield tx
+                tx.result = tx._flush()
+            except BaseException:
+                self._predicates = None  # definitions made in the failed transaction are gone
+                raise
+        if tx._defined:
+            self._predicates = None
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def scopes(self) -> list[str]:
+        return [r[0] for r in self.storage.query("SELECT DISTINCT scope FROM claims ORDER BY scope")]
+
+    def _scope_json(self, scopes: Sequence[str] | None) -> str:
+        if scopes is None:
+            return json.dumps(self.scopes(), ensure_ascii=False)
+        if isinstance(scopes, str):
+            scopes = [scopes]
+        return json.dumps([check_scope(s) for s in scopes], ensure_ascii=False)
+
+    def visible_sql(self) -> str:
+        """The one visibility predicate (alias c; params :scopes, :valid_at, :known_at)."""
+        return self._visible
+
+    def as_of(
+        self,
+        scopes: Sequence[str] | None = None,
+        *,
+        valid_at: object = None,
+        known_at: object = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+    ) -> list[ClaimVersion]:
+        """Versions valid at `valid_at` as the ledger knew them at `known_at` (each defaults to now)."""
+        now = self.clock()
+        params: dict[str, object] = {
+            "scopes": self._scope_json(scopes),
+            "valid_at": parse_optional(valid_at, "valid_at") or now,
+            "known_at": parse_optional(known_at, "known_at") or now,
+        }
+        sql = f"SELECT c.* FROM claims c WHERE {self._visible}"
+        if subject is not None:
+            sql += " AND c.subject_key = :subject_key"
+            params["subject_key"] = key(subject, "subject")
+        if predicate is not None:
+            sql += " AND c.predicate = :predicate"
+            params["predicate"] = predicate_key(predicate)
+        sql += " ORDER BY c.scope, c.subject_key, c.predicate, c.valid_from, c.value_key"
+        return [ClaimVersion.from_row(r) for r in self.storage.query(sql, params)]
+
+    def current(
+        self, scopes: Sequence[str] | None = None, *, subject: str | None = None, predicate: str | None = None
+    ) -> list[ClaimVersion]:
+        """Current truth: valid now, as known now."""
+        return self.as_of(scopes, subject=subject, predicate=predicate)
+
+    def history(
+        self, scopes: Sequence[str] | None = None, *, subject: str, predicate: str
+    ) -> list[HistoryEntry]:
+        """Every version of a slot, in transaction order, with the transactions that opened and closed it."""
+        sql = (
+            "SELECT c.*, o.tx_time AS o_time, o.principal AS o_principal, o.reason AS o_reason, o.sources AS o_sources,"
+            " x.tx_time AS x_time, x.principal AS x_principal, x.reason AS x_reason, x.sources AS x_sources"
+            " FROM claims c JOIN transactions o ON o.id = c.opened_by LEFT JOIN transactions x ON x.id = c.closed_by"
+            " WHERE c.scope IN (SELECT value FROM json_each(:scopes))"
+            " AND c.subject_key = :subject_key AND c.predicate = :predicate"
+            " ORDER BY c.tx_from, c.valid_from, c.id"
+        )
+        rows = self.storage.query(
+            sql,
+            {"scopes": self._scope_json(scopes), "subject_key": key(subject, "subject"), "predicate": predicate_key(predicate)},
+        )
+        entries = []
+        for r in rows:
+            opened = Transaction(r["opened_by"], r["o_time"], r["o_principal"], r["o_reason"], tuple(json.loads(r["o_sources"])))
+            closed = None
+            if r["closed_by"] is not None:
+                closed = Transaction(r["closed_by"], r["x_time"], r["x_principal"], r["x_reason"], tuple(json.loads(r["x_sources"])))
+            entries.append(HistoryEntry(ClaimVersion.from_row(r), opened, closed))
+        return entries
+
+    def transaction_record(self, tx_id: int) -> Transaction | None:
+        row = self.storage.one("SELECT * FROM transactions WHERE id = ?", (tx_id,))
+        return Transaction.from_row(row) if row else None
+
+    def claim(self, claim_id: int) -> ClaimVersion | None:
+        row = self.storage.one("SELECT * FROM claims WHERE id = ?", (claim_id,))
+        return ClaimVersion.from_row(row) if row else None
+
+    # -- erase ----------------------------------------------------------------------------------
+
+    def erase(
+        self,
+        *,
+        scope: str,
+        subject: str,
+        predicate: str,
+        value: str | None = None,
+        principal: str,
+        reason: str = "",
+    ) -> EraseResult:
+        """Hard removal for privacy (operator only): every version of the value, in every transaction.
+
+        Leaves a tombstone per erased value so nothing can write it back. Tables of other parts that hold
+        copies (journal, FTS, vectors) are cleaned by their owners, following `EraseResult.sources`.
+        """
+        check_principal(principal)
+        if not principal.startswith("operator:"):
+            raise PermissionDenied("only an operator may erase", field="principal")
+        scope = check_scope(scope)
+        subject_key = key(subject, "subject")
+        pred = predicate_key(predicate)
+        params: list[object] = [scope, subject_key, pred]
+        sql = "SELECT * FROM claims WHERE scope = ? AND subject_key = ? AND predicate = ?"
+        if value is not None:
+            sql += " AND value_key = ?"
+            params.append(key(value, "value"))
+        with self.storage.atomic():
+            rows = [ClaimVersion.from_row(r) for r in self.storage.query(sql, params)]
+            if not rows:
+                raise NotFoundError("nothing to erase: no version matches", field="value" if value else "subject")
+            with self.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
+                pass
+            self.storage.execute("INSERT INTO erase_gate (id, principal) VALUES (1, ?)", (principal,))
+            ids = [r.id for r in rows]
+            self.storage.executemany("DELETE FROM claims WHERE id = ?", [(i,) for i in ids])
+            hashes = sorted({content_hash(scope, subject_key, pred, r.value_key) for r in rows})
+            self.storage.executemany(
+                "INSERT OR IGNORE INTO tombstones (content_hash, erased_at, principal, reason) VALUES (?, ?, ?, ?)",
+                [(h, tx.tx_time, principal, reason) for h in hashes],
+            )
+            self.storage.execute("DELETE FROM erase_gate")
+        return EraseResult(erased=rows, tombstones=hashes, tx=tx.id)
+
+    def is_erased(self, scope: str, subject: str, predicate: str, value: str) -> bool:
+        digest = content_hash(scope, key(subject, "subject"), predicate_key(predicate), key(value, "value"))
+        return self.storage.one("SELECT 1 FROM tombstones WHERE content_hash = ?", (digest,)) is not None

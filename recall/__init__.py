@@ -1,0 +1,1 @@
+"""factledger.recall (built in its own issue)."""
