@@ -1,0 +1,77 @@
+"""Hermes commands: install the memory provider into a Hermes home, and diagnose why it would not load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from factledger.hermes_plugin.install import diagnose, install_plugin
+from factledger.hermes_plugin.paths import HermesPaths
+
+from .app import emit_json, emit_table
+
+home_option = click.option(
+    "--hermes-home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The Hermes home. Default: $HERMES_HOME, else ~/.hermes.",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+@click.group("hermes")
+def hermes_group() -> None:
+    """Use factledger as Hermes Agent's long-term memory."""
+
+
+@hermes_group.command("install")
+@home_option
+@click.option("--set-provider", is_flag=True, help="Also select factledger in config.yaml (memory.provider).")
+@click.option("--force", is_flag=True, help="Replace a plugins/factledger/__init__.py that factledger did not write.")
+@json_option
+def install_cmd(hermes_home: Path | None, set_provider: bool, force: bool, as_json: bool) -> None:
+    """Write the plugin directory Hermes discovers ($HERMES_HOME/plugins/factledger/).
+
+    The files only import the installed factledger package: install factledger into the Python
+    environment Hermes runs in. State (ledger, vector index, settings) lives in $HERMES_HOME/factledger/.
+    """
+    report = install_plugin(HermesPaths.resolve(hermes_home), set_provider=set_provider, force=force)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    for path in report.written:
+        click.echo(f"wrote      {path}")
+    for path in report.unchanged:
+        click.echo(f"unchanged  {path}")
+    if report.provider_set:
+        previous = f" (was {report.previous_provider})" if report.previous_provider else ""
+        click.echo(f"memory.provider is factledger{previous}")
+    else:
+        click.echo("memory.provider unchanged: select factledger with --set-provider or `hermes config set memory.provider factledger`")
+    click.echo(f"state in   {report.state_dir}")
+
+
+@hermes_group.command("doctor")
+@home_option
+@json_option
+def doctor_cmd(hermes_home: Path | None, as_json: bool) -> None:
+    """Tell whether Hermes would load factledger from this home, and why not. Exit status 1 when not."""
+    report = diagnose(HermesPaths.resolve(hermes_home))
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        emit_table(
+            ["check", "ok", "detail"],
+            [[c.name, "yes" if c.ok else "NO", c.detail] for c in report.checks],
+            title=f"Hermes home: {report.hermes_home}",
+        )
+        for check in report.checks:
+            if check.fix:
+                click.echo(f"fix {check.name}: {check.fix}")
+        click.echo("Hermes would load factledger." if report.would_load else "Hermes would NOT load factledger.")
+    if not report.would_load:
+        raise SystemExit(1)
+
+
+COMMANDS = [hermes_group]

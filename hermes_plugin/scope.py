@@ -1,0 +1,159 @@
+"""Ledger scopes from the identity Hermes passes to `initialize`.
+
+Two scopes per provider instance:
+- durable: facts about one user as seen by one agent, shared across that user's chats;
+- scratch: what belongs to one chat (or, with no chat, one session) of that user.
+
+Each component is length-framed (`<len>:<text>`), so an id that contains a delimiter cannot be read as
+two components and cannot collide with another identity. A gateway context (a messaging platform) with
+no user id gets no durable scope: its memory stays in its chat instead of landing in a pool shared by
+every anonymous caller. Local front ends (cli, tui, acp) are one person at one machine; they share one
+local durable scope whatever the front end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from factledger.ledger import ValidationError
+
+SCOPE_PREFIX = "hermes"
+# Front ends where the person at the keyboard is the machine's user (no platform user ids).
+LOCAL_PLATFORMS = frozenset({"cli", "tui", "local", "acp"})
+# Chat types where several people may speak in one session: turns stay in the chat's scratch scope.
+SHARED_CHAT_TYPES = frozenset({"group", "channel", "supergroup", "thread", "forum"})
+LOCAL_USER = "local"
+
+
+def frame(*components: str) -> str:
+    """Join components so that the result can be split back unambiguously (length-prefixed)."""
+    parts = []
+    for component in components:
+        if not isinstance(component, str):
+            raise ValidationError(f"scope component {component!r} is not a string", field="scope")
+        parts.append(f"{len(component)}:{component}")
+    return "/".join(parts)
+
+
+def unframe(text: str) -> list[str]:
+    """The inverse of `frame` (raises ValidationError on anything `frame` cannot produce)."""
+    components: list[str] = []
+    position = 0
+    while position < len(text):
+        colon = text.find(":", position)
+        if colon < 0 or not text[position:colon].isdigit():
+            raise ValidationError(f"{text!r} is not a framed scope", field="scope")
+        length = int(text[position:colon])
+        start, end = colon + 1, colon + 1 + length
+        if end > len(text):
+            raise ValidationError(f"{text!r} is not a framed scope", field="scope")
+        components.append(text[start:end])
+        position = end
+        if position < len(text):
+            if text[position] != "/":
+                raise ValidationError(f"{text!r} is not a framed scope", field="scope")
+            position += 1
+            if position == len(text):
+                raise ValidationError(f"{text!r} is not a framed scope", field="scope")
+    return components
+
+
+def _text(value: Any) -> str:
+    """An id as Hermes passed it (str or int); None and blank become ''."""
+    if value is None:
+        return ""
+    return str(value).strip()
+
+
+@dataclass(frozen=True)
+class HermesIdentity:
+    """The parts of Hermes's initialize kwargs that decide scope (typed, so nothing else leaks in)."""
+
+    session_id: str
+    platform: str = "cli"
+    agent_context: str = "primary"
+    agent_workspace: str = ""
+    agent_identity: str = ""
+    user_id: str = ""
+    chat_id: str = ""
+    chat_type: str = ""
+    thread_id: str = ""
+    gateway_session_key: str = ""
+
+    @classmethod
+    def from_kwargs(cls, session_id: str, kwargs: Mapping[str, Any]) -> "HermesIdentity":
+        return cls(
+            session_id=_text(session_id),
+            platform=_text(kwargs.get("platform")).lower() or "cli",
+            agent_context=_text(kwargs.get("agent_context")) or "primary",
+            agent_workspace=_text(kwargs.get("agent_workspace")),
+            agent_identity=_text(kwargs.get("agent_identity")) or "default",
+            user_id=_text(kwargs.get("user_id")),
+            chat_id=_text(kwargs.get("chat_id")),
+            chat_type=_text(kwargs.get("chat_type")).lower(),
+            thread_id=_text(kwargs.get("thread_id")),
+            gateway_session_key=_text(kwargs.get("gateway_session_key")),
+        )
+
+    @property
+    def is_local(self) -> bool:
+        return self.platform in LOCAL_PLATFORMS
+
+    @property
+    def is_primary(self) -> bool:
+        """Cron, subagent and flush contexts read memory but must not write it (Hermes's own rule)."""
+        return self.agent_context == "primary"
+
+    @property
+    def principal(self) -> str:
+        """Who the model is when it writes through a tool."""
+        return f"agent:{self.agent_identity}"
+
+
+@dataclass(frozen=True)
+class ScopeSet:
+    """The scopes one provider instance reads and writes."""
+
+    durable: str | None
+    scratch: str
+    turns: str  # where journaled turns (and so digested facts) go
+
+    @property
+    def readable(self) -> tuple[str, ...]:
+        return (self.durable, self.scratch) if self.durable else (self.scratch,)
+
+    def for_keep(self, keep: str) -> str:
+        """The scope an explicit write targets: 'long_term' (durable) or 'this_chat' (scratch)."""
+        if keep == "this_chat":
+            return self.scratch
+        if keep == "long_term":
+            if self.durable is None:
+                raise ValidationError(
+                    "no long-term memory in this context (no user id): use keep='this_chat'", field="keep"
+                )
+            return self.durable
+        raise ValidationError(f"{keep!r} is not one of 'long_term', 'this_chat'", field="keep")
+
+
+def derive_scopes(identity: HermesIdentity) -> ScopeSet:
+    """Durable and scratch scopes for one Hermes identity (pure; see the module docstring)."""
+    workspace, agent = identity.agent_workspace, identity.agent_identity
+    if identity.is_local:
+        realm, user = "local", identity.user_id or LOCAL_USER
+    else:
+        realm, user = identity.platform, identity.user_id
+    durable = frame(SCOPE_PREFIX, "durable", workspace, agent, realm, user) if user else None
+
+    if identity.chat_id:
+        chat = ("chat", identity.chat_id, identity.thread_id)
+    elif identity.gateway_session_key:
+        chat = ("gateway-session", identity.gateway_session_key, "")
+    else:
+        chat = ("session", identity.session_id, "")
+    scratch = frame(SCOPE_PREFIX, "scratch", workspace, agent, realm, user, *chat)
+
+    shared_chat = identity.chat_type in SHARED_CHAT_TYPES
+    turns = durable if durable is not None and not shared_chat else scratch
+    return ScopeSet(durable=durable, scratch=scratch, turns=turns)

@@ -1,0 +1,105 @@
+"""`factledger hermes install` and `factledger hermes doctor`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from factledger.hermes_plugin.install import DISCOVERY_WINDOW, SHIM_TEXT
+
+from .conftest import run_cli
+
+
+def install(home: Path, *extra: str):
+    return run_cli("hermes", "install", "--hermes-home", str(home), *extra)
+
+
+def doctor(home: Path) -> tuple[int, dict]:
+    result = run_cli("hermes", "doctor", "--hermes-home", str(home), "--json")
+    return result.exit_code, json.loads(result.output)
+
+
+def failing(report: dict) -> set[str]:
+    return {c["name"] for c in report["checks"] if not c["ok"]}
+
+
+def test_install_writes_a_shim_hermes_discovers(tmp_path: Path):
+    result = install(tmp_path, "--json")
+    assert result.exit_code == 0, result.output
+    shim = tmp_path / "plugins" / "factledger" / "__init__.py"
+    head = shim.read_text()[:DISCOVERY_WINDOW]
+    assert "register_memory_provider" in head
+    assert "from factledger.hermes_plugin.provider import" in head
+    assert (tmp_path / "factledger" / "config.yaml").exists()
+    assert not (tmp_path / "config.yaml").exists()  # not selected unless asked
+    again = json.loads(install(tmp_path, "--json").output)
+    assert again["written"] == [] and len(again["unchanged"]) == 2
+
+
+def test_set_provider_keeps_every_other_key(tmp_path: Path):
+    (tmp_path / "config.yaml").write_text(
+        "model:\n  provider: custom\n  base_url: http://127.0.0.1:9/v1\nmemory:\n  provider: holographic\n  memory_enabled: true\n"
+    )
+    report = json.loads(install(tmp_path, "--set-provider", "--json").output)
+    assert report["provider_set"] and report["previous_provider"] == "holographic"
+    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    assert config == {
+        "model": {"provider": "custom", "base_url": "http://127.0.0.1:9/v1"},
+        "memory": {"provider": "factledger", "memory_enabled": True},
+    }
+
+
+def test_a_foreign_plugin_is_not_overwritten_and_nothing_is_written(tmp_path: Path):
+    plugin = tmp_path / "plugins" / "factledger"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text("# someone else's plugin\n")
+    result = install(tmp_path, "--set-provider")
+    assert result.exit_code == 2
+    assert "error: plugin_dir:" in result.output and "--force" in result.output
+    assert (plugin / "__init__.py").read_text() == "# someone else's plugin\n"
+    assert not (tmp_path / "config.yaml").exists() and not (tmp_path / "factledger").exists()
+    assert install(tmp_path, "--force").exit_code == 0
+    assert (plugin / "__init__.py").read_text() == SHIM_TEXT
+
+
+def test_a_malformed_config_is_refused_and_left_alone(tmp_path: Path):
+    (tmp_path / "config.yaml").write_text("memory: [not, a, mapping]\n")
+    result = install(tmp_path, "--set-provider")
+    assert result.exit_code == 2 and "error: memory:" in result.output
+    assert (tmp_path / "config.yaml").read_text() == "memory: [not, a, mapping]\n"
+    assert not (tmp_path / "plugins").exists()
+
+
+def test_doctor_says_why_hermes_would_not_load_it(tmp_path: Path):
+    code, report = doctor(tmp_path)
+    assert code == 1 and not report["would_load"]
+    assert failing(report) == {"plugin", "config"}
+
+    install(tmp_path)
+    code, report = doctor(tmp_path)
+    assert failing(report) == {"config"}
+    fix = next(c["fix"] for c in report["checks"] if c["name"] == "config")
+    assert "--set-provider" in fix
+
+    (tmp_path / "plugins" / "factledger" / "__init__.py").write_text("def register(ctx):\n    pass\n")
+    code, report = doctor(tmp_path)
+    assert {"plugin", "shim"} <= failing(report)
+
+
+def test_doctor_loads_it_through_hermes_own_loader(tmp_path: Path):
+    install(tmp_path, "--set-provider")
+    code, report = doctor(tmp_path)
+    assert code == 0 and report["would_load"], report
+    loader = next(c for c in report["checks"] if c["name"] == "hermes loader")
+    assert loader["detail"].endswith("factledger.hermes_plugin.provider.FactledgerMemoryProvider")
+
+
+def test_doctor_reports_malformed_settings(tmp_path: Path):
+    install(tmp_path, "--set-provider")
+    (tmp_path / "factledger" / "config.yaml").write_text("digest:\n  policy: sometimes\n")
+    code, report = doctor(tmp_path)
+    assert code == 1 and failing(report) == {"settings"}
+    detail = next(c["detail"] for c in report["checks"] if c["name"] == "settings")
+    assert "digest.policy" in detail

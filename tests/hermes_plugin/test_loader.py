@@ -1,0 +1,48 @@
+"""Hermes's own loader finds the provider in a home written by `factledger hermes install`.
+
+A failed plugin import is only logged at DEBUG by Hermes, so these tests look at what the agent holds.
+"""
+
+from __future__ import annotations
+
+from factledger.hermes_plugin.provider import FactledgerMemoryProvider
+from factledger.hermes_plugin.tools import TOOL_NAMES
+
+
+def make_agent(run_agent, server):
+    return run_agent.AIAgent(
+        base_url=server.base_url,
+        api_key="sk-fake",
+        model="fake-model",
+        quiet_mode=True,
+        skip_context_files=True,
+        enabled_toolsets=["memory"],
+    )
+
+
+def test_hermes_loader_returns_our_provider(hermes_runtime, hermes_home):
+    from plugins.memory import load_memory_provider
+
+    provider = load_memory_provider("factledger")
+    assert isinstance(provider, FactledgerMemoryProvider)
+    assert provider.is_available()
+
+
+def test_an_agent_built_from_the_home_holds_our_provider_and_offers_its_tools(hermes_runtime, hermes_home, model_server):
+    agent = make_agent(hermes_runtime, model_server)
+    try:
+        manager = agent._memory_manager
+        assert manager is not None
+        ours = manager.get_provider("factledger")
+        assert isinstance(ours, FactledgerMemoryProvider)
+        offered = {tool["function"]["name"] for tool in agent.tools}
+        assert TOOL_NAMES <= offered
+    finally:
+        agent.shutdown_memory_provider([])
+
+
+def test_a_shim_hermes_cannot_recognise_is_not_loaded(hermes_runtime, hermes_home, model_server):
+    # The control for the test above: the same home with the discovery words removed loads nothing.
+    hermes_home.shim.write_text("def register(ctx):\n    from factledger.hermes_plugin.provider import register as r\n    r(ctx)\n")
+    agent = make_agent(hermes_runtime, model_server)
+    assert agent._memory_manager is None or agent._memory_manager.get_provider("factledger") is None
