@@ -1,0 +1,87 @@
+"""Named fusion configurations: how the lanes are weighted, fused and gated.
+
+A configuration is one typed, frozen object chosen by name (`RecallConfig.preset("balanced")`), so a
+deployment, an evaluation and a test all say which fusion they mean instead of setting loose flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from factledger.ledger import ValidationError
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    """Fusion and gating of the lexical, exact and vector lanes.
+
+    Fusion is weighted reciprocal-rank fusion (RRF): a claim's fused score is the sum over lanes of
+    weight / (rrf_k + rank). Ranks, not raw scores, are fused because BM25 and cosine live on scales
+    that do not compare; a per-lane weight then says how much each lane is trusted.
+    """
+
+    name: str = "balanced"
+    # Candidates each lane contributes before fusion.
+    lane_depth: int = 60
+    rrf_k: float = 60.0
+    lexical_weight: float = 1.0
+    vector_weight: float = 0.8
+    exact_weight: float = 2.0
+    # BM25 column weights: the claim's own sentence, and its window neighbours' words.
+    body_weight: float = 1.0
+    context_weight: float = 0.2
+    # A claim whose subject the query names gets this much more fused score (0 = off).
+    subject_boost: float = 0.3
+    # Window smoothing: a claim gains this share of its best window neighbour's fused score, because
+    # an answer often sits next to the turn that shares the question's words.
+    neighbour_share: float = 0.0
+    # Negative gating of hits that only the vector lane supports: cosine similarity at least
+    # `vector_floor`, and at least `vector_margin` above the query's background (the mean similarity
+    # of its vector candidates), so flat, meaningless neighbourhoods return nothing.
+    vector_floor: float = 0.45
+    vector_margin: float = 0.12
+    # The prompt block: a handful of items within a character budget; items must reach this share of
+    # the best item's fused score.
+    prompt_items: int = 5
+    prompt_chars: int = 1200
+    prompt_relative_floor: float = 0.35
+
+    def __post_init__(self) -> None:
+        for name in ("lane_depth", "prompt_items", "prompt_chars"):
+            if getattr(self, name) < 1:
+                raise ValidationError("must be at least 1", field=name)
+        for name in (
+            "rrf_k", "lexical_weight", "vector_weight", "exact_weight", "body_weight", "context_weight",
+            "subject_boost", "neighbour_share", "vector_margin", "prompt_relative_floor",
+        ):
+            if getattr(self, name) < 0:
+                raise ValidationError("must not be negative", field=name)
+
+    @classmethod
+    def preset(cls, name: str) -> "RecallConfig":
+        try:
+            return PRESETS[name]
+        except KeyError:
+            raise ValidationError(
+                f"{name!r} is not a recall configuration; use one of {', '.join(sorted(PRESETS))}", field="config"
+            ) from None
+
+    def but(self, **changes: Any) -> "RecallConfig":
+        """A copy with some fields changed (named `<name>+custom` so reports do not mislabel it)."""
+        name = changes.pop("name", None) or (self.name if self.name.endswith("+custom") else f"{self.name}+custom")
+        return replace(self, name=name, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+PRESETS: dict[str, RecallConfig] = {
+    # The default: every lane, tuned on the LoCoMo dev split (evals/locomo_retrieval.py).
+    "balanced": RecallConfig(),
+    # Lexical and exact lanes only: no embedder is loaded; for hosts that cannot spare the memory.
+    "lexical": RecallConfig(name="lexical", vector_weight=0.0),
+    # Stricter gating and a smaller prompt block, for hosts that prefer silence to a weak match.
+    "precise": RecallConfig(name="precise", vector_floor=0.55, vector_margin=0.18, prompt_items=3,
+                            prompt_relative_floor=0.5),
+}

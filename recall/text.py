@@ -1,0 +1,119 @@
+"""What users type, turned into lane queries; and claims turned into sentences with their valid time.
+
+Queries are NFKC-normalised and casefolded, split on anything that is not a letter or digit, stripped
+of possessives ("Caroline's" -> "caroline") and of stop words. FTS5's porter tokenizer stems both the
+index and each query term, so plurals and tenses meet. Scripts written without spaces (CJK) go to a
+trigram index instead, because a unicode61 token there is a whole clause.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from factledger.ledger.times import display
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+
+# English function words and question words: they carry no topic, so a query made only of them must
+# find nothing, and in a longer query they must not decide the ranking.
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren as at be because been before being
+    below between both but by can cannot could couldn did didn do does doesn doing don down during each
+    few for from further had hadn has hasn have haven having he her here hers herself him himself his
+    how i if in into is isn it its itself just ll me more most mustn my myself no nor not now of off on
+    once only or other ought our ours ourselves out over own re same shan she should shouldn so some
+    such than that the their theirs them themselves then there these they this those through to too
+    under until up very ve was wasn we were weren what when where which while who whom why will with
+    won would wouldn you your yours yourself yourselves s t d m o y also ever else yet may might must
+    shall us let lets get got gets go goes went gone kind sort thing things something anything
+    everything nothing really much many well still even way ok okay yes yeah oh hey hi hello please
+    thanks thank tell know say said says
+    """.split()
+)
+
+# Question words are stop words too, but kept apart so the exact lane can tell "who is X" from noise.
+_QUESTION_FRAMES = frozenset("what when where which who whom whose why how".split())
+
+
+def normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def words(text: str) -> list[str]:
+    """Casefolded words with possessives removed ("Anna's" -> "anna"); apostrophes inside kept apart."""
+    found = []
+    for match in _WORD.finditer(normalise(text)):
+        word = match.group(0).replace("’", "'")
+        if word.endswith("'s"):
+            word = word[:-2]
+        found.extend(part for part in word.split("'") if part)
+    return found
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry topic: no stop words, no CJK runs (those go to the trigram lane)."""
+    return [w for w in words(text) if w not in STOP_WORDS and not _CJK.search(w)]
+
+
+def cjk_runs(text: str) -> list[str]:
+    return _CJK.findall(normalise(text))
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper for matching query words to predicate names (lives -> live)."""
+    for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e"), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: len(word) - len(suffix)] + keep
+    return word
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class LexicalQuery:
+    """The FTS5 match expressions of one query (None when that index has nothing to look for)."""
+
+    words: tuple[str, ...]
+    match: str | None
+    trigram_match: str | None
+    short_cjk: tuple[str, ...]
+    cjk_bigrams: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return self.match is None and self.trigram_match is None and not self.short_cjk
+
+
+def lexical_query(text: str) -> LexicalQuery:
+    terms = list(dict.fromkeys(content_words(text)))
+    match = " OR ".join(_quote(t) for t in terms) or None
+    grams: list[str] = []
+    short: list[str] = []
+    bigrams: list[str] = []
+    for run in cjk_runs(text):
+        if len(run) >= 3:
+            grams.extend(run[i : i + 3] for i in range(len(run) - 2))
+            bigrams.extend(run[i : i + 2] for i in range(len(run) - 1))
+        elif len(run) == 2:
+            short.append(run)
+    grams = list(dict.fromkeys(grams))
+    trigram = " OR ".join(_quote(g) for g in grams) or None
+    return LexicalQuery(tuple(terms), match, trigram, tuple(short), tuple(dict.fromkeys(bigrams)))
+
+
+def valid_time_note(valid_from: str, valid_to: str | None) -> str:
+    """'since 2024-06-01' for an open interval, '2020-01-01 to 2022-03-01' for a closed one."""
+    if valid_to is None:
+        return f"since {display(valid_from)}"
+    return f"{display(valid_from)} to {display(valid_to)}"
+
+
+def sentence(text: str, valid_from: str, valid_to: str | None) -> str:
+    """A memory as the host reads it: 'user lives in Berlin (since 2024-06-01)'."""
+    return f"{text} ({valid_time_note(valid_from, valid_to)})"

@@ -1,0 +1,224 @@
+"""The vector companion: one LanceDB table keyed by claim version id. The only module importing lancedb.
+
+Each row mirrors a claim version's scope and time columns, so the search can prefilter with the same
+terms as the visibility predicate; the ledger stays the judge (every hit is re-read from it). The
+folder holds nothing the ledger does not: deleting it loses nothing, `rebuild` writes it again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import BTree, HnswSq
+
+TABLE = "claims"
+META_FILE = "factledger-index.json"
+# Below this many rows a flat scan is as fast as an index and needs no training.
+INDEX_MIN_ROWS = 5000
+
+
+@dataclass(frozen=True)
+class VectorRow:
+    id: int
+    scope: str
+    valid_from: str
+    valid_to: str | None
+    tx_from: str
+    tx_to: str | None
+    vector: np.ndarray
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    id: int
+    similarity: float
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+class VectorIndex:
+    """A LanceDB folder holding table `claims` and a small JSON file naming the embedder that filled it."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self._lock = threading.RLock()
+        self._db = None
+        self._table = None
+
+    # -- state ----------------------------------------------------------------------------------
+
+    def meta(self) -> dict | None:
+        path = self.folder / META_FILE
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _connect(self):
+        if self._db is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            # Read the latest committed state on every query: other processes write this folder too.
+            self._db = lancedb.connect(str(self.folder), read_consistency_interval=timedelta(0))
+        return self._db
+
+    def table(self):
+        with self._lock:
+            if self._table is None:
+                db = self._connect()
+                if TABLE not in db.table_names():
+                    return None
+                self._table = db.open_table(TABLE)
+            return self._table
+
+    def usable_for(self, identity: str, dim: int) -> bool:
+        meta = self.meta()
+        return (
+            meta is not None and meta.get("embedder") == identity and meta.get("dim") == dim and self.table() is not None
+        )
+
+    def reset(self, identity: str, dim: int) -> None:
+        """An empty table for this embedder (everything else in the folder goes)."""
+        with self._lock:
+            self._table = None
+            self._db = None
+            if self.folder.exists():
+                shutil.rmtree(self.folder)
+            db = self._connect()
+            schema = pa.schema(
+                [
+                    pa.field("id", pa.int64(), nullable=False),
+                    pa.field("scope", pa.string(), nullable=False),
+                    pa.field("valid_from", pa.string(), nullable=False),
+                    pa.field("valid_to", pa.string()),
+                    pa.field("tx_from", pa.string(), nullable=False),
+                    pa.field("tx_to", pa.string()),
+                    pa.field("vector", pa.list_(pa.float32(), dim)),
+                ]
+            )
+            self._table = db.create_table(TABLE, schema=schema)
+            (self.folder / META_FILE).write_text(json.dumps({"embedder": identity, "dim": dim}) + "\n", "utf-8")
+
+    # -- writes ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _arrow(rows: Sequence[VectorRow], dim: int) -> pa.Table:
+        vectors = np.stack([r.vector for r in rows]).astype(np.float32).reshape(-1)
+        return pa.table(
+            {
+                "id": pa.array([r.id for r in rows], pa.int64()),
+                "scope": pa.array([r.scope for r in rows], pa.string()),
+                "valid_from": pa.array([r.valid_from for r in rows], pa.string()),
+                "valid_to": pa.array([r.valid_to for r in rows], pa.string()),
+                "tx_from": pa.array([r.tx_from for r in rows], pa.string()),
+                "tx_to": pa.array([r.tx_to for r in rows], pa.string()),
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors, pa.float32()), dim),
+            }
+        )
+
+    def upsert(self, rows: Sequence[VectorRow], dim: int) -> None:
+        if not rows:
+            return
+        with self._lock:
+            table = self.table()
+            assert table is not None, "reset() the index first"
+            (
+                table.merge_insert("id")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(self._arrow(rows, dim))
+            )
+
+    def append(self, rows: Sequence[VectorRow], dim: int) -> None:
+        """Bulk load into a fresh table (rebuild): no key matching needed."""
+        if not rows:
+            return
+        with self._lock:
+            table = self.table()
+            assert table is not None, "reset() the index first"
+            table.add(self._arrow(rows, dim))
+
+    def delete(self, ids: Iterable[int]) -> None:
+        ids = sorted(set(int(i) for i in ids))
+        if not ids:
+            return
+        with self._lock:
+            table = self.table()
+            if table is not None:
+                table.delete(f"id IN ({', '.join(str(i) for i in ids)})")
+
+    def build_indexes(self) -> bool:
+        """An HNSW (scalar-quantised) index on the vectors and B-trees on id and scope, once big enough."""
+        with self._lock:
+            table = self.table()
+            if table is None or table.count_rows() < INDEX_MIN_ROWS:
+                return False
+            table.create_index("vector", config=HnswSq(distance_type="cosine"), replace=True)
+            table.create_index("id", config=BTree(), replace=True)
+            table.create_index("scope", config=BTree(), replace=True)
+            return True
+
+    def optimize(self) -> None:
+        with self._lock:
+            table = self.table()
+            if table is not None:
+                table.optimize()
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        table = self.table()
+        return 0 if table is None else int(table.count_rows())
+
+    def has_vector_index(self) -> bool:
+        table = self.table()
+        if table is None:
+            return False
+        return any("vector" in list(ix.columns) for ix in table.list_indices())
+
+    def rows_state(self) -> dict[int, str | None]:
+        """id -> tx_to for every row (repair compares this with the ledger)."""
+        table = self.table()
+        if table is None:
+            return {}
+        data = table.to_arrow().select(["id", "tx_to"]).to_pydict()
+        return dict(zip(data["id"], data["tx_to"]))
+
+    def search(
+        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int
+    ) -> list[VectorHit]:
+        table = self.table()
+        if table is None or not scopes:
+            return []
+        where = (
+            f"scope IN ({', '.join(_quote(s) for s in scopes)})"
+            f" AND valid_from <= {_quote(valid_at)} AND (valid_to IS NULL OR valid_to > {_quote(valid_at)})"
+            f" AND tx_from <= {_quote(known_at)} AND (tx_to IS NULL OR tx_to > {_quote(known_at)})"
+        )
+        rows = (
+            table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            .distance_type("cosine")
+            .where(where, prefilter=True)
+            .select(["id", "_distance"])
+            .limit(limit)
+            .to_arrow()
+            .to_pydict()
+        )
+        hits = []
+        for claim_id, distance in zip(rows["id"], rows["_distance"]):
+            if distance is None or not np.isfinite(distance):
+                continue  # a zero vector (a text the model knows nothing of) has no direction
+            hits.append(VectorHit(int(claim_id), 1.0 - float(distance)))
+        return hits
