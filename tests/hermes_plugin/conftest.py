@@ -44,3 +44,13 @@ def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HermesPaths:
 def model_server():
     with ScriptedModelServer() as server:
         yield server
+
+
+@pytest.fixture
+def hermes(hermes_runtime, hermes_home, model_server):
+    """Hermes in this process, with factledger installed in a fresh home and the scripted model."""
+    from .hermes_support import HermesHost
+
+    host = HermesHost(hermes_runtime, hermes_home, model_server)
+    yield host
+    host.close()

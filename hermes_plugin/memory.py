@@ -1,0 +1,252 @@
+"""One provider instance's memory: the ledger, journal, digest and recall composed for one Hermes identity.
+
+Two connections to the ledger file: `reader` serves the turn (prefetch and the read tools) and the
+vector index; `writer` serves the journal, explicit writes and the background digest. SQLite lets one
+writer in at a time across every connection and process (BEGIN IMMEDIATE with a busy timeout), and WAL
+keeps readers from waiting on it, so a digest batch never stalls a prefetch.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from factledger.digest import DigestConfig, Digester, Journal, Turn, build_extractor, forget, remember
+from factledger.ledger import Ledger, ValidationError
+from factledger.recall import Recall, RecallConfig
+
+from .paths import HermesPaths
+from .scope import HermesIdentity, ScopeSet, derive_scopes
+from .settings import ProviderSettings
+from .tools import FORGET, HISTORY, REMEMBER, SEARCH, ForgetArgs, HistoryArgs, RememberArgs, SearchArgs, parse_arguments
+from .worker import DigestWorker
+
+logger = logging.getLogger(__name__)
+
+SESSION_END_WAIT = 30.0  # seconds on_session_end / shutdown wait for the last digest
+MEMORY_WRITE_WORDS = {"add": "Noted in", "replace": "Updated in", "remove": "Removed from"}
+
+
+def digest_config(settings: ProviderSettings, environ: Mapping[str, str]) -> DigestConfig:
+    model = settings.model
+    if not model.configured:
+        return DigestConfig(policy=settings.policy)  # type: ignore[arg-type]
+    return DigestConfig(base_url=model.base_url, model=model.name, api_key=model.api_key(environ) or None,
+                        policy=settings.policy)  # type: ignore[arg-type]
+
+
+class MemorySession:
+    """Everything one provider instance does; owns its connections and its worker thread."""
+
+    def __init__(self, paths: HermesPaths, identity: HermesIdentity, settings: ProviderSettings,
+                 environ: Mapping[str, str] | None = None):
+        self.paths = paths
+        self.settings = settings
+        self._lock = threading.Lock()  # guards identity/scopes (switch_session) and the written-scope set
+        self._identity = self._with_session(identity)
+        self._scopes = derive_scopes(self._identity)
+        self._written: set[str] = set()
+        config = digest_config(settings, os.environ if environ is None else environ)
+        recall_config = RecallConfig.preset(settings.recall_configuration) if settings.recall_configuration else None
+        paths.state_dir.mkdir(parents=True, exist_ok=True)
+        self.writer = Ledger.open(paths.ledger_path)
+        try:
+            self.reader = Ledger.open(paths.ledger_path)
+            self.recall = Recall(self.reader, paths.index_dir, config=recall_config)
+            self.journal = Journal(self.writer)
+            self.digester = Digester(self.writer, build_extractor(config), policy=config.policy,
+                                     context_turns=config.context_turns)
+        except BaseException:
+            self.writer.close()
+            raise
+        self.worker = DigestWorker(
+            self._digest_batch,
+            batch_size=settings.batch_size,
+            max_delay=settings.max_delay_seconds,
+            name=f"factledger-digest-{self._identity.session_id[:12]}",
+            after_drain=self._sync_index,
+        )
+        self.worker.flush(wait=False)  # warm the vector index off the turn's thread
+
+    @classmethod
+    def open(cls, paths: HermesPaths, identity: HermesIdentity, *, environ: Mapping[str, str] | None = None) -> "MemorySession":
+        return cls(paths, identity, ProviderSettings.load(paths.settings_path), environ)
+
+    @staticmethod
+    def _with_session(identity: HermesIdentity) -> HermesIdentity:
+        if identity.session_id:
+            return identity
+        # No session id (Hermes always gives one; a host embedding us might not): a private scratch scope.
+        return HermesIdentity(**{**identity.__dict__, "session_id": f"anonymous-{uuid.uuid4().hex}"})
+
+    @property
+    def identity(self) -> HermesIdentity:
+        return self._identity
+
+    @property
+    def scopes(self) -> ScopeSet:
+        return self._scopes
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def switch_session(self, session_id: str, *, reset: bool) -> None:
+        """Hermes rotated the session (/new, /resume, compression): scratch follows the new session."""
+        self.worker.flush(wait=False)
+        with self._lock:
+            self._identity = HermesIdentity(**{**self._identity.__dict__, "session_id": session_id})
+            self._scopes = derive_scopes(self._identity)
+
+    def close(self) -> None:
+        if not self.worker.stop(timeout=SESSION_END_WAIT):
+            logger.warning("factledger: the last digest did not finish within %ss; it resumes next session", SESSION_END_WAIT)
+        self.recall.close()
+        self.reader.close()
+        self.writer.close()
+
+    # -- the turn ---------------------------------------------------------------------------------
+
+    def prefetch(self, query: str) -> str:
+        """The recall block for this turn's message ('' when nothing relevant clears the gate)."""
+        if not query or not query.strip():
+            return ""
+        try:
+            return self.recall.prompt_block(query, self._scopes.readable)
+        except Exception:  # recall must never break a turn; Hermes would only log it at DEBUG
+            logger.warning("factledger: prefetch failed", exc_info=True)
+            return ""
+
+    def _append(self, scope: str, text: str, role: str) -> int:
+        if not text or not text.strip():
+            return 0
+        outcome = self.journal.append(Turn(scope=scope, text=text, role=role, session=self._identity.session_id))  # type: ignore[arg-type]
+        return 1 if outcome.status in ("stored", "redacted") else 0
+
+    def record_turn(self, user_content: str, assistant_content: str) -> None:
+        """Journal the finished turn (two INSERTs) and let the worker digest it later."""
+        identity, scopes = self._identity, self._scopes
+        if not identity.is_primary:
+            return  # cron, subagent and flush contexts must not write memory
+        stored = self._append(scopes.turns, user_content, "user") + self._append(scopes.turns, assistant_content, "assistant")
+        self._note_written(scopes.turns, stored)
+
+    def record_memory_write(self, action: str, target: str, content: str) -> None:
+        """Hermes's built-in memory tool wrote a note: keep it as evidence (an assistant turn)."""
+        identity, scopes = self._identity, self._scopes
+        if not identity.is_primary or action not in MEMORY_WRITE_WORDS or not content:
+            return
+        text = f"{MEMORY_WRITE_WORDS[action]} Hermes memory ({target}): {content}"
+        self._note_written(scopes.turns, self._append(scopes.turns, text, "assistant"))
+
+    def _note_written(self, scope: str, stored: int) -> None:
+        if stored:
+            with self._lock:
+                self._written.add(scope)
+            self.worker.notify(stored)
+
+    def digest_pending(self, *, wait: bool) -> bool:
+        """Digest what this session left (on the worker's thread). With wait, until done or the timeout."""
+        return self.worker.flush(wait=wait, timeout=SESSION_END_WAIT)
+
+    # -- background -------------------------------------------------------------------------------
+
+    def _digest_batch(self) -> int:
+        with self._lock:
+            scopes = sorted(self._written | {self._scopes.turns})
+        report = self.digester.run(limit=self.settings.batch_size, scopes=scopes)
+        if report.errors:
+            logger.warning("factledger: digest left %d entries undigested: %s", report.backlog, "; ".join(report.errors[:3]))
+        return report.entries_digested
+
+    def _sync_index(self) -> None:
+        self.recall.sync()
+
+    # -- tools ------------------------------------------------------------------------------------
+
+    def call_tool(self, tool: str, raw_args: Any) -> dict[str, Any]:
+        args = parse_arguments(tool, raw_args)
+        if tool == SEARCH:
+            return self._search(args)  # type: ignore[arg-type]
+        if tool == HISTORY:
+            return self._history(args)  # type: ignore[arg-type]
+        if tool == REMEMBER:
+            return self._remember(args)  # type: ignore[arg-type]
+        if tool == FORGET:
+            return self._forget(args)  # type: ignore[arg-type]
+        raise ValidationError(f"{tool!r} is not a factledger tool", field="tool")
+
+    def _label(self, scope: str) -> str:
+        return "long_term" if scope == self._scopes.durable else "this_chat"
+
+    def _search(self, args: SearchArgs) -> dict[str, Any]:
+        hits = self.recall.search(args.query, self._scopes.readable, valid_at=args.valid_at, known_at=args.known_at,
+                                  limit=args.limit)
+        return {
+            "as_of": {"valid_at": args.valid_at or "now", "known_at": args.known_at or "now"},
+            "results": [
+                {
+                    "fact": hit.sentence,
+                    "subject": hit.claim.subject,
+                    "predicate": hit.claim.predicate,
+                    "value": hit.claim.value,
+                    "valid_from": hit.claim.valid_from,
+                    "valid_to": hit.claim.valid_to,
+                    "memory": self._label(hit.claim.scope),
+                    "claim_id": hit.claim.id,
+                }
+                for hit in hits
+            ],
+        }
+
+    def _history(self, args: HistoryArgs) -> dict[str, Any]:
+        entries = self.reader.history(list(self._scopes.readable), subject=args.subject, predicate=args.predicate)
+        versions = []
+        for entry in entries:
+            v = entry.version
+            versions.append(
+                {
+                    "value": v.value,
+                    "valid_from": v.valid_from,
+                    "valid_to": v.valid_to,
+                    "known_from": v.tx_from,
+                    "known_to": v.tx_to,
+                    "current_belief": v.tx_to is None,
+                    "memory": self._label(v.scope),
+                    "recorded_by": {"principal": entry.opened.principal, "at": entry.opened.tx_time, "reason": entry.opened.reason},
+                    "superseded_by": None if entry.closed is None else
+                    {"principal": entry.closed.principal, "at": entry.closed.tx_time, "reason": entry.closed.reason},
+                }
+            )
+        return {"subject": args.subject, "predicate": args.predicate, "versions": versions}
+
+    def _check_may_write(self) -> None:
+        if not self._identity.is_primary:
+            raise ValidationError(
+                f"this agent context ({self._identity.agent_context}) may read memory but not change it", field="tool"
+            )
+
+    def _source(self) -> str:
+        return f"hermes:session:{self._identity.session_id}"
+
+    def _remember(self, args: RememberArgs) -> dict[str, Any]:
+        self._check_may_write()
+        scope = self._scopes.for_keep(args.keep)
+        result = remember(
+            self.writer, scope=scope, subject=args.subject, predicate=args.predicate, value=args.value,
+            principal=self._identity.principal, valid_from=args.valid_from, valid_to=args.valid_to,
+            cardinality=args.cardinality, reason=args.reason, source=self._source(),
+        )
+        return {**result.to_dict(), "memory": args.keep}
+
+    def _forget(self, args: ForgetArgs) -> dict[str, Any]:
+        self._check_may_write()
+        scope = self._scopes.for_keep(args.keep)
+        result = forget(
+            self.writer, scope=scope, subject=args.subject, predicate=args.predicate, value=args.value,
+            principal=self._identity.principal, valid_from=args.valid_from, all_valid_time=args.all_valid_time,
+            reason=args.reason,
+        )
+        return {**result.to_dict(), "memory": args.keep}
