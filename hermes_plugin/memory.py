@@ -1,7 +1,8 @@
 """One provider instance's memory: the ledger, journal, digest and recall composed for one Hermes identity.
 
-Two connections to the ledger file: `reader` serves the turn (prefetch and the read tools) and the
-vector index; `writer` serves the journal, explicit writes and the background digest. SQLite lets one
+Connections to the ledger file: `reader` serves the history tool, the process's shared Recall (see
+shared_recall.py) serves prefetch and search, `writer` serves the journal, explicit writes and the
+background digest. SQLite lets one
 writer in at a time across every connection and process (BEGIN IMMEDIATE with a busy timeout), and WAL
 keeps readers from waiting on it, so a digest batch never stalls a prefetch.
 """
@@ -17,8 +18,9 @@ from typing import Any
 
 from factledger.digest import DigestConfig, Digester, Journal, Turn, build_extractor, forget, remember
 from factledger.ledger import Ledger, ValidationError
-from factledger.recall import Recall, RecallConfig
+from factledger.recall import RecallConfig
 
+from . import shared_recall
 from .paths import HermesPaths
 from .scope import HermesIdentity, ScopeSet, derive_scopes
 from .settings import ProviderSettings
@@ -50,13 +52,14 @@ class MemorySession:
         self._identity = self._with_session(identity)
         self._scopes = derive_scopes(self._identity)
         self._written: set[str] = set()
+        self.prefetch_failures = 0  # counted (and logged): Hermes itself would only log them at DEBUG
         config = digest_config(settings, os.environ if environ is None else environ)
         recall_config = RecallConfig.preset(settings.recall_configuration) if settings.recall_configuration else None
         paths.state_dir.mkdir(parents=True, exist_ok=True)
         self.writer = Ledger.open(paths.ledger_path)
         try:
             self.reader = Ledger.open(paths.ledger_path)
-            self.recall = Recall(self.reader, paths.index_dir, config=recall_config)
+            self.recall = shared_recall.acquire(paths.ledger_path, paths.index_dir, recall_config)
             self.journal = Journal(self.writer)
             self.digester = Digester(self.writer, build_extractor(config), policy=config.policy,
                                      context_turns=config.context_turns)
@@ -103,7 +106,7 @@ class MemorySession:
     def close(self) -> None:
         if not self.worker.stop(timeout=SESSION_END_WAIT):
             logger.warning("factledger: the last digest did not finish within %ss; it resumes next session", SESSION_END_WAIT)
-        self.recall.close()
+        shared_recall.release(self.recall)
         self.reader.close()
         self.writer.close()
 
@@ -115,7 +118,8 @@ class MemorySession:
             return ""
         try:
             return self.recall.prompt_block(query, self._scopes.readable)
-        except Exception:  # recall must never break a turn; Hermes would only log it at DEBUG
+        except Exception:  # recall must never break a turn
+            self.prefetch_failures += 1
             logger.warning("factledger: prefetch failed", exc_info=True)
             return ""
 

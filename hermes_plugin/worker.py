@@ -39,6 +39,7 @@ class DigestWorker:
         self._completed = 0  # ... and drains finished (a generation counter each)
         self._stopping = False
         self.last_error: str | None = None
+        self.failures = 0  # drains that raised (their entries stayed pending)
         self.batches = 0
         self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
         self._thread.start()
@@ -111,4 +112,5 @@ class DigestWorker:
             self.last_error = None
         except Exception as exc:  # keep the worker alive; the entries stay pending for the next wake-up
             self.last_error = f"{type(exc).__name__}: {exc}"
+            self.failures += 1
             logger.warning("factledger: background digest failed: %s", self.last_error, exc_info=True)
