@@ -1,0 +1,115 @@
+"""The provider outside a Hermes turn: lifecycle edges, read-only contexts, session switches."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from factledger.hermes_plugin.provider import SYSTEM_PROMPT_BLOCK, FactledgerMemoryProvider
+from factledger.hermes_plugin.tools import TOOL_SCHEMAS
+from factledger.ledger import Ledger
+
+
+@pytest.fixture
+def provider_factory(hermes_runtime, tmp_path):
+    opened: list[FactledgerMemoryProvider] = []
+
+    def make(session_id: str = "s1", **kwargs) -> FactledgerMemoryProvider:
+        provider = FactledgerMemoryProvider()
+        provider.initialize(session_id, hermes_home=str(tmp_path), **{"platform": "cli", "agent_identity": "default", **kwargs})
+        opened.append(provider)
+        return provider
+
+    yield make
+    for provider in opened:
+        provider.shutdown()
+
+
+def journal(tmp_path) -> list[tuple[str, str]]:
+    with Ledger.open(tmp_path / "factledger" / "ledger.db", read_only=True) as ledger:
+        return [(r["role"], r["text"]) for r in ledger.storage.query("SELECT role, text FROM journal ORDER BY id")]
+
+
+def test_before_initialize_tools_answer_with_an_error_and_prefetch_is_empty(hermes_runtime):
+    provider = FactledgerMemoryProvider()
+    assert provider.name == "factledger" and provider.is_available()
+    assert provider.prefetch("anything") == ""
+    assert "unavailable" in json.loads(provider.handle_tool_call("factledger_search", {"query": "x"}))["error"]
+    provider.sync_turn("I live in Paris.", "ok")  # ignored, not an exception
+    provider.shutdown()
+
+
+def test_system_prompt_block_is_short_and_stable(hermes_runtime):
+    provider = FactledgerMemoryProvider()
+    assert provider.system_prompt_block() == SYSTEM_PROMPT_BLOCK == FactledgerMemoryProvider().system_prompt_block()
+    assert len(SYSTEM_PROMPT_BLOCK) < 800
+    for schema in TOOL_SCHEMAS:
+        assert schema["name"] in SYSTEM_PROMPT_BLOCK
+
+
+def test_tool_names_do_not_collide_with_hermes_core_tools(hermes_runtime):
+    from toolsets import _HERMES_CORE_TOOLS
+
+    assert not {s["name"] for s in TOOL_SCHEMAS} & set(_HERMES_CORE_TOOLS)
+
+
+def test_an_unknown_tool_is_refused(provider_factory):
+    provider = provider_factory()
+    assert "not a factledger tool" in json.loads(provider.handle_tool_call("factledger_erase", {}))["error"]
+
+
+def test_a_cron_context_reads_but_never_writes(provider_factory, tmp_path):
+    writer = provider_factory("s1")
+    writer.handle_tool_call("factledger_remember", {"subject": "user", "predicate": "likes", "value": "tea"})
+    cron = provider_factory("s2", platform="cron", agent_context="cron")
+    cron.sync_turn("I live in Paris.", "ok")
+    cron.on_memory_write("add", "user", "User likes coffee")
+    refused = json.loads(cron.handle_tool_call("factledger_remember", {"subject": "user", "predicate": "likes", "value": "x"}))
+    assert "may read memory but not change it" in refused["error"]
+    assert journal(tmp_path) == []
+    # cron is not a local front end: it has no user, so it reads only its own scratch
+    assert json.loads(cron.handle_tool_call("factledger_search", {"query": "tea"}))["results"] == []
+
+
+def test_a_session_switch_moves_scratch_to_the_new_session(provider_factory):
+    provider = provider_factory("s1")
+    before = provider.session.scopes
+    saved = json.loads(provider.handle_tool_call(
+        "factledger_remember", {"subject": "task", "predicate": "note", "value": "draft the memo", "keep": "this_chat"}
+    ))
+    assert saved["status"] == "applied" and saved["memory"] == "this_chat"
+    provider.on_session_switch("s2", parent_session_id="s1", reset=True)
+    after = provider.session.scopes
+    assert after.durable == before.durable and after.scratch != before.scratch
+    assert json.loads(provider.handle_tool_call("factledger_search", {"query": "memo"}))["results"] == []
+
+
+def test_memory_tool_writes_are_worded_as_evidence_and_removals_say_so(provider_factory, tmp_path):
+    provider = provider_factory()
+    provider.on_memory_write("add", "user", "Lives in Paris")
+    provider.on_memory_write("remove", "memory", "Project X deadline is Friday", metadata={"old_text": "x"})
+    provider.on_memory_write("view", "memory", "ignored")
+    assert journal(tmp_path) == [
+        ("assistant", "Noted in Hermes memory (user): Lives in Paris"),
+        ("assistant", "Removed from Hermes memory (memory): Project X deadline is Friday"),
+    ]
+
+
+def test_pre_compress_asks_for_a_digest_without_waiting_and_session_end_waits(provider_factory, tmp_path):
+    provider = provider_factory()
+    provider.sync_turn("I live in Oslo.", "Noted.")
+    assert provider.on_pre_compress([{"role": "user", "content": "I live in Oslo."}]) == ""
+    provider.on_session_end([])
+    with Ledger.open(tmp_path / "factledger" / "ledger.db", read_only=True) as ledger:
+        assert [c.value for c in ledger.current(predicate="lives_in")] == ["Oslo"]
+        assert ledger.storage.one("SELECT COUNT(*) FROM journal WHERE digested_at IS NULL")[0] == 0
+
+
+def test_initialize_with_broken_settings_fails_loudly_and_tools_say_why(hermes_runtime, tmp_path):
+    (tmp_path / "factledger").mkdir()
+    (tmp_path / "factledger" / "config.yaml").write_text("digest:\n  batch_size: -1\n")
+    provider = FactledgerMemoryProvider()
+    with pytest.raises(Exception, match="digest.batch_size"):
+        provider.initialize("s1", hermes_home=str(tmp_path), platform="cli")
+    assert "digest.batch_size" in json.loads(provider.handle_tool_call("factledger_search", {"query": "x"}))["error"]

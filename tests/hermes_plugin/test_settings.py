@@ -1,0 +1,48 @@
+"""The provider's settings file: defaults, the model section, clear errors naming the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from factledger.hermes_plugin.memory import digest_config
+from factledger.hermes_plugin.settings import DEFAULT_SETTINGS_TEXT, ProviderSettings
+from factledger.ledger import ValidationError
+
+
+def test_the_default_file_means_the_defaults(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(DEFAULT_SETTINGS_TEXT)
+    assert ProviderSettings.load(path) == ProviderSettings() == ProviderSettings.load(tmp_path / "missing.yaml")
+    config = digest_config(ProviderSettings(), {})
+    assert not config.uses_model and config.policy == "auto"
+
+
+def test_a_model_section_reaches_the_digest_with_the_key_from_the_named_variable(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "digest:\n  policy: strict\n  model:\n    base_url: http://127.0.0.1:9/v1\n    name: small\n    api_key_env: MY_KEY\n"
+    )
+    settings = ProviderSettings.load(path)
+    config = digest_config(settings, {"MY_KEY": "sk-local"})
+    assert (config.base_url, config.model, config.api_key, config.policy) == ("http://127.0.0.1:9/v1", "small", "sk-local", "strict")
+
+
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("- a list\n", "settings"),
+        ("digest: 3\n", "digest"),
+        ("digest:\n  policy: lenient\n", "digest.policy"),
+        ("digest:\n  batch_size: 0\n", "digest.batch_size"),
+        ("digest:\n  max_delay_seconds: soon\n", "digest.max_delay_seconds"),
+        ("digest:\n  model: [x]\n", "digest.model"),
+        ("recall: on\n", "recall"),
+        ("digest: {policy: [\n", "settings"),
+    ],
+)
+def test_malformed_settings_name_the_key(tmp_path, text, field):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(ValidationError) as err:
+        ProviderSettings.load(path)
+    assert err.value.field == field
