@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 from pathlib import Path
 
 import click
@@ -72,6 +74,28 @@ def doctor_cmd(hermes_home: Path | None, as_json: bool) -> None:
         click.echo("Hermes would load factledger." if report.would_load else "Hermes would NOT load factledger.")
     if not report.would_load:
         raise SystemExit(1)
+
+
+@hermes_group.command("demo")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("factledger-demo"),
+    show_default=True,
+    help="Folder for the demo's Hermes home (its hermes-home/ is recreated on each run).",
+)
+@json_option
+def demo_cmd(directory: Path, as_json: bool) -> None:
+    """A scripted Hermes conversation with factledger as memory: real Hermes turns, no API key."""
+    from factledger.hermes_plugin.demo import run_hermes_demo  # imports Hermes: only when asked
+
+    if as_json:
+        with contextlib.redirect_stdout(io.StringIO()):  # Hermes prints tool progress; keep the JSON clean
+            report = run_hermes_demo(directory, echo=lambda line: None)
+        emit_json(report.to_dict())
+    else:
+        run_hermes_demo(directory, echo=click.echo)
 
 
 COMMANDS = [hermes_group]

@@ -248,14 +248,35 @@ def diagnose(paths: HermesPaths, *, load_with_hermes: bool = True) -> DoctorRepo
     try:
         settings = ProviderSettings.load(paths.settings_path)
         where = str(paths.settings_path) if paths.settings_path.exists() else "defaults (no settings file)"
+        if settings.recall_configuration:
+            from factledger.recall import RecallConfig  # heavy (numpy, lancedb): only when named
+
+            RecallConfig.preset(settings.recall_configuration)
         checks.append(Check("settings", True, f"{where}: policy {settings.policy}, "
                             + (f"model {settings.model.name} at {settings.model.base_url}" if settings.model.configured else "offline rules extractor")))
     except LedgerError as exc:
         checks.append(Check("settings", False, str(exc), f"fix {paths.settings_path}"))
 
+    checks.append(_state_check(paths))
+
     if load_with_hermes and all(c.ok for c in checks):
         checks.append(_load_through_hermes(paths))
     return DoctorReport(hermes_home=str(paths.home), checks=checks)
+
+
+def _state_check(paths: HermesPaths) -> Check:
+    """The ledger under the state folder, read-only: doctor never creates or migrates anything."""
+    if not paths.ledger_path.exists():
+        return Check("state", True, f"{paths.ledger_path} will be created by the first Hermes session")
+    try:
+        from factledger.ledger import Ledger
+
+        with Ledger.open(paths.ledger_path, read_only=True) as ledger:
+            version = ledger.storage.schema_version
+            versions = ledger.storage.one("SELECT COUNT(*) FROM claims")[0]
+        return Check("state", True, f"{paths.ledger_path}: schema {version}, {versions} claim versions")
+    except LedgerError as exc:
+        return Check("state", False, f"cannot read {paths.ledger_path}: {exc}", "move the file aside; the next session starts a new one")
 
 
 def _bundled_provider_dir() -> Path | None:

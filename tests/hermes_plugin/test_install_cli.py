@@ -103,3 +103,17 @@ def test_doctor_reports_malformed_settings(tmp_path: Path):
     assert code == 1 and failing(report) == {"settings"}
     detail = next(c["detail"] for c in report["checks"] if c["name"] == "settings")
     assert "digest.policy" in detail
+
+    (tmp_path / "factledger" / "config.yaml").write_text("recall:\n  configuration: fastest\n")
+    code, report = doctor(tmp_path)
+    assert failing(report) == {"settings"}
+
+
+def test_doctor_reads_the_ledger_without_creating_or_changing_it(tmp_path: Path):
+    install(tmp_path, "--set-provider")
+    code, report = doctor(tmp_path)
+    assert "will be created" in next(c["detail"] for c in report["checks"] if c["name"] == "state")
+    assert not (tmp_path / "factledger" / "ledger.db").exists()
+    (tmp_path / "factledger" / "ledger.db").write_text("not a database")
+    code, report = doctor(tmp_path)
+    assert code == 1 and failing(report) == {"state"}
