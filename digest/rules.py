@@ -63,14 +63,14 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|at|right|nowadays|for)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
     rf"(?:live|living|reside|residing|based|(?:have|'ve)\s+(?:been\s+living|lived))\s+in\s+{_PROPER}{_TAIL}"
 )
 _MOVED = re.compile(
-    rf"^(?:I|we)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+to\s+{_PROPER}{_TAIL}"
+    rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+to\s+{_PROPER}{_TAIL}"
 )
 _LIVED_RANGE = re.compile(rf"^I\s+lived\s+in\s+{_PROPER}\s+(?P<when>(?:from|between)\s+.+?\s+(?:to|until|till|and)\s+[^,.;!]+)")
 _MOVED_OUT = re.compile(rf"^I(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?:moved\s+(?:out\s+of|away\s+from)|left)\s+{_PROPER}{_TAIL}")
@@ -113,14 +113,14 @@ _POSSESSIONS = {
 }
 _COUNT_WORD = r"(?:a|an|one|two|three|four|five|six|\d)"
 _HAS = re.compile(
-    rf"^(?:I|we)(?:\s+(?:also|now|just|recently|finally))*\s+(?:have|own|'ve\s+got|have\s+got|bought|adopted|got)\s+"
+    rf"^(?:I|[Ww]e)(?:\s+(?:also|now|just|recently|finally))*\s+(?:have|own|'ve\s+got|have\s+got|bought|adopted|got)\s+"
     rf"(?P<count>{_COUNT_WORD})\s+(?P<v>[^,.;!]+)"
 )
 _HAS_GONE = re.compile(
-    r"^(?:I|we)(?:\s+(?:just|finally|recently))*\s+(?:no\s+longer\s+(?:have|own)|don't\s+(?:have|own)|"
+    r"^(?:I|[Ww]e)(?:\s+(?:just|finally|recently))*\s+(?:no\s+longer\s+(?:have|own)|don't\s+(?:have|own)|"
     r"sold|gave\s+away|got\s+rid\s+of|had\s+to\s+give\s+away)\s+(?:my|our|the|a|an)\s+(?P<v>[^,.;!]+)"
 )
-_DIED = re.compile(r"^(?:my|our)\s+(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+(?:died|passed\s+away|was\s+put\s+down|ran\s+away)")
+_DIED = re.compile(r"^(?:[Mm]y|[Oo]ur)\s+(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+(?:died|passed\s+away|was\s+put\s+down|ran\s+away)")
 _ADJECTIVES = {"new", "little", "small", "big", "old", "young", "cute", "lovely", "beautiful", "second", "first", "brand"}
 _REMEMBER = re.compile(r"(?i)\b(?:please\s+)?(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)")
 _CORRECTION = re.compile(
