@@ -46,7 +46,7 @@ PREDICATES: dict[str, tuple[str, str]] = {
 
 _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|yeah|yes|ok|okay|um|uh|"
-    r"oh and|guess what|news)[,!:]?\s+)+",
+    r"oh and|guess what|news|[A-Za-z]+(?:\s+[A-Za-z]+){0,2}:)[,!:]?\s+)+",
     re.I,
 )
 _HEDGE = re.compile(
