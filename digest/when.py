@@ -55,7 +55,8 @@ _UNIT = r"(?:day|week|month|year)s?"
 
 # One point or period in time, as words.
 POINT = (
-    rf"(?:\d{{4}}-\d{{2}}-\d{{2}}"
+    rf"(?:(?:in\s+)?{_MONTH}(?:\s+of)?\s+{_YEAR}"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}"
     rf"|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
     rf"|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
     rf"|{_MONTH}(?:\s+of)?\s+{_YEAR}"

@@ -54,6 +54,7 @@ def summary(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
         ("I stopped liking horror movies", [("retract", "likes", "horror movies")]),
         ("I don't enjoy running anymore", [("retract", "likes", "running")]),
         ("I sold my car last week", [("retract", "has", "car")]),
+        ("I gave away my piano when we moved", [("retract", "has", "piano")]),
         ("My name is Ana and I live in Porto", [("add", "name", "Ana"), ("add", "lives_in", "Porto")]),
     ],
 )

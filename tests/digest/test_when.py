@@ -69,6 +69,7 @@ def test_last_month_crosses_a_year() -> None:
         ("I'm in Paris until Friday", "until Friday"),
         ("I may go", None),  # the modal, not the month
         ("I sat down", None),
+        ("We relocated to Singapore in March 2024 for work", "in March 2024"),  # the month with its year
     ],
 )
 def test_find_time_phrase(sentence: str, phrase: str | None) -> None:
