@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 EVAL = Path(__file__).resolve().parents[2] / "evals" / "digest_eval.py"
@@ -13,6 +14,7 @@ def load_eval():
     spec = importlib.util.spec_from_file_location("digest_eval", EVAL)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
+    sys.modules["digest_eval"] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)
     return module
 
