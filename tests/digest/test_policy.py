@@ -88,3 +88,12 @@ def test_erased_value_is_dropped_not_written_back(talk) -> None:
     talk.say("I live in Oslo!", "2026-01-02T10:00:00Z")
     assert talk.digest().proposals == {"dropped": 1}
     assert "erased" in list_proposals(talk.ledger, status="dropped")[0].reason
+
+
+def test_many_supersede_without_replaces_is_an_add(talk) -> None:
+    talk.say("I love jazz", "2026-01-01T10:00:00Z")
+    talk.digest()
+    talk.say("These days it is blues I love", "2026-02-01T10:00:00Z")
+    talk.digest(extractor=ScriptedExtractor(draft("supersede", "likes", "blues", "it is blues I love")))
+    talk.clock.now = "2026-03-01T00:00:00.000000Z"
+    assert sorted(talk.current()["likes"]) == ["blues", "jazz"]
