@@ -229,6 +229,13 @@ def resolve_time_phrase(phrase: str | None, said_at: str) -> ValidTime | None:
     """
     if not phrase or not phrase.strip():
         return None
+    try:
+        return _resolve(phrase, said_at)
+    except (ValueError, OverflowError):  # a date outside the calendar ("9999 years ago")
+        return None
+
+
+def _resolve(phrase: str, said_at: str) -> ValidTime | None:
     today = to_datetime(said_at).date()
     text = re.sub(r"\s+", " ", phrase.strip())
     m = _RANGE.match(text)

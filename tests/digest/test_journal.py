@@ -75,3 +75,16 @@ def test_erase_journal_follows_journal_refs(talk) -> None:
 
 def test_journal_ids_ignores_other_refs() -> None:
     assert journal_ids(["journal:3", "import:x", "journal:3", "journal:12"]) == [3, 12]
+
+
+def test_erase_keeps_rejection_memory_but_forgets_the_proposal(talk) -> None:
+    from factledger.digest import list_proposals, list_rejections, reject
+
+    talk.policy = "strict"
+    entry = talk.say("I live in Oslo", "2026-01-01T10:00:00Z")
+    talk.digest()
+    reject(talk.ledger, list_proposals(talk.ledger)[0].id, principal="operator:ann")
+    assert erase_journal(talk.ledger, [f"journal:{entry}"]) == 1
+    (memo,) = list_rejections(talk.ledger)
+    assert memo.proposal_id is None and memo.value == "Oslo"
+    assert list_proposals(talk.ledger, status=None) == []

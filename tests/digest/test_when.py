@@ -74,3 +74,7 @@ def test_last_month_crosses_a_year() -> None:
 )
 def test_find_time_phrase(sentence: str, phrase: str | None) -> None:
     assert find_time_phrase(sentence) == phrase
+
+
+def test_dates_outside_the_calendar_are_none() -> None:
+    assert resolve_time_phrase("999 years ago", "0500-01-01T00:00:00.000000Z") is None
