@@ -127,7 +127,8 @@ _HAS_GONE = re.compile(
 )
 _DIED = re.compile(r"^(?:[Mm]y|[Oo]ur)\s+(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+(?:died|passed\s+away|was\s+put\s+down|ran\s+away)")
 _ADJECTIVES = {"new", "little", "small", "big", "old", "young", "cute", "lovely", "beautiful", "second", "first", "brand"}
-_REMEMBER = re.compile(r"(?i)\b(?:please\s+)?(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)")
+# Imperative only, at the clause start ("Please" is a lead-in): "do you remember that film?" is not.
+_REMEMBER = re.compile(r"(?i)^(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)$")
 _CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait)\b")
 _CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>[^,.;!]+?)\s*[.!]?$")
 
@@ -163,18 +164,23 @@ def _pieces(text: str) -> list[tuple[str, int]]:
 
 def _clauses(text: str) -> list[_Clause]:
     out = []
+    carried = ""  # a piece that was only lead-in words ("Wait," before ", I meant …") leads the next one
     for sentence, offset in _pieces(text):
         start = offset + (len(sentence) - len(sentence.lstrip()))
         body = sentence.strip()
-        lead = _LEAD.match(body)
-        lead_text = ""
+        lead = _LEAD.match(body + " ") if _LEAD.fullmatch(body.rstrip(",") + " ") else _LEAD.match(body)
+        lead_text = carried
         if lead:
-            start += lead.end()
-            lead_text = lead.group(0)
-            body = body[lead.end() :]
-        body = body.rstrip(".!;")
+            cut = min(lead.end(), len(body))
+            start += cut
+            lead_text += lead.group(0)
+            body = body[cut:]
+        body = body.rstrip(".!;,")
         if body:
             out.append(_Clause(body, start, lead_text))
+            carried = ""
+        else:
+            carried = lead_text
     return out
 
 
@@ -211,7 +217,7 @@ class RulesExtractor:
     def _clause(self, clause: _Clause, request: ExtractionRequest) -> list[Draft]:
         text = clause.text
         said_at = request.entry.said_at
-        remember = _REMEMBER.search(text)
+        remember = _REMEMBER.match(text) if not text.rstrip().endswith("?") else None
         if remember:
             value = remember.group("v").strip(" ,")
             return [self._draft("add", "note", value, remember.group(0))] if value else []

@@ -86,6 +86,8 @@ def test_first_person_facts(text: str, expected: list[tuple]) -> None:
         "Where do you work?",
         "I never lived in Oslo",
         "I'm from Portugal",
+        "Do you remember that film we saw?",
+        "I remember that day well",
     ],
 )
 def test_silent_on_what_it_does_not_claim(text: str) -> None:
@@ -139,6 +141,7 @@ def test_lost_possession_names_the_held_value() -> None:
         ("Actually it was March, not April", [held("birthday", "April 3")], ("birthday", "March 3")),
         ("Sorry, it's Porto, not Lisbon", [held("lives_in", "Lisbon")], ("lives_in", "Porto")),
         ("Actually it's New York, not Boston", [held("lives_in", "Boston")], ("lives_in", "New York")),
+        ("Wait, I meant Quebec City, not Montreal.", [held("lives_in", "Montreal")], ("lives_in", "Quebec City")),
     ],
 )
 def test_corrections_replace_the_one_matching_value(text: str, current, expected) -> None:
