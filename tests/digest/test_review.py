@@ -71,3 +71,12 @@ def test_list_filters_by_status(talk, held) -> None:
     assert list_proposals(talk.ledger, status="applied") == []
     with pytest.raises(ValidationError):
         list_proposals(talk.ledger, status="maybe")
+
+
+def test_open_lists_held_and_rejected_again(talk, held) -> None:
+    reject(talk.ledger, held.id, principal="operator:ann")
+    talk.say("I live in Paris!", "2026-01-02T10:00:00Z")
+    talk.say("I love jazz", "2026-01-02T10:01:00Z")
+    talk.digest()
+    assert [p.status for p in list_proposals(talk.ledger, status="open")] == ["pending", "rejected_again"]
+    assert len(list_proposals(talk.ledger, status=("rejected", "pending"))) == 2
