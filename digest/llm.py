@@ -105,6 +105,10 @@ class LLMExtractor:
                 raise ExtractorError(f"model call failed: {type(exc).__name__}: {_short(exc)}", kind="refused") from None
 
     def extract(self, request: ExtractionRequest) -> list[Draft]:
+        # Only the user's own word is evidence: an assistant turn is context for later turns, never a
+        # source (a model's paraphrase would ground on itself). This also saves a call per turn.
+        if request.entry.role != "user":
+            return []
         extraction = self._call(request)
         return [self._draft(claim, request) for claim in extraction.claims]
 

@@ -162,3 +162,14 @@ def test_fake_server_streams_server_sent_events() -> None:
         )
         assert json.loads(args) == {"q": "x"}
         assert client.models.list().data[0].id == "fake-model"
+
+
+def test_assistant_turns_are_context_not_sources(fresh_ledger) -> None:
+    journal = Journal(fresh_ledger)
+    journal.append(Turn(scope="chat", text="Where do you live these days?", role="assistant", session="s", said_at="2026-03-14T09:59:00Z"))
+    journal.append(Turn(scope="chat", text="In Lisbon, since last month.", session="s", said_at=SAID))
+    with FakeOpenAI([extraction(claim(quote="In Lisbon, since last month"))]) as server:
+        report = digest(fresh_ledger, server)
+        assert len(server.chat_requests) == 1  # no call for the assistant's turn
+        assert "Where do you live these days?" in server.chat_requests[0]["messages"][-1]["content"]
+    assert report.entries_digested == 2 and report.to_dict()["proposals"]["applied"] == 1
