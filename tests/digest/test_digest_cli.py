@@ -108,6 +108,7 @@ def test_digest_exits_1_when_the_model_is_down(run, monkeypatch) -> None:
         monkeypatch.setenv("FACTLEDGER_DIGEST_MODEL", "fake-model")
         monkeypatch.setenv("FACTLEDGER_DIGEST_BASE_URL", server.base_url)
         monkeypatch.setenv("FACTLEDGER_DIGEST_TIMEOUT", "5")
+        monkeypatch.setenv("FACTLEDGER_DIGEST_RETRY_BACKOFF", "0")
         result = run("digest", "--json")
     assert result.exit_code == 1
     summary = json.loads(result.output)

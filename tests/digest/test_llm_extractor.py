@@ -173,3 +173,20 @@ def test_assistant_turns_are_context_not_sources(fresh_ledger) -> None:
         assert len(server.chat_requests) == 1  # no call for the assistant's turn
         assert "Where do you live these days?" in server.chat_requests[0]["messages"][-1]["content"]
     assert report.entries_digested == 2 and report.to_dict()["proposals"]["applied"] == 1
+
+
+@pytest.mark.parametrize(
+    ("env", "field"),
+    [
+        ({"FACTLEDGER_DIGEST_POLICY": "lenient"}, "policy"),
+        ({"FACTLEDGER_DIGEST_TIMEOUT": "soon"}, "FACTLEDGER_DIGEST_TIMEOUT"),
+        ({"FACTLEDGER_DIGEST_TIMEOUT": "-1"}, "timeout"),
+        ({"FACTLEDGER_DIGEST_RETRY_BACKOFF": "x"}, "FACTLEDGER_DIGEST_RETRY_BACKOFF"),
+    ],
+)
+def test_bad_config_names_the_setting(env: dict, field: str) -> None:
+    from factledger.ledger import ValidationError
+
+    with pytest.raises(ValidationError) as error:
+        DigestConfig.from_env(env)
+    assert error.value.field == field
