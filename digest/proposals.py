@@ -23,10 +23,6 @@ class Planned:
     entry_id: int | None = None
     ordinal: int = 0
 
-    @property
-    def valid_from(self) -> str | None:
-        return self.draft.valid_from
-
     def describe(self) -> str:
         d = self.draft
         what = f"{d.subject} {d.predicate}" + (f" {d.value!r}" if d.value is not None else "")
