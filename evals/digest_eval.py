@@ -1,6 +1,7 @@
 """Digest evaluation: precision and recall of the extractors on labelled dialogues.
 
     .venv/bin/python evals/digest_eval.py [--data evals/data/digest_dialogues.jsonl] [--limit N] [--verbose] [--json]
+                                          [--throughput TURNS]
 
 Each dialogue (written for this project) is journaled into a fresh in-memory ledger and digested; every
 proposal the extractor emits (applied, held, dropped or rejected alike) is compared with the claims the
@@ -183,12 +184,52 @@ def evaluate(dialogues: list[Dialogue], extractor: Extractor) -> Score:
     return score
 
 
+def throughput(dialogues: list[Dialogue], turns: int) -> dict:
+    """Hot-path and digest speed on `turns` user turns cycled from the dialogues (each in its own scope so
+    facts do not collide), against a baseline in the same process: the same number of one-claim ledger
+    transactions written directly."""
+    import tempfile
+
+    texts = [text for d in dialogues for role, text in d.turns if role == "user"]
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = Ledger.open(Path(folder) / "digest.db")
+        journal = Journal(ledger)
+        start = to_datetime(parse_time("2026-01-01"))
+        t0 = time.perf_counter()
+        for i in range(turns):
+            said = format_time(start + timedelta(seconds=i))
+            journal.append(Turn(scope=f"u{i // 8}", text=texts[i % len(texts)], session="s", said_at=said))
+        append_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        report = Digester(ledger, RulesExtractor()).run()
+        digest_seconds = time.perf_counter() - t0
+        applied = report.proposals.get("applied", 0)
+        ledger.close()
+        base = Ledger.open(Path(folder) / "baseline.db")
+        t0 = time.perf_counter()
+        for i in range(applied):
+            with base.transaction(principal="import:bench") as tx:
+                tx.add(f"u{i}", "user", "likes", f"thing {i}", valid_from="2026-01-01")
+        baseline_seconds = time.perf_counter() - t0
+        base.close()
+    return {
+        "turns": turns,
+        "journal_appends_per_s": round(turns / append_seconds),
+        "digested_entries_per_s": round(report.entries_digested / digest_seconds),
+        "claims_applied": applied,
+        "digest_seconds": round(digest_seconds, 2),
+        "baseline_direct_tx_seconds": round(baseline_seconds, 2),
+        "digest_vs_direct_writes": round(digest_seconds / baseline_seconds, 1) if baseline_seconds else None,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--limit", type=int, default=None, help="Only the first N dialogues.")
     parser.add_argument("--verbose", action="store_true", help="List misses and false positives.")
     parser.add_argument("--json", action="store_true", help="Print one JSON object.")
+    parser.add_argument("--throughput", type=int, default=0, metavar="TURNS", help="Also time the journal and the rules digest on TURNS turns.")
     args = parser.parse_args(argv)
     dialogues = load(args.data)[: args.limit]
     splits = {"all": dialogues}
@@ -203,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
         for split, subset in splits.items():
             if subset:
                 results[f"{name} [{split}]"] = evaluate(subset, extractor)
+    if args.throughput:
+        results["throughput"] = throughput(dialogues, args.throughput)
     if args.json:
         print(json.dumps({k: (v.to_dict() if isinstance(v, Score) else v) for k, v in results.items()}, indent=2))
         return 0
@@ -226,6 +269,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    missed          {line}")
             for line in score.time_errors:
                 print(f"    wrong time      {line}")
+    if "throughput" in results:
+        t = results["throughput"]
+        print(
+            f"throughput: {t['turns']} turns; journal {t['journal_appends_per_s']} appends/s; rules digest "
+            f"{t['digested_entries_per_s']} entries/s ({t['claims_applied']} claims applied in {t['digest_seconds']} s; "
+            f"the same number of direct one-claim transactions: {t['baseline_direct_tx_seconds']} s, "
+            f"ratio x{t['digest_vs_direct_writes']})"
+        )
     return 0
 
 

@@ -39,3 +39,9 @@ def test_rules_precision_on_the_full_set(monkeypatch) -> None:
     module = load_eval()
     score = module.evaluate(module.load(module.DATA), module.RulesExtractor())
     assert score.precision >= 0.95, score.false_positives
+
+
+def test_throughput_runs_at_toy_size() -> None:
+    module = load_eval()
+    figures = module.throughput(module.load(module.DATA)[:10], 30)
+    assert figures["turns"] == 30 and figures["claims_applied"] > 0
