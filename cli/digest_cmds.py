@@ -181,14 +181,18 @@ def _short(text: str | None, width: int = 60) -> str:
 
 @review_group.command("list")
 @click.option(
-    "--status", type=click.Choice(list(STATUSES) + ["all"]), default="pending", show_default=True, help="Which proposals."
+    "--status",
+    type=click.Choice(["open", *STATUSES, "all"]),
+    default="open",
+    show_default=True,
+    help="open = pending (held for you) and rejected_again (a rejected value that came back).",
 )
 @click.option("--scope", default=None)
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1))
 @json_option
 @pass_app
 def review_list_cmd(app: AppContext, status: str, scope: str | None, limit: int, as_json: bool) -> None:
-    """Proposals, newest first (default: those waiting for review)."""
+    """Proposals, newest first (default: held ones and rejected values that came back)."""
     proposals = list_proposals(app.ledger(), status=None if status == "all" else status, scope=scope, limit=limit)
     if as_json:
         emit_json([p.to_dict() for p in proposals])

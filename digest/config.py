@@ -18,6 +18,7 @@ ENV_MODEL = "FACTLEDGER_DIGEST_MODEL"
 ENV_API_KEY = "FACTLEDGER_DIGEST_API_KEY"
 ENV_POLICY = "FACTLEDGER_DIGEST_POLICY"
 ENV_TIMEOUT = "FACTLEDGER_DIGEST_TIMEOUT"
+ENV_RETRY_BACKOFF = "FACTLEDGER_DIGEST_RETRY_BACKOFF"
 
 
 def check_policy(policy: object) -> Policy:
@@ -46,6 +47,8 @@ class DigestConfig:
             raise ValidationError("must not be empty", field="model")
         if self.timeout <= 0:
             raise ValidationError("must be positive", field="timeout")
+        if self.retry_backoff < 0:
+            raise ValidationError("must not be negative", field="retry_backoff")
         for name in ("transient_retries", "validation_retries", "context_turns"):
             if getattr(self, name) < 0:
                 raise ValidationError("must not be negative", field=name)
@@ -64,10 +67,11 @@ class DigestConfig:
             "api_key": environ.get(ENV_API_KEY) or environ.get("OPENAI_API_KEY") or None,
             "policy": environ.get(ENV_POLICY) or "auto",
         }
-        if environ.get(ENV_TIMEOUT):
-            try:
-                values["timeout"] = float(environ[ENV_TIMEOUT])
-            except ValueError:
-                raise ValidationError(f"{environ[ENV_TIMEOUT]!r} is not a number of seconds", field=ENV_TIMEOUT) from None
+        for name, attribute in ((ENV_TIMEOUT, "timeout"), (ENV_RETRY_BACKOFF, "retry_backoff")):
+            if environ.get(name):
+                try:
+                    values[attribute] = float(environ[name])
+                except ValueError:
+                    raise ValidationError(f"{environ[name]!r} is not a number of seconds", field=name) from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

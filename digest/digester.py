@@ -54,7 +54,7 @@ class Digester:
                 self._record_failure(entry, exc)
                 report.entries_failed += 1
                 report.errors.append(f"journal:{entry.id}: {exc.message}")
-                if exc.transient:  # the model is unreachable: the rest would fail the same way
+                if exc.stops_run:  # the endpoint is down or refuses us: the rest would fail the same way
                     report.stopped_early = done < total
                     if progress:
                         progress(done, total)

@@ -22,13 +22,26 @@ class ExtractionRequest:
 
 
 class ExtractorError(LedgerError):
-    """The extractor could not produce proposals. `transient`: worth retrying later (the model was
-    unreachable or overloaded), as opposed to output that stayed invalid."""
+    """The extractor could not produce proposals for an entry.
 
-    def __init__(self, message: str, *, transient: bool, attempts: int = 1):
+    kind: "unavailable" (timeouts, connection errors, 429/5xx after bounded retries), "refused" (the
+    endpoint rejected the request: bad model name, key, 4xx) or "invalid_output" (the model's output
+    stayed invalid after bounded re-asks). Only "invalid_output" is specific to the entry; the other two
+    would fail every entry the same way, so a digest run stops at them.
+    """
+
+    def __init__(self, message: str, *, kind: str, attempts: int = 1):
         super().__init__(message, field="extractor")
-        self.transient = transient
+        self.kind = kind
         self.attempts = attempts
+
+    @property
+    def transient(self) -> bool:
+        return self.kind == "unavailable"
+
+    @property
+    def stops_run(self) -> bool:
+        return self.kind != "invalid_output"
 
 
 class Extractor(Protocol):

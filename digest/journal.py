@@ -36,24 +36,27 @@ class Journal:
             return AppendOutcome(None, "refused", cleaned.reason)
         stored = Turn(scope=turn.scope, text=cleaned.text, role=turn.role, session=turn.session, said_at=turn.said_at)
         digest = turn_hash(stored)
-        with self.storage.atomic():
+        # One statement on the common path; a duplicate (same scope, session, role, time and text) is
+        # reported with the id it already has.
+        row = self.storage.one(
+            "INSERT INTO journal (scope, session, role, text, said_at, hash, redactions, appended_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING RETURNING id",
+            (
+                stored.scope,
+                stored.session,
+                stored.role,
+                stored.text,
+                stored.said_at,
+                digest,
+                json.dumps(sorted(set(cleaned.kinds))),
+                self.ledger.clock(),
+            ),
+        )
+        if row is None:
             existing = self.storage.one("SELECT id FROM journal WHERE hash = ?", (digest,))
-            if existing is not None:
-                return AppendOutcome(existing["id"], "skipped", f"duplicate of journal entry {existing['id']}")
-            entry_id = self.storage.execute(
-                "INSERT INTO journal (scope, session, role, text, said_at, hash, redactions, appended_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    stored.scope,
-                    stored.session,
-                    stored.role,
-                    stored.text,
-                    stored.said_at,
-                    digest,
-                    json.dumps(sorted(set(cleaned.kinds))),
-                    self.ledger.clock(),
-                ),
-            )
+            existing_id = existing["id"] if existing else None
+            return AppendOutcome(existing_id, "skipped", f"duplicate of journal entry {existing_id}")
+        entry_id = row["id"]
         if cleaned.action == "redact":
             return AppendOutcome(entry_id, "redacted", cleaned.reason)
         return AppendOutcome(entry_id, "stored", "")

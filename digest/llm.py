@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import httpx
 import instructor
 import openai
 from instructor.core import InstructorRetryException
@@ -25,18 +26,27 @@ from .when import resolve_time_phrase
 _TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 
 
-def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, _TRANSIENT):
-        return True
-    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+def _chain(exc: BaseException) -> list[BaseException]:
+    """The exception and its causes: instructor wraps the client's error, which wraps httpx's."""
+    links: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and seen not in links:
+        links.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return links
 
 
-def _root_cause(exc: BaseException) -> BaseException:
-    """instructor wraps the client's error in InstructorRetryException; find what really happened."""
-    seen = exc
-    while seen.__cause__ is not None and seen.__cause__ is not seen:
-        seen = seen.__cause__
-    return seen
+def _transient(links: list[BaseException]) -> BaseException | None:
+    for link in links:
+        if isinstance(link, _TRANSIENT) or isinstance(link, httpx.TransportError):
+            return link
+        if isinstance(link, openai.APIStatusError) and link.status_code >= 500:
+            return link
+    return None
+
+
+def _first(links: list[BaseException], kinds: tuple[type[BaseException], ...]) -> BaseException | None:
+    return next((link for link in links if isinstance(link, kinds)), None)
 
 
 class LLMExtractor:
@@ -44,7 +54,7 @@ class LLMExtractor:
 
     def __init__(self, config: DigestConfig, *, sleep: Callable[[float], None] = time.sleep):
         if not config.model:
-            raise ExtractorError("no model configured", transient=False)
+            raise ExtractorError("no model configured", kind="refused")
         self.config = config
         self.name = f"llm:{config.model}"
         self._sleep = sleep
@@ -70,26 +80,35 @@ class LLMExtractor:
                     max_retries=self.config.validation_retries,
                     temperature=0,
                 )
-            except Exception as exc:  # instructor and openai raise many types; classify the root cause
-                cause = _root_cause(exc)
-                if _is_transient(cause):
+            except Exception as exc:  # instructor and openai raise many types; classify by the chain
+                links = _chain(exc)
+                transient = _transient(links)
+                if transient is not None:
                     if attempts <= self.config.transient_retries:
                         self._sleep(self.config.retry_backoff * (2 ** (attempts - 1)))
                         continue
                     raise ExtractorError(
-                        f"model endpoint unavailable after {attempts} attempt(s): {type(cause).__name__}: {cause}",
-                        transient=True,
+                        f"model endpoint unavailable after {attempts} attempt(s): {type(transient).__name__}: {_short(transient)}",
+                        kind="unavailable",
                         attempts=attempts,
                     ) from None
-                if isinstance(cause, (PydanticValidationError, ValueError)) or isinstance(exc, InstructorRetryException):
+                refused = _first(links, (openai.APIStatusError,))
+                if refused is not None:
+                    raise ExtractorError(f"model endpoint refused the request: {_short(refused)}", kind="refused") from None
+                invalid = _first(links, (PydanticValidationError, ValueError, InstructorRetryException))
+                if invalid is not None:
                     raise ExtractorError(
-                        f"model output stayed invalid after {self.config.validation_retries + 1} attempt(s): {_short(cause)}",
-                        transient=False,
+                        f"model output stayed invalid after {self.config.validation_retries + 1} attempt(s): {_short(invalid)}",
+                        kind="invalid_output",
                         attempts=attempts,
                     ) from None
-                raise ExtractorError(f"model call failed: {type(cause).__name__}: {_short(cause)}", transient=False) from None
+                raise ExtractorError(f"model call failed: {type(exc).__name__}: {_short(exc)}", kind="refused") from None
 
     def extract(self, request: ExtractionRequest) -> list[Draft]:
+        # Only the user's own word is evidence: an assistant turn is context for later turns, never a
+        # source (a model's paraphrase would ground on itself). This also saves a call per turn.
+        if request.entry.role != "user":
+            return []
         extraction = self._call(request)
         return [self._draft(claim, request) for claim in extraction.claims]
 

@@ -23,10 +23,6 @@ class Planned:
     entry_id: int | None = None
     ordinal: int = 0
 
-    @property
-    def valid_from(self) -> str | None:
-        return self.draft.valid_from
-
     def describe(self) -> str:
         d = self.draft
         what = f"{d.subject} {d.predicate}" + (f" {d.value!r}" if d.value is not None else "")
@@ -158,7 +154,7 @@ def _ensure_predicate(tx: LedgerTx, draft: Draft) -> None:
 def apply_in_tx(tx: LedgerTx, scope: str, draft: Draft, sources: tuple[str, ...], *, force_supersede: bool = False) -> str:
     """Run the draft's operation in an open ledger transaction. Returns the op actually run.
 
-    A supersede of nothing becomes an add (the slot was empty: the new value simply holds). With
+    A supersede of nothing, or a `many` supersede that names no replaced value, becomes an add. With
     `force_supersede` (an operator accepting a held conflict) an add that clashes becomes a supersede.
     """
     _ensure_predicate(tx, draft)
@@ -182,7 +178,10 @@ def apply_in_tx(tx: LedgerTx, scope: str, draft: Draft, sources: tuple[str, ...]
                 valid_from=draft.valid_from, valid_to=draft.valid_to, replaces=draft.replaces, source=source,
             )
             return "supersede"
-        except NotFoundError:
+        except (NotFoundError, ValidationError) as exc:
+            # Nothing to replace (or a `many` supersede naming no value): the new value simply holds.
+            if isinstance(exc, ValidationError) and exc.field != "replaces":
+                raise
             tx.add(scope, draft.subject, draft.predicate, draft.value or "", valid_from=draft.valid_from, valid_to=draft.valid_to, source=source)
             return "add"
     try:

@@ -23,18 +23,26 @@ def require_operator(principal: str) -> str:
     return principal
 
 
+OPEN = ("pending", "rejected_again")  # what a reviewer should look at: held, and came back after a rejection
+
+
 def list_proposals(
-    ledger: Ledger, *, status: str | None = "pending", scope: str | None = None, limit: int = 100
+    ledger: Ledger, *, status: str | tuple[str, ...] | None = "pending", scope: str | None = None, limit: int = 100
 ) -> list[Proposal]:
-    """Proposals, newest first; status None lists every status. 'pending' includes nothing else, so
-    use 'rejected_again' to see values that came back after a rejection."""
-    if status is not None and status not in STATUSES:
-        raise ValidationError(f"{status!r} is not a status; use one of {', '.join(STATUSES)}", field="status")
+    """Proposals, newest first. `status` is one status, a tuple of them, "open" (pending and
+    rejected_again), or None for every status."""
+    if status == "open":
+        status = OPEN
+    wanted = (status,) if isinstance(status, str) else status
+    if wanted is not None:
+        for one in wanted:
+            if one not in STATUSES:
+                raise ValidationError(f"{one!r} is not a status; use one of {', '.join(STATUSES)}, or open", field="status")
     sql = "SELECT * FROM proposals WHERE 1 = 1"
     params: list[object] = []
-    if status is not None:
-        sql += " AND status = ?"
-        params.append(status)
+    if wanted is not None:
+        sql += f" AND status IN ({', '.join('?' for _ in wanted)})"
+        params.extend(wanted)
     if scope is not None:
         sql += " AND scope = ?"
         params.append(scope)

@@ -45,8 +45,9 @@ PREDICATES: dict[str, tuple[str, str]] = {
 }
 
 _LEAD = re.compile(
-    r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|yeah|yes|ok|okay|um|uh|"
-    r"oh and|guess what|news)[,!:]?\s+)+",
+    r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
+    r"please|actually|sorry|correction|no|oops|wait|"
+    r"oh and|guess what|news|[A-Za-z]+(?:\s+[A-Za-z]+){0,2}:)[,!:]?\s+)+",
     re.I,
 )
 _HEDGE = re.compile(
@@ -63,14 +64,15 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|at|right|nowadays|for)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
     rf"(?:live|living|reside|residing|based|(?:have|'ve)\s+(?:been\s+living|lived))\s+in\s+{_PROPER}{_TAIL}"
 )
+_LIVED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+(?:been\s+living|lived|been\s+based)\s+in\s+{_PROPER}{_TAIL}")
 _MOVED = re.compile(
-    rf"^(?:I|we)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+to\s+{_PROPER}{_TAIL}"
+    rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+to\s+{_PROPER}{_TAIL}"
 )
 _LIVED_RANGE = re.compile(rf"^I\s+lived\s+in\s+{_PROPER}\s+(?P<when>(?:from|between)\s+.+?\s+(?:to|until|till|and)\s+[^,.;!]+)")
 _MOVED_OUT = re.compile(rf"^I(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?:moved\s+(?:out\s+of|away\s+from)|left)\s+{_PROPER}{_TAIL}")
@@ -82,6 +84,7 @@ _WORKS = re.compile(
     rf"started\s+(?:a\s+new\s+job\s+at|working\s+(?:at|for))|(?:am|'m)\s+employed\s+by|employed\s+by)"
     rf"\s+{_PROPER}{_TAIL}"
 )
+_WORKED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+been\s+(?:working|employed)\s+(?:at|for|by)\s+{_PROPER}{_TAIL}")
 _LEFT_JOB = re.compile(
     rf"^I(?:'ve| have)?(?:\s+(?:just|finally|recently))?\s+"
     rf"(?:quit(?:\s+my\s+job\s+at)?|left(?:\s+my\s+job\s+at)?|no\s+longer\s+work\s+(?:at|for)|"
@@ -101,6 +104,8 @@ _UNLIKES = re.compile(
     r"stopped\s+(?:liking|loving|enjoying)|am\s+not\s+into|'m\s+not\s+into|'m\s+no\s+longer\s+into|am\s+no\s+longer\s+into|"
     r"(?:have|'ve)\s+gone\s+off)\s+(?P<v>[^,.;!]+)"
 )
+_FAVOURITE = re.compile(r"^(?P<v>[A-Za-z][\w'\- ]{0,40}?)\s+(?:is|are)\s+my\s+(?:absolute\s+|all-time\s+)?favou?rites?\b(?:\s+[a-z]+)?$")
+_CLAUSE_TAIL = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as|ever\s+since|now\s+that)\b.*$")
 _ANYMORE = re.compile(r"(?i)\s+(?:any\s?more|these\s+days|now)\s*$")
 
 _POSSESSIONS = {
@@ -113,19 +118,19 @@ _POSSESSIONS = {
 }
 _COUNT_WORD = r"(?:a|an|one|two|three|four|five|six|\d)"
 _HAS = re.compile(
-    rf"^(?:I|we)(?:\s+(?:also|now|just|recently|finally))*\s+(?:have|own|'ve\s+got|have\s+got|bought|adopted|got)\s+"
+    rf"^(?:I|[Ww]e)(?:\s+(?:also|now|just|recently|finally))*\s+(?:have|own|'ve\s+got|have\s+got|bought|adopted|got)\s+"
     rf"(?P<count>{_COUNT_WORD})\s+(?P<v>[^,.;!]+)"
 )
 _HAS_GONE = re.compile(
-    r"^(?:I|we)(?:\s+(?:just|finally|recently))*\s+(?:no\s+longer\s+(?:have|own)|don't\s+(?:have|own)|"
+    r"^(?:I|[Ww]e)(?:\s+(?:just|finally|recently))*\s+(?:no\s+longer\s+(?:have|own)|don't\s+(?:have|own)|"
     r"sold|gave\s+away|got\s+rid\s+of|had\s+to\s+give\s+away)\s+(?:my|our|the|a|an)\s+(?P<v>[^,.;!]+)"
 )
-_DIED = re.compile(r"^(?:my|our)\s+(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+(?:died|passed\s+away|was\s+put\s+down|ran\s+away)")
+_DIED = re.compile(r"^(?:[Mm]y|[Oo]ur)\s+(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+(?:died|passed\s+away|was\s+put\s+down|ran\s+away)")
 _ADJECTIVES = {"new", "little", "small", "big", "old", "young", "cute", "lovely", "beautiful", "second", "first", "brand"}
-_REMEMBER = re.compile(r"(?i)\b(?:please\s+)?(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)")
-_CORRECTION = re.compile(
-    r"(?i)^(?:actually|sorry|correction|no|oops|wait)[,:!]?\s+(?P<body>.+?),?\s+not\s+(?P<old>[^,.;!]+?)\s*[.!]?$"
-)
+# Imperative only, at the clause start ("Please" is a lead-in): "do you remember that film?" is not.
+_REMEMBER = re.compile(r"(?i)^(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)$")
+_CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait)\b")
+_CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>[^,.;!]+?)\s*[.!]?$")
 
 _NOT_A_LIKE = re.compile(
     r"(?i)^(?:it|that|this|them|those|these|you|him|her|to\b|when|how|what|the\s+way|being|having|it's|that's|"
@@ -141,6 +146,7 @@ _TRAILING_NOISE = re.compile(
 class _Clause:
     text: str  # the clause without lead-in words
     offset: int  # where `text` starts in the entry
+    lead: str = ""  # the lead-in words ("Actually, ") that were cut off
 
 
 def _pieces(text: str) -> list[tuple[str, int]]:
@@ -158,16 +164,23 @@ def _pieces(text: str) -> list[tuple[str, int]]:
 
 def _clauses(text: str) -> list[_Clause]:
     out = []
+    carried = ""  # a piece that was only lead-in words ("Wait," before ", I meant …") leads the next one
     for sentence, offset in _pieces(text):
         start = offset + (len(sentence) - len(sentence.lstrip()))
         body = sentence.strip()
-        lead = _LEAD.match(body)
+        lead = _LEAD.match(body + " ") if _LEAD.fullmatch(body.rstrip(",") + " ") else _LEAD.match(body)
+        lead_text = carried
         if lead:
-            start += lead.end()
-            body = body[lead.end() :]
-        body = body.rstrip(".!;")
+            cut = min(lead.end(), len(body))
+            start += cut
+            lead_text += lead.group(0)
+            body = body[cut:]
+        body = body.rstrip(".!;,")
         if body:
-            out.append(_Clause(body, start))
+            out.append(_Clause(body, start, lead_text))
+            carried = ""
+        else:
+            carried = lead_text
     return out
 
 
@@ -204,11 +217,11 @@ class RulesExtractor:
     def _clause(self, clause: _Clause, request: ExtractionRequest) -> list[Draft]:
         text = clause.text
         said_at = request.entry.said_at
-        remember = _REMEMBER.search(text)
+        remember = _REMEMBER.match(text) if not text.rstrip().endswith("?") else None
         if remember:
             value = remember.group("v").strip(" ,")
             return [self._draft("add", "note", value, remember.group(0))] if value else []
-        correction = _CORRECTION.match(text)
+        correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) else None
         if correction:
             return self._correction(correction, request)
         if _HEDGE.search(text) or _MODAL_MAY.search(text):
@@ -220,7 +233,7 @@ class RulesExtractor:
             if span is None or span.valid_to is None:
                 return []
             return [self._one(request, "lives_in", m["v"], m.group(0), span.valid_from, span.valid_to, m["when"])]
-        for pattern in (_LIVES, _MOVED):
+        for pattern in (_LIVES, _LIVED_SINCE, _MOVED):
             m = pattern.match(text)
             if m:
                 return [self._one_timed(request, "lives_in", m["v"], text, m.group(0), said_at)]
@@ -230,7 +243,7 @@ class RulesExtractor:
         m = _LEFT_JOB.match(text)
         if m:
             return self._left(request, m, text, said_at, prefer="works_at")
-        m = _WORKS.match(text)
+        m = _WORKS.match(text) or _WORKED_SINCE.match(text)
         if m:
             return [self._one_timed(request, "works_at", m["v"], text, m.group(0), said_at)]
         m = _NAME.match(text)
@@ -240,12 +253,15 @@ class RulesExtractor:
         if m:
             value = _birthday_value(m["v"])
             return [self._one(request, "birthday", value, m.group(0), None, None, "")] if value else []
+        m = _FAVOURITE.match(text)
+        if m and not _NOT_A_LIKE.match(m["v"]) and len(m["v"].split()) <= 4:
+            return [self._draft("add", "likes", m["v"].strip(), m.group(0))]
         m = _UNLIKES.match(text)
         if m:
             return self._unlike(request, m, text, said_at)
         m = _LIKES.match(text)
         if m:
-            value = _TRAILING_NOISE.sub("", _strip_time(m["v"])).strip()
+            value = _TRAILING_NOISE.sub("", _CLAUSE_TAIL.sub("", _strip_time(m["v"]))).strip()
             if not value or _NOT_A_LIKE.match(value) or len(value.split()) > 5:
                 return []
             return [self._timed("add", "likes", value, text, m.group(0), said_at)]
@@ -296,6 +312,9 @@ class RulesExtractor:
         span = resolve_time_phrase(phrase, said_at) if phrase else None
         if phrase and span is not None:
             quote = text[: len(quote) + rest.find(phrase) + len(phrase)]
+        elif phrase is None:  # patterns with an open-ended value ("I sold my car yesterday") hold it inside
+            phrase = find_time_phrase(quote)
+            span = resolve_time_phrase(phrase, said_at) if phrase else None
         return self._draft(
             op,
             predicate,
@@ -335,7 +354,7 @@ class RulesExtractor:
 
     def _unlike(self, request: ExtractionRequest, m: re.Match[str], text: str, said_at: str) -> list[Draft]:
         raw = m["v"]
-        value = _TRAILING_NOISE.sub("", _ANYMORE.sub("", _strip_time(raw))).strip()
+        value = _TRAILING_NOISE.sub("", _ANYMORE.sub("", _CLAUSE_TAIL.sub("", _strip_time(raw)))).strip()
         if not value or _NOT_A_LIKE.match(value):
             return []
         said_change = bool(re.search(r"(?i)no longer|stopped|gone off|any\s?more", text))
@@ -356,7 +375,7 @@ class RulesExtractor:
         return [self._timed("add", "has", value, text, m.group(0), said_at)]
 
     def _lost(self, request: ExtractionRequest, m: re.Match[str], text: str, said_at: str) -> list[Draft]:
-        value = _article_free(_strip_time(m["v"]))
+        value = _article_free(_CLAUSE_TAIL.sub("", _strip_time(m["v"])))
         words = [w.casefold() for w in value.split()]
         if not words or not any(w in _POSSESSIONS for w in words):
             return []

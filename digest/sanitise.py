@@ -113,4 +113,4 @@ def sanitise(text: str) -> Sanitised:
     remainder = re.sub(r"\[redacted [a-z ]+\]", " ", cleaned)
     if is_trivial(remainder) or len(_WORDS.findall(remainder)) < 2:
         return Sanitised("", "refuse", f"the turn is only a secret ({', '.join(sorted(set(kinds)))})", tuple(kinds))
-    return Sanitised(cleaned.strip(), "redact", f"redacted: {', '.join(sorted(set(kinds)))}", tuple(kinds))
+    return Sanitised(cleaned.strip(), "redact", f"secret removed: {', '.join(sorted(set(kinds)))}", tuple(kinds))

@@ -55,7 +55,8 @@ _UNIT = r"(?:day|week|month|year)s?"
 
 # One point or period in time, as words.
 POINT = (
-    rf"(?:\d{{4}}-\d{{2}}-\d{{2}}"
+    rf"(?:(?:in\s+)?{_MONTH}(?:\s+of)?\s+{_YEAR}"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}"
     rf"|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
     rf"|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
     rf"|{_MONTH}(?:\s+of)?\s+{_YEAR}"
@@ -228,6 +229,13 @@ def resolve_time_phrase(phrase: str | None, said_at: str) -> ValidTime | None:
     """
     if not phrase or not phrase.strip():
         return None
+    try:
+        return _resolve(phrase, said_at)
+    except (ValueError, OverflowError):  # a date outside the calendar ("9999 years ago")
+        return None
+
+
+def _resolve(phrase: str, said_at: str) -> ValidTime | None:
     today = to_datetime(said_at).date()
     text = re.sub(r"\s+", " ", phrase.strip())
     m = _RANGE.match(text)
