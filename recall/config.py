@@ -24,18 +24,18 @@ class RecallConfig:
     name: str = "balanced"
     # Candidates each lane contributes before fusion.
     lane_depth: int = 60
-    rrf_k: float = 60.0
+    rrf_k: float = 20.0
     lexical_weight: float = 1.0
-    vector_weight: float = 0.8
+    vector_weight: float = 0.3
     exact_weight: float = 2.0
     # BM25 column weights: the claim's own sentence, and its window neighbours' words.
     body_weight: float = 1.0
-    context_weight: float = 0.2
+    context_weight: float = 0.5
     # A claim whose subject the query names gets this much more fused score (0 = off).
     subject_boost: float = 0.3
     # Window smoothing: a claim gains this share of its best window neighbour's fused score, because
     # an answer often sits next to the turn that shares the question's words.
-    neighbour_share: float = 0.0
+    neighbour_share: float = 0.15
     # Negative gating of hits that only the vector lane supports: cosine similarity at least
     # `vector_floor`, and at least `vector_margin` above the query's background (the mean similarity
     # of its vector candidates), so flat, meaningless neighbourhoods return nothing.

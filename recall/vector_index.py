@@ -78,7 +78,7 @@ class VectorIndex:
         with self._lock:
             if self._table is None:
                 db = self._connect()
-                if TABLE not in db.table_names():
+                if TABLE not in db.list_tables().tables:
                     return None
                 self._table = db.open_table(TABLE)
             return self._table
