@@ -41,6 +41,9 @@ class RecallConfig:
     # of its vector candidates), so flat, meaningless neighbourhoods return nothing.
     vector_floor: float = 0.45
     vector_margin: float = 0.12
+    # ... and at least this share of the query's content words must be whole words the embedder knows
+    # (when the embedder can tell), because mash and ids shred into word pieces with arbitrary vectors.
+    vector_min_known_share: float = 0.5
     # The prompt block: a handful of items within a character budget; items must reach this share of
     # the best item's fused score.
     prompt_items: int = 5
