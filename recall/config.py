@@ -31,6 +31,9 @@ class RecallConfig:
     # BM25 column weights: the claim's own sentence, and its window neighbours' words.
     body_weight: float = 1.0
     context_weight: float = 0.5
+    # Ranking cost bound: query terms are kept rarest first while their summed document frequency
+    # stays within this many claim versions (0 = no bound). Terms beyond it carry little BM25 weight.
+    lexical_budget: int = 5000
     # A claim whose subject the query names gets this much more fused score (0 = off).
     subject_boost: float = 0.3
     # Window smoothing: a claim gains this share of its best window neighbour's fused score, because
@@ -51,6 +54,8 @@ class RecallConfig:
     prompt_relative_floor: float = 0.35
 
     def __post_init__(self) -> None:
+        if self.lexical_budget < 0:
+            raise ValidationError("must not be negative", field="lexical_budget")
         for name in ("lane_depth", "prompt_items", "prompt_chars"):
             if getattr(self, name) < 1:
                 raise ValidationError("must be at least 1", field=name)
