@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -191,7 +192,7 @@ def index_rebuild_cmd(app: AppContext, index_dir: Path | None, as_json: bool) ->
     recall = _recall(app, index_dir)
     total = app.ledger().storage.one("SELECT COUNT(*) FROM claims")[0]
     # Progress goes to stderr so --json output on stdout stays one clean object.
-    with click.progressbar(length=max(total, 1), label="embedding claim versions", file=click.get_text_stream("stderr")) as bar:
+    with click.progressbar(length=max(total, 1), label="embedding claim versions", file=sys.stderr) as bar:
         last = [0]
 
         def progress(done: int, _total: int) -> None:

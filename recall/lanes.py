@@ -86,9 +86,8 @@ def budgeted_match(query: LexicalQuery, stats: TermStats, budget: int) -> tuple[
     if not query.words:
         return None, False
     counts = stats.df(query.words)
-    present = sorted((w for w in query.words if counts[w] > 0), key=lambda w: counts[w])
-    if not present:
-        return None, False
+    # A word whose stem is not among the prefixes tried counts 0: kept, never dropped unseen.
+    present = sorted(query.words, key=lambda w: counts[w])
     kept, total = [], 0
     for word in present:
         if kept and total + counts[word] > budget:
@@ -143,11 +142,11 @@ def lexical_lane(
     short = list(query.short_cjk)
     if query.trigram_match is not None and not hits:
         short.extend(query.cjk_bigrams)  # no three characters in a row matched: try the two-character words
-    for run in short:  # two-character words are below the trigram size: a LIKE scan of CJK rows
+    for run in short:  # two-character words are below the trigram size: a scan of the (few) CJK rows
         rows = ledger.storage.query(
             "SELECT f.rowid AS id FROM recall_fts_trigram f CROSS JOIN claims c ON c.id = f.rowid"
-            f" WHERE f.body LIKE :pattern AND {visible} LIMIT :depth",
-            {**seen.params(), "pattern": f"%{run}%", "depth": depth},
+            f" WHERE instr(f.body, :run) > 0 AND {visible} LIMIT :depth",
+            {**seen.params(), "run": run, "depth": depth},
         )
         hits.extend(LaneHit(r["id"], 0.0) for r in rows if r["id"] not in known)
         known = {h.id for h in hits}
