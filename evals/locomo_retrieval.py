@@ -94,7 +94,8 @@ def sessions(conversation: dict) -> list[tuple[datetime, list[dict]]]:
 
 
 def load_conversation(ledger: Ledger, scope: str, conversation: dict) -> dict[str, str]:
-    """Write every turn as a claim, one transaction per session; returns dia_id -> text."""
+    """Write every turn as a claim, one transaction per session; returns dia_id -> "speaker: text"
+    (the baseline's documents: with the speaker, as the dataset README's reference BM25 has them)."""
     texts: dict[str, str] = {}
     with ledger.transaction(principal="import:locomo", reason=f"{scope} predicates") as tx:
         tx.define("said", "many", template="{subject} said: {value}")
@@ -105,7 +106,7 @@ def load_conversation(ledger: Ledger, scope: str, conversation: dict) -> dict[st
                 dia = str(turn.get("dia_id", "")).strip()
                 if not text or not dia:
                     continue
-                texts[dia] = text
+                texts[dia] = f"{turn['speaker']}: {text}"
                 tx.add(scope, str(turn["speaker"]), "said", text, valid_from=when, source=dia)
     return texts
 

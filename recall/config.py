@@ -24,23 +24,29 @@ class RecallConfig:
     name: str = "balanced"
     # Candidates each lane contributes before fusion.
     lane_depth: int = 60
-    rrf_k: float = 60.0
+    rrf_k: float = 20.0
     lexical_weight: float = 1.0
-    vector_weight: float = 0.8
+    vector_weight: float = 0.3
     exact_weight: float = 2.0
     # BM25 column weights: the claim's own sentence, and its window neighbours' words.
     body_weight: float = 1.0
-    context_weight: float = 0.2
+    context_weight: float = 0.5
+    # Ranking cost bound: query terms are kept rarest first while their summed document frequency
+    # stays within this many claim versions (0 = no bound). Terms beyond it carry little BM25 weight.
+    lexical_budget: int = 5000
     # A claim whose subject the query names gets this much more fused score (0 = off).
     subject_boost: float = 0.3
     # Window smoothing: a claim gains this share of its best window neighbour's fused score, because
     # an answer often sits next to the turn that shares the question's words.
-    neighbour_share: float = 0.0
+    neighbour_share: float = 0.15
     # Negative gating of hits that only the vector lane supports: cosine similarity at least
     # `vector_floor`, and at least `vector_margin` above the query's background (the mean similarity
     # of its vector candidates), so flat, meaningless neighbourhoods return nothing.
     vector_floor: float = 0.45
     vector_margin: float = 0.12
+    # ... and at least this share of the query's content words must be whole words the embedder knows
+    # (when the embedder can tell), because mash and ids shred into word pieces with arbitrary vectors.
+    vector_min_known_share: float = 0.5
     # The prompt block: a handful of items within a character budget; items must reach this share of
     # the best item's fused score.
     prompt_items: int = 5
@@ -48,6 +54,8 @@ class RecallConfig:
     prompt_relative_floor: float = 0.35
 
     def __post_init__(self) -> None:
+        if self.lexical_budget < 0:
+            raise ValidationError("must not be negative", field="lexical_budget")
         for name in ("lane_depth", "prompt_items", "prompt_chars"):
             if getattr(self, name) < 1:
                 raise ValidationError("must be at least 1", field=name)

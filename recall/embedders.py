@@ -71,6 +71,17 @@ class StaticEmbedder:
         self._lock = threading.Lock()
         self._identity = f"model2vec:{folder.name}:{_files_digest(folder)}"
         self._dim = int(self._model.dim)
+        self._vocabulary = frozenset(self._model.tokenizer.get_vocab())
+
+    def known_share(self, words: Sequence[str]) -> float | None:
+        """The share of `words` that are whole entries of the model's vocabulary.
+
+        Keyboard mash, ids and base64 fall apart into word pieces whose average still points
+        somewhere; a low share says the query's vector means little.
+        """
+        if not words:
+            return None
+        return sum(1 for w in words if w in self._vocabulary) / len(words)
 
     @property
     def identity(self) -> str:

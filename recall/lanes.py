@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from factledger.ledger import Ledger
 from factledger.ledger.keys import normalise as key_normalise
 
-from .text import STOP_WORDS, LexicalQuery, stem, words
+from .text import STOP_WORDS, LexicalQuery, _quote, stem, words
 
 
 @dataclass(frozen=True)
@@ -36,25 +36,104 @@ class LaneHit:
     own: bool = True  # the claim's own sentence matched (not only its window neighbours' words)
 
 
+class TermStats:
+    """Document frequencies of query words in the lexical index, cached.
+
+    FTS5 stems with porter; a porter stem is (nearly always) a prefix of the word, or the word with a
+    final y turned to i, so the word's df is that of the longest such candidate the index holds. Counts
+    are cached because fts5vocab reads a term's whole posting list to count it; a cached count is only
+    a cost estimate, never a filter, so a slightly stale one changes speed, not results' visibility.
+    """
+
+    def __init__(self, ledger: Ledger, *, capacity: int = 20000):
+        self.ledger = ledger
+        self._cache: dict[str, int] = {}
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _candidates(word: str) -> list[str]:
+        forms = [word[:n] for n in range(len(word), max(2, len(word) - 4), -1)]
+        if word.endswith("y"):
+            forms.insert(1, word[:-1] + "i")
+        return forms
+
+    def df(self, words: Sequence[str]) -> dict[str, int]:
+        with self._lock:
+            missing = [w for w in words if w not in self._cache]
+        if missing:
+            forms = sorted({f for w in missing for f in self._candidates(w)})
+            rows = self.ledger.storage.query(
+                "SELECT term, doc FROM recall_fts_terms WHERE term IN (SELECT value FROM json_each(?))",
+                (json.dumps(forms, ensure_ascii=False),),
+            )
+            counts = {r["term"]: int(r["doc"]) for r in rows}
+            with self._lock:
+                if len(self._cache) > self._capacity:
+                    self._cache.clear()
+                for w in missing:
+                    self._cache[w] = next((counts[f] for f in self._candidates(w) if f in counts), 0)
+        with self._lock:
+            return {w: self._cache.get(w, 0) for w in words}
+
+
+def budgeted_match(query: LexicalQuery, stats: TermStats, budget: int) -> tuple[str | None, bool]:
+    """The FTS5 expression to run, rarest terms first within a posting budget.
+
+    Returns (match, flood): `flood` means even the rarest term is over budget, so only the claims' own
+    sentences are matched and newest come first instead of ranking every posting.
+    """
+    if not query.words:
+        return None, False
+    counts = stats.df(query.words)
+    # A word whose stem is not among the prefixes tried counts 0: kept, never dropped unseen.
+    present = sorted(query.words, key=lambda w: counts[w])
+    kept, total = [], 0
+    for word in present:
+        if kept and total + counts[word] > budget:
+            continue
+        kept.append(word)
+        total += counts[word]
+    expression = " OR ".join(_quote(w) for w in kept)
+    if total > budget:
+        return "{body} : (" + expression + ")", True
+    return expression, False
+
+
 def lexical_lane(
-    ledger: Ledger, query: LexicalQuery, seen: Visibility, *, depth: int, body_weight: float, context_weight: float
+    ledger: Ledger,
+    query: LexicalQuery,
+    seen: Visibility,
+    *,
+    depth: int,
+    body_weight: float,
+    context_weight: float,
+    stats: TermStats | None = None,
+    budget: int = 0,
 ) -> list[LaneHit]:
     """BM25 over claim sentences (and their window context), best first; then trigram hits for CJK."""
     visible = ledger.visible_sql()
     hits: list[LaneHit] = []
-    if query.match is not None:
+    match, flood = (query.match, False)
+    if stats is not None and budget > 0:
+        match, flood = budgeted_match(query, stats, budget)
+    if match is not None:
+        order = "f.rowid DESC" if flood else "rank"
         rows = ledger.storage.query(
             "SELECT f.rowid AS id, bm25(recall_fts, :wb, :wc) AS rank, bm25(recall_fts, 1.0, 0.0) AS own FROM recall_fts f"
-            f" JOIN claims c ON c.id = f.rowid WHERE recall_fts MATCH :match AND {visible}"
-            " ORDER BY rank LIMIT :depth",
-            {**seen.params(), "match": query.match, "wb": body_weight, "wc": context_weight, "depth": depth},
+            f" CROSS JOIN claims c ON c.id = f.rowid WHERE recall_fts MATCH :match AND {visible}"
+            f" ORDER BY {order} LIMIT :depth",
+            {**seen.params(), "match": match, "wb": body_weight, "wc": context_weight, "depth": depth},
         )
-        hits.extend(LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows)
+        found = [LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows]
+        if flood:
+            found.sort(key=lambda h: -h.score)
+        hits.extend(found)
     known = {h.id for h in hits}
     if query.trigram_match is not None:
         rows = ledger.storage.query(
             "SELECT f.rowid AS id, bm25(recall_fts_trigram) AS rank FROM recall_fts_trigram f"
-            f" JOIN claims c ON c.id = f.rowid WHERE recall_fts_trigram MATCH :match AND {visible}"
+            f" CROSS JOIN claims c ON c.id = f.rowid WHERE recall_fts_trigram MATCH :match AND {visible}"
             " ORDER BY rank LIMIT :depth",
             {**seen.params(), "match": query.trigram_match, "depth": depth},
         )
@@ -63,11 +142,11 @@ def lexical_lane(
     short = list(query.short_cjk)
     if query.trigram_match is not None and not hits:
         short.extend(query.cjk_bigrams)  # no three characters in a row matched: try the two-character words
-    for run in short:  # two-character words are below the trigram size: a LIKE scan of CJK rows
+    for run in short:  # two-character words are below the trigram size: a scan of the (few) CJK rows
         rows = ledger.storage.query(
-            "SELECT f.rowid AS id FROM recall_fts_trigram f JOIN claims c ON c.id = f.rowid"
-            f" WHERE f.body LIKE :pattern AND {visible} LIMIT :depth",
-            {**seen.params(), "pattern": f"%{run}%", "depth": depth},
+            "SELECT f.rowid AS id FROM recall_fts_trigram f CROSS JOIN claims c ON c.id = f.rowid"
+            f" WHERE instr(f.body, :run) > 0 AND {visible} LIMIT :depth",
+            {**seen.params(), "run": run, "depth": depth},
         )
         hits.extend(LaneHit(r["id"], 0.0) for r in rows if r["id"] not in known)
         known = {h.id for h in hits}
@@ -76,8 +155,12 @@ def lexical_lane(
 
 @dataclass
 class _Vocabulary:
-    stamp: tuple = ()
+    """Subjects and predicate holders per scope, read incrementally (claim ids only grow)."""
+
+    last_id: int = 0
+    predicates_stamp: tuple = ()
     subjects: dict[str, set[str]] = field(default_factory=dict)  # scope -> subject keys
+    holders: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (scope, predicate) -> subjects
     predicates: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> content stems
 
 
@@ -105,30 +188,34 @@ class ExactLane:
         self._lock = threading.Lock()
 
     def _vocabulary(self) -> _Vocabulary:
-        stamp = tuple(self.ledger.storage.one("SELECT MAX(id), (SELECT MAX(rowid) FROM predicates) FROM transactions"))
+        storage = self.ledger.storage
         with self._lock:
-            if stamp != self._vocab.stamp:
-                subjects: dict[str, set[str]] = {}
-                for r in self.ledger.storage.query("SELECT DISTINCT scope, subject_key FROM claims"):
-                    subjects.setdefault(r["scope"], set()).add(r["subject_key"])
-                predicates = {}
-                for p in self.ledger.storage.query("SELECT name, display FROM predicates"):
-                    stems = tuple(stem(w) for w in words(p["display"].replace("_", " ")) if w not in STOP_WORDS)
-                    predicates[p["name"]] = stems
-                self._vocab = _Vocabulary(stamp, subjects, predicates)
-            return self._vocab
+            vocab = self._vocab
+            # Erased claims may leave a name here; a lookup of it then finds nothing, which is harmless.
+            for r in storage.query(
+                "SELECT id, scope, subject_key, predicate FROM claims WHERE id > ? ORDER BY id", (vocab.last_id,)
+            ):
+                vocab.subjects.setdefault(r["scope"], set()).add(r["subject_key"])
+                vocab.holders.setdefault((r["scope"], r["predicate"]), set()).add(r["subject_key"])
+                vocab.last_id = r["id"]
+            stamp = tuple(storage.one("SELECT COUNT(*), MAX(defined_at) FROM predicates"))
+            if stamp != vocab.predicates_stamp:
+                vocab.predicates = {
+                    p["name"]: tuple(stem(w) for w in words(p["display"].replace("_", " ")) if w not in STOP_WORDS)
+                    for p in storage.query("SELECT name, display FROM predicates")
+                }
+                vocab.predicates_stamp = stamp
+            return vocab
 
     def named(self, query: str, scopes: Sequence[str]) -> NamedSlots:
         vocab = self._vocabulary()
         tokens = words(query)
-        known_subjects: set[str] = set()
-        for scope in scopes:
-            known_subjects |= vocab.subjects.get(scope, set())
+        known = [vocab.subjects.get(scope, set()) for scope in scopes]
         subjects = set()
         for n in range(1, self.MAX_NGRAM + 1):
             for i in range(len(tokens) - n + 1):
                 gram = key_normalise(" ".join(tokens[i : i + n]))
-                if gram in known_subjects and not (n == 1 and gram in STOP_WORDS):
+                if any(gram in k for k in known) and not (n == 1 and gram in STOP_WORDS):
                     subjects.add(gram)
         stems = {stem(t) for t in tokens}
         predicates = {name for name, need in vocab.predicates.items() if need and set(need) <= stems}
@@ -137,26 +224,26 @@ class ExactLane:
     def lane(self, named: NamedSlots, seen: Visibility) -> list[LaneHit]:
         if not named.predicates:
             return []
-        params = {
-            **seen.params(),
-            "predicates": json.dumps(sorted(named.predicates)),
-            "subjects": json.dumps(sorted(named.subjects)),
-        }
-        sql = (
-            "SELECT c.id, c.subject_key, c.predicate FROM claims c"
-            f" WHERE c.predicate IN (SELECT value FROM json_each(:predicates)) AND {self.ledger.visible_sql()}"
-        )
-        if named.subjects:
-            sql += " AND c.subject_key IN (SELECT value FROM json_each(:subjects))"
-        sql += f" ORDER BY c.id DESC LIMIT {self.MAX_SLOT_VALUES * 4 + 1}"
-        rows = self.ledger.storage.query(sql, params)
-        slots: dict[tuple[str, str], list[int]] = {}
-        for r in rows:
-            slots.setdefault((r["subject_key"], r["predicate"]), []).append(r["id"])
-        if not named.subjects and len(slots) > 1:
-            return []  # a predicate alone, held by several subjects: not a direct answer
+        subjects = set(named.subjects)
+        if not subjects:
+            # A predicate alone answers only when one subject holds it in these scopes ("where do I live"
+            # in a single-user scope); held by several, it is not a direct answer.
+            vocab = self._vocabulary()
+            for scope in seen.scopes:
+                for predicate in named.predicates:
+                    subjects |= vocab.holders.get((scope, predicate), set())
+            if len(subjects) != 1:
+                return []
+        visible = self.ledger.visible_sql()
         hits = []
-        for ids in slots.values():
-            if len(ids) <= self.MAX_SLOT_VALUES:
-                hits.extend(LaneHit(i, 1.0) for i in ids)
+        # One indexed lookup per named slot (claims_slot covers scope, subject, predicate).
+        for subject in sorted(subjects):
+            for predicate in sorted(named.predicates):
+                rows = self.ledger.storage.query(
+                    "SELECT c.id FROM claims c WHERE c.subject_key = :subject AND c.predicate = :predicate"
+                    f" AND {visible} ORDER BY c.id DESC LIMIT {self.MAX_SLOT_VALUES + 1}",
+                    {**seen.params(), "subject": subject, "predicate": predicate},
+                )
+                if len(rows) <= self.MAX_SLOT_VALUES:
+                    hits.extend(LaneHit(r["id"], 1.0) for r in rows)
         return hits

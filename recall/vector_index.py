@@ -7,6 +7,7 @@ folder holds nothing the ledger does not: deleting it loses nothing, `rebuild` w
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import threading
@@ -47,12 +48,36 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+class _Loop:
+    """One private event loop on a daemon thread: LanceDB's async API in one round trip per call
+    (its synchronous wrapper costs several, which is most of a query's time at this size)."""
+
+    _shared: "_Loop | None" = None
+    _guard = threading.Lock()
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=self.loop.run_forever, name="factledger-lancedb", daemon=True)
+        thread.start()
+
+    @classmethod
+    def get(cls) -> "_Loop":
+        with cls._guard:
+            if cls._shared is None:
+                cls._shared = cls()
+            return cls._shared
+
+    def run(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+
 class VectorIndex:
     """A LanceDB folder holding table `claims` and a small JSON file naming the embedder that filled it."""
 
     def __init__(self, folder: Path):
         self.folder = Path(folder)
         self._lock = threading.RLock()
+        self._loop = _Loop.get()
         self._db = None
         self._table = None
 
@@ -71,16 +96,16 @@ class VectorIndex:
         if self._db is None:
             self.folder.mkdir(parents=True, exist_ok=True)
             # Read the latest committed state on every query: other processes write this folder too.
-            self._db = lancedb.connect(str(self.folder), read_consistency_interval=timedelta(0))
+            self._db = self._loop.run(lancedb.connect_async(str(self.folder), read_consistency_interval=timedelta(0)))
         return self._db
 
     def table(self):
         with self._lock:
             if self._table is None:
                 db = self._connect()
-                if TABLE not in db.table_names():
+                if TABLE not in self._loop.run(db.list_tables()).tables:
                     return None
-                self._table = db.open_table(TABLE)
+                self._table = self._loop.run(db.open_table(TABLE))
             return self._table
 
     def usable_for(self, identity: str, dim: int) -> bool:
@@ -108,7 +133,7 @@ class VectorIndex:
                     pa.field("vector", pa.list_(pa.float32(), dim)),
                 ]
             )
-            self._table = db.create_table(TABLE, schema=schema)
+            self._table = self._loop.run(db.create_table(TABLE, schema=schema))
             (self.folder / META_FILE).write_text(json.dumps({"embedder": identity, "dim": dim}) + "\n", "utf-8")
 
     # -- writes ---------------------------------------------------------------------------------
@@ -134,12 +159,8 @@ class VectorIndex:
         with self._lock:
             table = self.table()
             assert table is not None, "reset() the index first"
-            (
-                table.merge_insert("id")
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .execute(self._arrow(rows, dim))
-            )
+            builder = table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+            self._loop.run(builder.execute(self._arrow(rows, dim)))
 
     def append(self, rows: Sequence[VectorRow], dim: int) -> None:
         """Bulk load into a fresh table (rebuild): no key matching needed."""
@@ -148,7 +169,7 @@ class VectorIndex:
         with self._lock:
             table = self.table()
             assert table is not None, "reset() the index first"
-            table.add(self._arrow(rows, dim))
+            self._loop.run(table.add(self._arrow(rows, dim)))
 
     def delete(self, ids: Iterable[int]) -> None:
         ids = sorted(set(int(i) for i in ids))
@@ -157,44 +178,61 @@ class VectorIndex:
         with self._lock:
             table = self.table()
             if table is not None:
-                table.delete(f"id IN ({', '.join(str(i) for i in ids)})")
+                self._loop.run(table.delete(f"id IN ({', '.join(str(i) for i in ids)})"))
 
     def build_indexes(self) -> bool:
         """An HNSW (scalar-quantised) index on the vectors and B-trees on id and scope, once big enough."""
         with self._lock:
             table = self.table()
-            if table is None or table.count_rows() < INDEX_MIN_ROWS:
+            if table is None or self._loop.run(table.count_rows()) < INDEX_MIN_ROWS:
                 return False
-            table.create_index("vector", config=HnswSq(distance_type="cosine"), replace=True)
-            table.create_index("id", config=BTree(), replace=True)
-            table.create_index("scope", config=BTree(), replace=True)
+            self._loop.run(table.create_index("vector", config=HnswSq(distance_type="cosine"), replace=True))
+            self._loop.run(table.create_index("id", config=BTree(), replace=True))
+            self._loop.run(table.create_index("scope", config=BTree(), replace=True))
             return True
 
     def optimize(self) -> None:
         with self._lock:
             table = self.table()
             if table is not None:
-                table.optimize()
+                self._loop.run(table.optimize())
 
     # -- reads ----------------------------------------------------------------------------------
 
     def count(self) -> int:
         table = self.table()
-        return 0 if table is None else int(table.count_rows())
+        return 0 if table is None else int(self._loop.run(table.count_rows()))
 
     def has_vector_index(self) -> bool:
         table = self.table()
         if table is None:
             return False
-        return any("vector" in list(ix.columns) for ix in table.list_indices())
+        return any("vector" in list(ix.columns) for ix in self._loop.run(table.list_indices()))
 
     def rows_state(self) -> dict[int, str | None]:
         """id -> tx_to for every row (repair compares this with the ledger)."""
         table = self.table()
         if table is None:
             return {}
-        data = table.to_arrow().select(["id", "tx_to"]).to_pydict()
+        data = self._loop.run(table.query().select(["id", "tx_to"]).to_arrow()).to_pydict()
         return dict(zip(data["id"], data["tx_to"]))
+
+    def _query(self, table, vector: np.ndarray, where: str, fetch: int, keep: int, *, post: bool) -> dict:
+        query = (
+            table.vector_search(np.asarray(vector, dtype=np.float32))
+            .column("vector")
+            .distance_type("cosine")
+            .where(where)
+            .select(["id", "_distance"])
+            .limit(fetch)
+        )
+        if post:
+            query = query.postfilter()
+        data = self._loop.run(query.to_arrow()).to_pydict()
+        if len(data["id"]) > keep:  # the best `keep` of the wider set
+            order = sorted(range(len(data["id"])), key=lambda i: data["_distance"][i])[:keep]
+            data = {"id": [data["id"][i] for i in order], "_distance": [data["_distance"][i] for i in order]}
+        return data
 
     def search(
         self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int
@@ -207,15 +245,12 @@ class VectorIndex:
             f" AND valid_from <= {_quote(valid_at)} AND (valid_to IS NULL OR valid_to > {_quote(valid_at)})"
             f" AND tx_from <= {_quote(known_at)} AND (tx_to IS NULL OR tx_to > {_quote(known_at)})"
         )
-        rows = (
-            table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
-            .distance_type("cosine")
-            .where(where, prefilter=True)
-            .select(["id", "_distance"])
-            .limit(limit)
-            .to_arrow()
-            .to_pydict()
-        )
+        # Post-filtering a wider candidate set is several times cheaper than pre-filtering every row;
+        # when the filter removes most of them (other scopes, closed versions dominate) fall back to
+        # the exact pre-filtered search.
+        rows = self._query(table, vector, where, limit * 3, limit, post=True)
+        if len(rows["id"]) < limit // 2:
+            rows = self._query(table, vector, where, limit, limit, post=False)
         hits = []
         for claim_id, distance in zip(rows["id"], rows["_distance"]):
             if distance is None or not np.isfinite(distance):

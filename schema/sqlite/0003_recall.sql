@@ -29,6 +29,9 @@ CREATE INDEX claims_window ON claims (scope, valid_from, id);
 CREATE VIRTUAL TABLE recall_fts USING fts5(
     body, context, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- Document frequency per indexed term: the lexical lane leaves out terms so common that ranking
+-- their postings would cost more than they tell.
+CREATE VIRTUAL TABLE recall_fts_terms USING fts5vocab(recall_fts, 'row');
 -- Trigram twin for scripts written without spaces (CJK); only rows with non-ASCII text go in.
 CREATE VIRTUAL TABLE recall_fts_trigram USING fts5(body, tokenize = 'trigram');
 

@@ -1,0 +1,225 @@
+"""Recall commands: search (one query or a JSON Lines batch), memories, recall (the prompt block), index."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from factledger.ledger import LedgerError, ValidationError
+from factledger.recall import PRESETS, Recall, RecallConfig
+
+from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+
+index_dir_option = click.option(
+    "--index-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="FACTLEDGER_INDEX_DIR",
+    default=None,
+    help="The vector index folder. Default: <ledger file>.lance beside the ledger. Also FACTLEDGER_INDEX_DIR.",
+)
+config_option = click.option(
+    "--config",
+    "config_name",
+    type=click.Choice(sorted(PRESETS)),
+    default="balanced",
+    show_default=True,
+    help="Named fusion configuration (see docs/ARCHITECTURE.md, Recall).",
+)
+time_options = [
+    click.option("--valid-at", default=None, help="Valid-time instant (ISO). Default: now."),
+    click.option("--known-at", default=None, help="Transaction-time instant: what the ledger believed then. Default: now."),
+]
+
+
+def _with_time(func):
+    for option in reversed(time_options):
+        func = option(func)
+    return func
+
+
+def _recall(app: AppContext, index_dir: Path | None, config_name: str = "balanced") -> Recall:
+    return Recall(app.ledger(), index_dir, config=RecallConfig.preset(config_name))
+
+
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
+
+
+def _batch_line(recall: Recall, text: str, number: int) -> dict:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"line {number}: not valid JSON ({exc.msg})", field="line") from None
+    if not isinstance(data, dict):
+        raise ValidationError(f"line {number}: each line must be a JSON object", field="line")
+    unknown = set(data) - {"id", "query", "scope", "scopes", "limit", "valid_at", "known_at"}
+    if unknown:
+        raise ValidationError(f"line {number}: unknown field", field=sorted(unknown)[0])
+    scopes = data.get("scopes", data.get("scope"))
+    if isinstance(scopes, str):
+        scopes = [scopes]
+    if not isinstance(scopes, list) or not scopes:
+        raise ValidationError(f"line {number}: required (a scope name or a list of them)", field="scope")
+    hits = recall.search(
+        data.get("query"), scopes, valid_at=data.get("valid_at"), known_at=data.get("known_at"),
+        limit=data.get("limit", 10),
+    )
+    return {"id": data.get("id", number), "results": [h.to_dict() for h in hits]}
+
+
+@click.command("search")
+@click.argument("query", required=False)
+@click.option("--scope", "scopes", multiple=True, help="Scope to search (repeatable; required for a single query).")
+@_with_time
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="At most this many results.")
+@click.option("--batch", "batch", default=None, help='JSON Lines file (or - for stdin) of {"id","query","scope","limit"}.')
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@index_dir_option
+@config_option
+@pass_app
+def search_cmd(
+    app: AppContext, query: str | None, scopes: tuple[str, ...], valid_at: str | None, known_at: str | None,
+    limit: int, batch: str | None, as_json: bool, index_dir: Path | None, config_name: str,
+) -> None:
+    """Search claims: lexical, exact and vector lanes fused, under the visibility predicate.
+
+    With --batch, each input line is one query; one JSON line is printed per query with its id and
+    results (or its error), and the models and indexes are loaded once.
+    """
+    recall = _recall(app, index_dir, config_name)
+    if batch is not None:
+        if query is not None:
+            raise CliError("give either QUERY or --batch, not both")
+        failures = 0
+        for number, text in enumerate(read_input(batch), start=1):
+            if not text.strip():
+                continue
+            try:
+                emit_json(_batch_line(recall, text, number))
+            except LedgerError as exc:
+                failures += 1
+                data = {}
+                try:
+                    data = json.loads(text)
+                except json.JSONDecodeError:
+                    pass
+                emit_json({"id": data.get("id", number) if isinstance(data, dict) else number, "error": str(exc)})
+        if failures:
+            raise CliError(f"{failures} batch line(s) failed; see their error objects")
+        return
+    if query is None:
+        raise CliError("give a QUERY (or --batch FILE)")
+    if not scopes:
+        raise CliError("scope: name at least one --scope to search")
+    hits = recall.search(query, list(scopes), valid_at=valid_at, known_at=known_at, limit=limit)
+    if as_json:
+        emit_json([h.to_dict() for h in hits])
+        return
+    emit_table(
+        ["id", "subject", "predicate", "value", "valid", "source", "lexical", "exact", "vector", "fused"],
+        [
+            [
+                h.claim.id, h.claim.subject, h.claim.predicate, h.claim.value,
+                interval(h.claim.valid_from, h.claim.valid_to), ",".join(h.claim.source),
+                _score(h.scores.lexical), _score(h.scores.exact), _score(h.scores.vector), f"{h.scores.fused:.4f}",
+            ]
+            for h in hits
+        ],
+    )
+
+
+@click.command("recall")
+@click.argument("query")
+@click.option("--scope", "scopes", multiple=True, required=True, help="Scope to search (repeatable).")
+@_with_time
+@index_dir_option
+@config_option
+@pass_app
+def recall_cmd(
+    app: AppContext, query: str, scopes: tuple[str, ...], valid_at: str | None, known_at: str | None,
+    index_dir: Path | None, config_name: str,
+) -> None:
+    """Print the prompt block the host would get for QUERY (nothing when nothing clears the gate)."""
+    block = _recall(app, index_dir, config_name).prompt_block(query, list(scopes), valid_at=valid_at, known_at=known_at)
+    if block:
+        click.echo(block)
+
+
+@click.command("memories")
+@click.option("--scope", "scopes", multiple=True, required=True, help="Scope to read (repeatable).")
+@_with_time
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@pass_app
+def memories_cmd(app: AppContext, scopes: tuple[str, ...], valid_at: str | None, known_at: str | None, as_json: bool) -> None:
+    """Free-text memories: one sentence per visible claim, with its valid time."""
+    memories = Recall(app.ledger(), config=RecallConfig.preset("lexical")).memories(
+        list(scopes), valid_at=valid_at, known_at=known_at
+    )
+    if as_json:
+        emit_json([m.to_dict() for m in memories])
+        return
+    for memory in memories:
+        click.echo(f"[{memory.claim.id}] {memory.sentence}")
+
+
+@click.group("index")
+def index_group() -> None:
+    """The vector companion (LanceDB): status, rebuild, repair. It is always rebuildable from the ledger."""
+
+
+@index_group.command("status")
+@index_dir_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@pass_app
+def index_status_cmd(app: AppContext, index_dir: Path | None, as_json: bool) -> None:
+    """Where the index is, which embedder filled it, how far behind the ledger it is."""
+    status = _recall(app, index_dir).status()
+    if as_json:
+        emit_json(status.to_dict())
+        return
+    emit_table(["field", "value"], [[k, v] for k, v in status.to_dict().items()])
+
+
+@index_group.command("rebuild")
+@index_dir_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@pass_app
+def index_rebuild_cmd(app: AppContext, index_dir: Path | None, as_json: bool) -> None:
+    """Write the vector index again from the ledger."""
+    recall = _recall(app, index_dir)
+    total = app.ledger().storage.one("SELECT COUNT(*) FROM claims")[0]
+    # Progress goes to stderr so --json output on stdout stays one clean object.
+    with click.progressbar(length=max(total, 1), label="embedding claim versions", file=sys.stderr) as bar:
+        last = [0]
+
+        def progress(done: int, _total: int) -> None:
+            bar.update(done - last[0])
+            last[0] = done
+
+        written = recall.rebuild(progress)
+    status = recall.status()
+    if as_json:
+        emit_json({"written": written, **status.to_dict()})
+    else:
+        click.echo(f"rebuilt {status.folder}: {written} claim versions with {status.embedder}")
+
+
+@index_group.command("repair")
+@index_dir_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@pass_app
+def index_repair_cmd(app: AppContext, index_dir: Path | None, as_json: bool) -> None:
+    """Make the index agree with the ledger row by row and clear the repair flag."""
+    report = _recall(app, index_dir).repair()
+    if as_json:
+        emit_json(report.to_dict())
+    elif report.rebuilt:
+        click.echo("the index was missing or built by another embedder: rebuilt it")
+    else:
+        click.echo(f"repaired: {report.upserted} rows written, {report.deleted} rows removed")
+
+
+COMMANDS = [search_cmd, recall_cmd, memories_cmd, index_group]
