@@ -1,0 +1,194 @@
+"""What factledger costs a Hermes turn: the provider's hot-path calls against their library baselines in
+the same process, and a whole Hermes turn with and without the provider.
+
+    .venv/bin/python evals/bench_hermes.py [--users 2000] [--queries 200] [--turns 8] [--json]
+
+Figures:
+- prefetch: `provider.prefetch(query)` (what Hermes calls before each turn) vs `Recall.prompt_block` on
+  the same scopes, over a ledger of `users` x 5 facts in as many durable scopes;
+- sync_turn: `provider.sync_turn(user, assistant)` vs two bare `Journal.append` calls;
+- digest lag: wall time from 16 journaled turns to their facts being in the ledger and the vector index
+  (the worker's flush), i.e. how soon a fact said in a turn is recalled;
+- turn: a full Hermes `run_conversation` turn against the scripted model, with factledger selected and
+  with no memory provider, to show the share of a turn that memory takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+CITIES = ["Berlin", "Lisbon", "Oslo", "Lyon", "Krakow", "Seville", "Porto", "Turin", "Bergen", "Utrecht", "Graz", "Bilbao"]
+HOBBIES = ["hiking", "baking bread", "chess", "sailing", "climbing", "knitting", "birdwatching", "the cello", "poetry"]
+QUERIES = ["where do I live", "what are my hobbies", "do I like sailing", "which city", "my job", "what do I play",
+           "tell me about chess", "where do I work", "anything about Oslo", "penguins in Antarctica"]
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def timed(fn, repeat: int) -> list[float]:
+    out = []
+    for i in range(repeat):
+        start = time.perf_counter()
+        fn(i)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    return {"p50_ms": round(statistics.median(ms), 3), "p95_ms": round(percentile(ms, 0.95), 3)}
+
+
+def populate(ledger_path: Path, scopes: list[str]) -> int:
+    from factledger.ledger import Ledger
+
+    with Ledger.open(ledger_path) as ledger:
+        with ledger.transaction(principal="import:bench") as tx:
+            tx.define("lives_in", "one", template="{subject} lives in {value}")
+            tx.define("works_in", "one", template="{subject} works in {value}")
+            tx.define("likes", "many", template="{subject} likes {value}")
+            for n, scope in enumerate(scopes):
+                tx.add(scope, "user", "lives_in", CITIES[n % len(CITIES)], valid_from="2024-01-01")
+                tx.add(scope, "user", "works_in", CITIES[(n + 3) % len(CITIES)], valid_from="2024-01-01")
+                for k in range(3):
+                    tx.add(scope, "user", "likes", HOBBIES[(n + k) % len(HOBBIES)], valid_from="2024-01-01")
+        return ledger.storage.one("SELECT COUNT(*) FROM claims")[0]
+
+
+def provider_benchmarks(home: Path, users: int, queries: int) -> dict:
+    from factledger.digest import Journal, Turn
+    from factledger.hermes_plugin.provider import FactledgerMemoryProvider
+    from factledger.hermes_plugin.scope import HermesIdentity, derive_scopes
+
+    def identity(n: int) -> dict:
+        return dict(platform="telegram", agent_identity="default", agent_workspace="hermes", user_id=f"user{n}",
+                    chat_id=f"chat{n}", chat_type="dm")
+
+    scopes = [derive_scopes(HermesIdentity.from_kwargs(f"s{n}", identity(n))).durable for n in range(users)]
+    claims = populate(home / "factledger" / "ledger.db", scopes)
+    provider = FactledgerMemoryProvider()
+    provider.initialize("s0", hermes_home=str(home), **identity(0))
+    session = provider.session
+    assert session.digest_pending(wait=True)  # the warm-up drains the outbox into the vector index
+    readable = session.scopes.readable
+
+    provider.prefetch("warm up")
+    session.recall.prompt_block("warm up", readable)
+    ours: list[float] = []
+    base: list[float] = []
+    for i in range(queries):  # interleaved, so both see the same caches and the same machine load
+        ours += timed(lambda _: provider.prefetch(QUERIES[i % len(QUERIES)]), 1)
+        base += timed(lambda _: session.recall.prompt_block(QUERIES[i % len(QUERIES)], readable), 1)
+    sample = provider.prefetch("where do I live")
+
+    journal = Journal(session.writer)
+    turns = max(50, queries // 2)
+    sync: list[float] = []
+    append: list[float] = []
+    for i in range(turns):
+        sync += timed(lambda _: provider.sync_turn(f"Just chatting, message {i}.", f"Reply {i}."), 1)
+        append += timed(lambda _: (journal.append(Turn(scope=readable[-1], text=f"Baseline message {i}.", session="b")),
+                                   journal.append(Turn(scope=readable[-1], text=f"Baseline reply {i}.", role="assistant", session="b"))), 1)
+    session.digest_pending(wait=True)
+
+    lag = []
+    for round_ in range(3):
+        for i in range(16):
+            provider.sync_turn(f"I like {HOBBIES[i % len(HOBBIES)]} number {round_}{i}.", "Noted.")
+        start = time.perf_counter()
+        session.digest_pending(wait=True)
+        lag.append((time.perf_counter() - start) * 1000)
+    provider.shutdown()
+    return {
+        "claims": claims,
+        "scopes": users,
+        "prefetch": {"provider": summary(ours), "baseline_prompt_block": summary(base),
+                     "ratio_p50": round(statistics.median(ours) / statistics.median(base), 3)},
+        "sample_block": sample,
+        "sync_turn": {"provider": summary(sync), "baseline_two_appends": summary(append),
+                      "ratio_p50": round(statistics.median(sync) / statistics.median(append), 3)},
+        "digest_16_turns_ms": [round(x, 1) for x in lag],
+    }
+
+
+TURN_SCRIPT = """
+import json, os, sys, time
+from factledger.hermes_plugin.scripted_model import ScriptedModelServer, ModelReply
+turns = int(sys.argv[1])
+import run_agent
+with ScriptedModelServer([ModelReply.say("Noted.")] * (turns + 1)) as server:
+    agent = run_agent.AIAgent(base_url=server.base_url, api_key="sk-none", model="fake-model", quiet_mode=True,
+                              skip_context_files=True, enabled_toolsets=["memory"], tool_delay=0.0, platform="cli")
+    messages = []
+    agent.run_conversation("warm up", conversation_history=messages)
+    out = []
+    for i in range(turns):
+        start = time.perf_counter()
+        result = agent.run_conversation(f"I live in Oslo and I like chess, message {i}.", conversation_history=messages)
+        out.append((time.perf_counter() - start) * 1000)
+        messages = result["messages"]
+    agent.shutdown_memory_provider(messages)
+print(json.dumps(out))
+"""
+
+
+def turn_benchmark(turns: int, with_memory: bool) -> dict:
+    """One fresh process per variant, so Hermes's import-time state cannot leak between them."""
+    home = Path(tempfile.mkdtemp(prefix="bench-hermes-turn-"))
+    if with_memory:
+        subprocess.run([str(Path(sys.executable).parent / "factledger"), "hermes", "install", "--hermes-home", str(home),
+                        "--set-provider"], check=True, capture_output=True)
+    else:
+        (home / "config.yaml").write_text(yaml.safe_dump({"memory": {"provider": ""}}))
+    env = {**os.environ, "HERMES_HOME": str(home), "HF_HUB_OFFLINE": "1", "TIRITH_ENABLED": "0"}
+    done = subprocess.run([sys.executable, "-c", TURN_SCRIPT, str(turns)], env=env, capture_output=True, text=True, check=True)
+    return summary(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=2000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=8)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    home = Path(tempfile.mkdtemp(prefix="bench-hermes-"))
+    os.environ["HERMES_HOME"] = str(home)
+    report = provider_benchmarks(home, args.users, args.queries)
+    if args.turns:
+        report["turn"] = {"with_factledger": turn_benchmark(args.turns, True), "without_memory": turn_benchmark(args.turns, False)}
+        report["turn"]["ratio_p50"] = round(report["turn"]["with_factledger"]["p50_ms"] / report["turn"]["without_memory"]["p50_ms"], 3)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"ledger: {report['claims']} claim versions in {report['scopes']} user scopes")
+    p = report["prefetch"]
+    print(f"prefetch        p50 {p['provider']['p50_ms']:.2f} ms  p95 {p['provider']['p95_ms']:.2f} ms"
+          f"   (Recall.prompt_block p50 {p['baseline_prompt_block']['p50_ms']:.2f} ms; ratio {p['ratio_p50']})")
+    s = report["sync_turn"]
+    print(f"sync_turn       p50 {s['provider']['p50_ms']:.2f} ms  p95 {s['provider']['p95_ms']:.2f} ms"
+          f"   (two Journal.append p50 {s['baseline_two_appends']['p50_ms']:.2f} ms; ratio {s['ratio_p50']})")
+    print(f"digest 16 turns {', '.join(f'{x:.0f}' for x in report['digest_16_turns_ms'])} ms (worker flush, rules extractor)")
+    if "turn" in report:
+        t = report["turn"]
+        print(f"Hermes turn     p50 {t['with_factledger']['p50_ms']:.0f} ms with factledger,"
+              f" {t['without_memory']['p50_ms']:.0f} ms without memory (ratio {t['ratio_p50']})")
+    print("sample block for 'where do I live':")
+    print("  " + report["sample_block"].replace("\n", "\n  "))
+
+
+if __name__ == "__main__":
+    main()
