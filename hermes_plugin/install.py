@@ -253,7 +253,8 @@ def diagnose(paths: HermesPaths, *, load_with_hermes: bool = True) -> DoctorRepo
 
             RecallConfig.preset(settings.recall_configuration)
         checks.append(Check("settings", True, f"{where}: policy {settings.policy}, "
-                            + (f"model {settings.model.name} at {settings.model.base_url}" if settings.model.configured else "offline rules extractor")))
+                            + (f"model {settings.model.name} at {settings.model.base_url}" if settings.model.configured
+                               else "no model named: the offline rules extractor, unless FACTLEDGER_DIGEST_MODEL is set for Hermes")))
     except LedgerError as exc:
         checks.append(Check("settings", False, str(exc), f"fix {paths.settings_path}"))
 

@@ -34,9 +34,11 @@ MEMORY_WRITE_WORDS = {"add": "Noted in", "replace": "Updated in", "remove": "Rem
 
 
 def digest_config(settings: ProviderSettings, environ: Mapping[str, str]) -> DigestConfig:
+    """The settings file's model when it names one, else the digest's own FACTLEDGER_DIGEST_* variables
+    (read now, at session start); the policy always comes from the settings file."""
     model = settings.model
     if not model.configured:
-        return DigestConfig(policy=settings.policy)  # type: ignore[arg-type]
+        return DigestConfig.from_env(environ, policy=settings.policy)
     return DigestConfig(base_url=model.base_url, model=model.name, api_key=model.api_key(environ) or None,
                         policy=settings.policy)  # type: ignore[arg-type]
 

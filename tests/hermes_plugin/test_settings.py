@@ -13,8 +13,14 @@ def test_the_default_file_means_the_defaults(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text(DEFAULT_SETTINGS_TEXT)
     assert ProviderSettings.load(path) == ProviderSettings() == ProviderSettings.load(tmp_path / "missing.yaml")
-    config = digest_config(ProviderSettings(), {})
+    config = digest_config(ProviderSettings(), {"OPENAI_API_KEY": "sk-x"})  # a key alone names no model
     assert not config.uses_model and config.policy == "auto"
+
+
+def test_without_a_model_in_the_file_the_digest_variables_apply_but_not_their_policy():
+    environ = {"FACTLEDGER_DIGEST_MODEL": "m", "FACTLEDGER_DIGEST_BASE_URL": "http://127.0.0.1:9/v1", "FACTLEDGER_DIGEST_POLICY": "auto"}
+    config = digest_config(ProviderSettings(policy="strict"), environ)
+    assert (config.model, config.base_url, config.policy) == ("m", "http://127.0.0.1:9/v1", "strict")
 
 
 def test_a_model_section_reaches_the_digest_with_the_key_from_the_named_variable(tmp_path):
