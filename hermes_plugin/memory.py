@@ -9,6 +9,8 @@ keeps readers from waiting on it, so a digest batch never stalls a prefetch.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
 import os
 import threading
@@ -58,16 +60,17 @@ class MemorySession:
         config = digest_config(settings, os.environ if environ is None else environ)
         recall_config = RecallConfig.preset(settings.recall_configuration) if settings.recall_configuration else None
         paths.state_dir.mkdir(parents=True, exist_ok=True)
-        self.writer = Ledger.open(paths.ledger_path)
-        try:
+        with contextlib.ExitStack() as undo:  # on any failure below, close what was opened
+            self.writer = Ledger.open(paths.ledger_path)
+            undo.callback(self.writer.close)
             self.reader = Ledger.open(paths.ledger_path)
+            undo.callback(self.reader.close)
             self.recall = shared_recall.acquire(paths.ledger_path, paths.index_dir, recall_config)
+            undo.callback(shared_recall.release, self.recall)
             self.journal = Journal(self.writer)
             self.digester = Digester(self.writer, build_extractor(config), policy=config.policy,
                                      context_turns=config.context_turns)
-        except BaseException:
-            self.writer.close()
-            raise
+            undo.pop_all()
         self.worker = DigestWorker(
             self._digest_batch,
             batch_size=settings.batch_size,
@@ -86,7 +89,7 @@ class MemorySession:
         if identity.session_id:
             return identity
         # No session id (Hermes always gives one; a host embedding us might not): a private scratch scope.
-        return HermesIdentity(**{**identity.__dict__, "session_id": f"anonymous-{uuid.uuid4().hex}"})
+        return dataclasses.replace(identity, session_id=f"anonymous-{uuid.uuid4().hex}")
 
     @property
     def identity(self) -> HermesIdentity:
@@ -102,15 +105,17 @@ class MemorySession:
         """Hermes rotated the session (/new, /resume, compression): scratch follows the new session."""
         self.worker.flush(wait=False)
         with self._lock:
-            self._identity = HermesIdentity(**{**self._identity.__dict__, "session_id": session_id})
+            self._identity = dataclasses.replace(self._identity, session_id=session_id)
             self._scopes = derive_scopes(self._identity)
 
     def close(self) -> None:
-        if not self.worker.stop(timeout=SESSION_END_WAIT):
-            logger.warning("factledger: the last digest did not finish within %ss; it resumes next session", SESSION_END_WAIT)
+        stopped = self.worker.stop(timeout=SESSION_END_WAIT)
         shared_recall.release(self.recall)
         self.reader.close()
-        self.writer.close()
+        if stopped:
+            self.writer.close()
+        else:  # the worker still uses the writer; its entries stay in the journal for the next session
+            logger.warning("factledger: the last digest did not finish within %ss; it resumes next session", SESSION_END_WAIT)
 
     # -- the turn ---------------------------------------------------------------------------------
 
