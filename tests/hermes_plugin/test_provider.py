@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -113,3 +114,21 @@ def test_initialize_with_broken_settings_fails_loudly_and_tools_say_why(hermes_r
     with pytest.raises(Exception, match="digest.batch_size"):
         provider.initialize("s1", hermes_home=str(tmp_path), platform="cli")
     assert "digest.batch_size" in json.loads(provider.handle_tool_call("factledger_search", {"query": "x"}))["error"]
+
+
+def test_digestion_runs_only_on_the_worker_thread(provider_factory):
+    provider = provider_factory()
+    digester = provider.session.digester
+    threads: list[str] = []
+    original = digester.run
+
+    def recording_run(**kwargs):  # a spy: records the thread, then does the real work
+        threads.append(threading.current_thread().name)
+        return original(**kwargs)
+
+    digester.run = recording_run
+    provider.sync_turn("I live in Oslo.", "Noted.")
+    provider.on_pre_compress([])
+    provider.on_session_end([])
+    assert threads and all(name.startswith("factledger-digest-") for name in threads)
+    assert threading.current_thread().name not in threads
