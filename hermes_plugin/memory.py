@@ -101,12 +101,15 @@ class MemorySession:
 
     # -- lifecycle --------------------------------------------------------------------------------
 
-    def switch_session(self, session_id: str, *, reset: bool) -> None:
-        """Hermes rotated the session (/new, /resume, compression): scratch follows the new session."""
+    def switch_session(self, session_id: str, *, reset: bool, reason: str = "") -> None:
+        """Hermes rotated the session id. A new conversation (/new, reset) or a resumed one gets that
+        session's scratch scope; compression and /branch continue this conversation, so its scratch
+        stays (only the journal's session label changes)."""
         self.worker.flush(wait=False)
         with self._lock:
             self._identity = dataclasses.replace(self._identity, session_id=session_id)
-            self._scopes = derive_scopes(self._identity)
+            if reset or reason in ("new_session", "resume"):
+                self._scopes = derive_scopes(self._identity)
 
     def close(self) -> None:
         stopped = self.worker.stop(timeout=SESSION_END_WAIT)

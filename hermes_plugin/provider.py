@@ -86,7 +86,7 @@ class FactledgerMemoryProvider(MemoryProvider):
                           rewound: bool = False, **kwargs: Any) -> None:
         session = self._session
         if session is not None and new_session_id:
-            session.switch_session(new_session_id, reset=reset)
+            session.switch_session(new_session_id, reset=reset, reason=str(kwargs.get("reason") or ""))
 
     # -- prompt -----------------------------------------------------------------------------------
 
