@@ -253,6 +253,7 @@ class MemorySession:
             principal=self._identity.principal, valid_from=args.valid_from, valid_to=args.valid_to,
             cardinality=args.cardinality, reason=args.reason, source=self._source(),
         )
+        self._index_soon(result.tx)
         return {**result.to_dict(), "memory": args.keep}
 
     def _forget(self, args: ForgetArgs) -> dict[str, Any]:
@@ -263,4 +264,10 @@ class MemorySession:
             principal=self._identity.principal, valid_from=args.valid_from, all_valid_time=args.all_valid_time,
             reason=args.reason,
         )
+        self._index_soon(result.tx)
         return {**result.to_dict(), "memory": args.keep}
+
+    def _index_soon(self, tx: int | None) -> None:
+        """An applied write queued vector rows: index them on the worker, not in the next prefetch."""
+        if tx is not None:
+            self.worker.flush(wait=False)

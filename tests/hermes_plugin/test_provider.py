@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -139,3 +140,20 @@ def test_digestion_runs_only_on_the_worker_thread(provider_factory):
     provider.on_session_end([])
     assert threads and all(name.startswith("factledger-digest-") for name in threads)
     assert threading.current_thread().name not in threads
+
+
+def test_an_explicit_write_is_indexed_by_the_worker_before_the_next_prefetch_needs_it(provider_factory, tmp_path):
+    provider = provider_factory()
+    provider.on_session_end([])  # the warm-up has built the index
+    saved = json.loads(provider.handle_tool_call("factledger_remember", {"subject": "user", "predicate": "likes", "value": "jazz"}))
+    assert saved["status"] == "applied"
+
+    def outbox() -> int:
+        with Ledger.open(tmp_path / "factledger" / "ledger.db", read_only=True) as ledger:
+            return ledger.storage.one("SELECT COUNT(*) FROM recall_outbox")[0]
+
+    deadline = time.monotonic() + 30
+    while outbox() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert outbox() == 0  # drained by the worker: the next prefetch has no index work left
+    assert "jazz" in provider.prefetch("what music do I like? jazz")
