@@ -47,7 +47,8 @@ PREDICATES: dict[str, tuple[str, str]] = {
 _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
     r"please|actually|sorry|correction|no|oops|wait|"
-    r"oh and|guess what|news|[A-Za-z]+(?:\s+[A-Za-z]+){0,2}:)[,!:]?\s+)+",
+    r"oh and|guess what|news|these days|nowadays|currently|now|"
+    r"[A-Za-z]+(?:\s+[A-Za-z]+){0,2}:)[,!:]?\s+)+",
     re.I,
 )
 _HEDGE = re.compile(
@@ -118,7 +119,7 @@ _POSSESSIONS = {
 }
 _COUNT_WORD = r"(?:a|an|one|two|three|four|five|six|\d)"
 _HAS = re.compile(
-    rf"^(?:I|[Ww]e)(?:\s+(?:also|now|just|recently|finally))*\s+(?:have|own|'ve\s+got|have\s+got|bought|adopted|got)\s+"
+    rf"^(?:I|[Ww]e)(?:'ve\s+(?:also\s+|now\s+|just\s+)?(?:got|bought|adopted)|(?:\s+(?:also|now|just|recently|finally))*\s+(?:have|own|have\s+got|bought|adopted|got))\s+"
     rf"(?P<count>{_COUNT_WORD})\s+(?P<v>[^,.;!]+)"
 )
 _HAS_GONE = re.compile(
