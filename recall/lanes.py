@@ -50,6 +50,7 @@ class TermStats:
         self._cache: dict[str, int] = {}
         self._capacity = capacity
         self._lock = threading.Lock()
+        self._counted_at = 0  # the highest claim id when the cached counts were taken
 
     @staticmethod
     def _candidates(word: str) -> list[str]:
@@ -59,7 +60,11 @@ class TermStats:
         return forms
 
     def df(self, words: Sequence[str]) -> dict[str, int]:
+        newest = self.ledger.storage.one("SELECT MAX(id) FROM claims")[0] or 0
         with self._lock:
+            if newest > self._counted_at * 1.25 + 100:  # the index grew by a quarter: counts are stale
+                self._cache.clear()
+                self._counted_at = newest
             missing = [w for w in words if w not in self._cache]
         if missing:
             forms = sorted({f for w in missing for f in self._candidates(w)})
@@ -77,27 +82,58 @@ class TermStats:
             return {w: self._cache.get(w, 0) for w in words}
 
 
-def budgeted_match(query: LexicalQuery, stats: TermStats, budget: int) -> tuple[str | None, bool]:
-    """The FTS5 expression to run, rarest terms first within a posting budget.
+@dataclass(frozen=True)
+class BudgetedMatch:
+    """FTS5 expressions for one query under the posting budget.
 
-    Returns (match, flood): `flood` means even the rarest term is over budget, so only the claims' own
-    sentences are matched and newest come first instead of ranking every posting.
+    `ranked` is BM25-ranked (rarest terms first while their summed document frequency fits the budget);
+    `flood` says even the rarest term is over budget, so `ranked` matches only the claims' own sentences
+    and is read newest first; `rest` holds the terms left out, read newest first when `ranked` finds
+    too little (a df estimate can be wrong: it guesses porter stems from prefixes).
     """
+
+    ranked: str | None
+    flood: bool
+    rest: str | None
+
+
+def budgeted_match(query: LexicalQuery, stats: TermStats, budget: int) -> BudgetedMatch:
     if not query.words:
-        return None, False
+        return BudgetedMatch(None, False, None)
     counts = stats.df(query.words)
     # A word whose stem is not among the prefixes tried counts 0: kept, never dropped unseen.
-    present = sorted(query.words, key=lambda w: counts[w])
-    kept, total = [], 0
-    for word in present:
-        if kept and total + counts[word] > budget:
+    kept, left_out, total, anchored = [], [], 0, False
+    for word in sorted(query.words, key=lambda w: counts[w]):
+        if anchored and total + counts[word] > budget:
+            left_out.append(word)
             continue
         kept.append(word)
         total += counts[word]
+        anchored = anchored or counts[word] > 0
     expression = " OR ".join(_quote(w) for w in kept)
+    rest = "{body} : (" + " OR ".join(_quote(w) for w in left_out) + ")" if left_out else None
     if total > budget:
-        return "{body} : (" + expression + ")", True
-    return expression, False
+        return BudgetedMatch("{body} : (" + expression + ")", True, rest)
+    return BudgetedMatch(expression, False, rest)
+
+
+def _fts_hits(
+    ledger: Ledger, match: str, seen: Visibility, visible: str, depth: int, body_weight: float,
+    context_weight: float, *, newest: bool,
+) -> list[LaneHit]:
+    """One FTS5 query under the visibility predicate: BM25 order, or newest first (cheap: FTS5 walks
+    rowids in order and stops at the limit) for terms too common to rank."""
+    order = "f.rowid DESC" if newest else "rank"
+    rows = ledger.storage.query(
+        "SELECT f.rowid AS id, bm25(recall_fts, :wb, :wc) AS rank, bm25(recall_fts, 1.0, 0.0) AS own FROM recall_fts f"
+        f" CROSS JOIN claims c ON c.id = f.rowid WHERE recall_fts MATCH :match AND {visible}"
+        f" ORDER BY {order} LIMIT :depth",
+        {**seen.params(), "match": match, "wb": body_weight, "wc": context_weight, "depth": depth},
+    )
+    found = [LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows]
+    if newest:
+        found.sort(key=lambda h: -h.score)
+    return found
 
 
 def lexical_lane(
@@ -114,21 +150,16 @@ def lexical_lane(
     """BM25 over claim sentences (and their window context), best first; then trigram hits for CJK."""
     visible = ledger.visible_sql()
     hits: list[LaneHit] = []
-    match, flood = (query.match, False)
+    plan = BudgetedMatch(query.match, False, None)
     if stats is not None and budget > 0:
-        match, flood = budgeted_match(query, stats, budget)
-    if match is not None:
-        order = "f.rowid DESC" if flood else "rank"
-        rows = ledger.storage.query(
-            "SELECT f.rowid AS id, bm25(recall_fts, :wb, :wc) AS rank, bm25(recall_fts, 1.0, 0.0) AS own FROM recall_fts f"
-            f" CROSS JOIN claims c ON c.id = f.rowid WHERE recall_fts MATCH :match AND {visible}"
-            f" ORDER BY {order} LIMIT :depth",
-            {**seen.params(), "match": match, "wb": body_weight, "wc": context_weight, "depth": depth},
-        )
-        found = [LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows]
-        if flood:
-            found.sort(key=lambda h: -h.score)
-        hits.extend(found)
+        plan = budgeted_match(query, stats, budget)
+    if plan.ranked is not None:
+        hits.extend(_fts_hits(ledger, plan.ranked, seen, visible, depth, body_weight, context_weight, newest=plan.flood))
+    if plan.rest is not None and len(hits) < depth:
+        seen_ids = {h.id for h in hits}
+        extra = _fts_hits(ledger, plan.rest, seen, visible, depth, body_weight, context_weight, newest=True)
+        hits.extend(h for h in extra if h.id not in seen_ids)
+        hits = hits[:depth]
     known = {h.id for h in hits}
     if query.trigram_match is not None:
         rows = ledger.storage.query(

@@ -8,10 +8,13 @@ folder holds nothing the ledger does not: deleting it loses nothing, `rebuild` w
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -82,6 +85,25 @@ class VectorIndex:
         self._table = None
 
     # -- state ----------------------------------------------------------------------------------
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Serialise writers of this folder across threads, instances and processes (a file lock
+        beside it), so two of them never rebuild or drain into it at once."""
+        lock_path = self.folder.parent / (self.folder.name + ".lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock_path, "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def forget_handles(self) -> None:
+        """Drop cached handles (after another writer replaced the table)."""
+        with self._lock:
+            self._table = None
+            self._db = None
 
     def meta(self) -> dict | None:
         path = self.folder / META_FILE
@@ -217,7 +239,8 @@ class VectorIndex:
         data = self._loop.run(table.query().select(["id", "tx_to"]).to_arrow()).to_pydict()
         return dict(zip(data["id"], data["tx_to"]))
 
-    def _query(self, table, vector: np.ndarray, where: str, fetch: int, keep: int, *, post: bool) -> dict:
+    @staticmethod
+    async def _query(table, vector: np.ndarray, where: str, fetch: int, keep: int, *, post: bool) -> dict:
         query = (
             table.vector_search(np.asarray(vector, dtype=np.float32))
             .column("vector")
@@ -228,32 +251,44 @@ class VectorIndex:
         )
         if post:
             query = query.postfilter()
-        data = self._loop.run(query.to_arrow()).to_pydict()
+        data = (await query.to_arrow()).to_pydict()
         if len(data["id"]) > keep:  # the best `keep` of the wider set
             order = sorted(range(len(data["id"])), key=lambda i: data["_distance"][i])[:keep]
             data = {"id": [data["id"][i] for i in order], "_distance": [data["_distance"][i] for i in order]}
         return data
 
-    def search(
-        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int
-    ) -> list[VectorHit]:
-        table = self.table()
-        if table is None or not scopes:
-            return []
-        where = (
-            f"scope IN ({', '.join(_quote(s) for s in scopes)})"
-            f" AND valid_from <= {_quote(valid_at)} AND (valid_to IS NULL OR valid_to > {_quote(valid_at)})"
-            f" AND tx_from <= {_quote(known_at)} AND (tx_to IS NULL OR tx_to > {_quote(known_at)})"
-        )
+    async def _search(self, table, vector: np.ndarray, where: str, limit: int) -> list[VectorHit]:
         # Post-filtering a wider candidate set is several times cheaper than pre-filtering every row;
         # when the filter removes most of them (other scopes, closed versions dominate) fall back to
         # the exact pre-filtered search.
-        rows = self._query(table, vector, where, limit * 3, limit, post=True)
+        rows = await self._query(table, vector, where, limit * 3, limit, post=True)
         if len(rows["id"]) < limit // 2:
-            rows = self._query(table, vector, where, limit, limit, post=False)
+            rows = await self._query(table, vector, where, limit, limit, post=False)
         hits = []
         for claim_id, distance in zip(rows["id"], rows["_distance"]):
             if distance is None or not np.isfinite(distance):
                 continue  # a zero vector (a text the model knows nothing of) has no direction
             hits.append(VectorHit(int(claim_id), 1.0 - float(distance)))
         return hits
+
+    def start_search(
+        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int
+    ) -> Future:
+        """Begin a search on the index's event loop; the caller collects `.result()` when it needs it,
+        so the SQL lanes run meanwhile."""
+        table = self.table()
+        if table is None or not scopes:
+            done: Future = Future()
+            done.set_result([])
+            return done
+        where = (
+            f"scope IN ({', '.join(_quote(s) for s in scopes)})"
+            f" AND valid_from <= {_quote(valid_at)} AND (valid_to IS NULL OR valid_to > {_quote(valid_at)})"
+            f" AND tx_from <= {_quote(known_at)} AND (tx_to IS NULL OR tx_to > {_quote(known_at)})"
+        )
+        return asyncio.run_coroutine_threadsafe(self._search(table, vector, where, limit), self._loop.loop)
+
+    def search(
+        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int
+    ) -> list[VectorHit]:
+        return self.start_search(vector, scopes, valid_at, known_at, limit).result()
