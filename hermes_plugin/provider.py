@@ -55,12 +55,12 @@ class FactledgerMemoryProvider(MemoryProvider):
     # -- lifecycle --------------------------------------------------------------------------------
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
-        from .memory import MemorySession  # heavy: ledger, digest, recall (lancedb)
-
         identity = HermesIdentity.from_kwargs(session_id, kwargs)
         home = kwargs.get("hermes_home")
         paths = HermesPaths(Path(home)) if home else HermesPaths.resolve()
         try:
+            from .memory import MemorySession  # heavy: ledger, digest, recall (lancedb)
+
             session = MemorySession.open(paths, identity)
         except Exception as exc:
             self._init_error = f"{type(exc).__name__}: {exc}"
