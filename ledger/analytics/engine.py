@@ -47,6 +47,7 @@ from .errors import SqlExecutionError
 ATTACHED = "ledger_file"
 EXTENSION_PACKAGE = "duckdb_extension_sqlite_scanner"
 EXPORT_FORMATS = ("parquet", "csv")
+INTERNAL_TABLES = ("erase_gate",)  # a transient guard row, always empty between transactions
 
 
 def sqlite_scanner_path() -> Path:
@@ -312,7 +313,7 @@ def export_snapshot(
             if name != "claim_versions":
                 sources[name] = f"SELECT * FROM {_quote_name(name)}"
         for table in analytics.tables:
-            if table not in sources:
+            if table not in sources and table not in INTERNAL_TABLES:
                 sources[table] = f"SELECT * FROM {RAW}.{_quote_name(table)}"
         last = None
         if "transactions" in analytics.tables:
