@@ -33,7 +33,8 @@ _FORBIDDEN_NAMES = (
 )
 FORBIDDEN_NODES: tuple[type, ...] = tuple(getattr(exp, n) for n in _FORBIDDEN_NAMES if hasattr(exp, n))
 
-# Table functions a query may call in FROM: generators, and the audit helpers (views.MACROS adds them).
+# Table functions a query may call in FROM: generators, DuckDB's duckdb_* catalog functions, and the
+# audit helpers (views.MACROS adds them).
 SAFE_TABLE_FUNCTIONS = {"range", "generate_series", "unnest"}
 
 # Functions that reach outside the ledger: files, other databases, the environment, arbitrary SQL.
@@ -77,9 +78,16 @@ class Guard:
         line, column = position(self.sql, offset)
         return QueryRefused(reason, line=line, column=column, text=text)
 
-    def refuse_node(self, reason: str, node: exp.Expression, statement_start: int) -> QueryRefused:
+    def refuse_node(self, reason: str, node: exp.Expression, statement_start: int, *, keyword: bool = False) -> QueryRefused:
         offset = node_offset(node, statement_start)
         text = node.sql(dialect="duckdb") if not isinstance(node, TemporalClause) else ""
+        if keyword and text:
+            # Statement nodes (DELETE …, INTO …) carry no position of their own: point at their
+            # keyword, the last one before their first positioned part.
+            word = text.split()[0].upper()
+            found = self.sql.upper().rfind(word, statement_start, offset + 1)
+            if found >= 0:
+                offset = found
         return self.refuse(reason, offset, _shorten(text))
 
     # -- checks ---------------------------------------------------------------------------------
@@ -130,7 +138,9 @@ class Guard:
     def _check_tree(self, tree: exp.Expression, start: int) -> None:
         for node in tree.walk():
             if isinstance(node, FORBIDDEN_NODES):
-                raise self.refuse_node(f"{type(node).__name__.upper()} is not allowed in a read-only query", node, start)
+                raise self.refuse_node(
+                    f"{type(node).__name__.upper()} is not allowed in a read-only query", node, start, keyword=True
+                )
             if isinstance(node, exp.CTE) and node.alias_or_name.lower() in self.reserved_names:
                 raise self.refuse_node(f"a WITH query may not be named {node.alias_or_name!r}: it is a ledger view", node, start)
             if isinstance(node, exp.Table):
@@ -144,7 +154,9 @@ class Guard:
         target = table.this
         if isinstance(target, exp.Func):
             name = function_name(target)
-            if name not in self.table_functions:
+            # DuckDB's catalog functions (duckdb_tables(), duckdb_columns(), …) only describe.
+            catalog = name.startswith("duckdb_") and not _denied(name)
+            if name not in self.table_functions and not catalog:
                 raise self.refuse_node(
                     f"table function {name} is not allowed (allowed: {', '.join(sorted(self.table_functions))})",
                     target,
