@@ -127,6 +127,7 @@ def build_ledger(path: Path, versions: int, *, seed: int = 7, progress: bool = T
                 rows.append(row)
         reason = {"add": "said in conversation", "supersede": "user corrected it", "retract": "no longer true"}[kind]
         transactions.append((tx_time, principal, reason, json.dumps([f"journal:{tx_index + 1}"])))
+    rows = rows[:versions]  # the last change may have written one version past the target
     ledger = Ledger.open(path)
     storage = ledger.storage
     started = time.perf_counter()
@@ -158,3 +159,165 @@ def build_ledger(path: Path, versions: int, *, seed: int = 7, progress: bool = T
         print(f"built {len(rows):,} versions, {len(transactions):,} transactions in {time.perf_counter() - started:.1f} s")
     ledger.close()
     return len(rows)
+
+
+# -- the questions, in the analyst's SQL and in plain SQLite ---------------------------------------
+
+AS_OF_SQL = (
+    "SELECT predicate, count(*) AS n FROM claims"
+    f" FOR VALID_TIME AS OF '{PAST}' FOR SYSTEM_TIME AS OF '{PAST}'"
+    " GROUP BY predicate ORDER BY predicate"
+)
+AS_OF_SQLITE = (
+    "SELECT predicate, count(*) AS n FROM claims"
+    " WHERE valid_from <= :t AND (valid_to IS NULL OR valid_to > :t)"
+    " AND tx_from <= :t AND (tx_to IS NULL OR tx_to > :t)"
+    " GROUP BY predicate ORDER BY predicate"
+)
+HISTORY_SQL = (
+    "SELECT scope, subject_key, predicate, count(*) AS versions, count(DISTINCT value_key) AS distinct_values"
+    " FROM claims FOR ALL VALID_TIME FOR ALL SYSTEM_TIME"
+    " GROUP BY scope, subject_key, predicate ORDER BY versions DESC, scope, subject_key, predicate LIMIT 10"
+)
+HISTORY_SQLITE = (
+    "SELECT scope, subject_key, predicate, count(*) AS versions, count(DISTINCT value_key) AS distinct_values"
+    " FROM claims GROUP BY scope, subject_key, predicate ORDER BY versions DESC, scope, subject_key, predicate LIMIT 10"
+)
+QUARTER = ("2025-01-01T00:00:00.000000Z", "2025-04-01T00:00:00.000000Z")
+ACTIVITY_SQL = f"SELECT principal, transactions, versions_opened, versions_closed FROM activity('{QUARTER[0]}', '{QUARTER[1]}')"
+ACTIVITY_SQLITE = (
+    "SELECT t.principal, count(*) AS transactions, coalesce(sum(o.n), 0), coalesce(sum(x.n), 0)"
+    " FROM transactions t"
+    " LEFT JOIN (SELECT opened_by AS tx, count(*) AS n FROM claims GROUP BY opened_by) o ON o.tx = t.id"
+    " LEFT JOIN (SELECT closed_by AS tx, count(*) AS n FROM claims WHERE closed_by IS NOT NULL GROUP BY closed_by) x"
+    " ON x.tx = t.id"
+    " WHERE t.tx_time >= :a AND t.tx_time < :b GROUP BY t.principal ORDER BY transactions DESC, t.principal"
+)
+
+
+@dataclass
+class Question:
+    name: str
+    duck: str
+    sqlite: str
+    params: dict
+
+
+QUESTIONS = [
+    Question("as-of aggregate", AS_OF_SQL, AS_OF_SQLITE, {"t": PAST}),
+    Question("history scan", HISTORY_SQL, HISTORY_SQLITE, {}),
+    Question("activity per principal", ACTIVITY_SQL, ACTIVITY_SQLITE, {"a": QUARTER[0], "b": QUARTER[1]}),
+]
+
+
+def _best(run, repeat: int) -> tuple[float, list]:
+    best, rows = float("inf"), []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        rows = run()
+        best = min(best, time.perf_counter() - started)
+    return best, rows
+
+
+def _normal(rows) -> list[tuple]:
+    return [tuple(r) for r in rows]
+
+
+def run(path: Path, versions: int, repeat: int) -> dict:
+    from factledger.ledger import Storage
+    from factledger.ledger.analytics import Analytics
+
+    figures: dict = {"versions": versions, "questions": []}
+    storage = Storage(path, read_only=True)
+    started = time.perf_counter()
+    live = Analytics(path)
+    figures["live_open_s"] = time.perf_counter() - started
+    started = time.perf_counter()
+    snapshot = Analytics(path, snapshot=True)
+    figures["snapshot_load_s"] = time.perf_counter() - started
+    try:
+        for q in QUESTIONS:
+            sqlite_s, sqlite_rows = _best(lambda: storage.query(q.sqlite, q.params), repeat)
+            live_s, live_rows = _best(lambda: live.fetch(q.duck)[1], repeat)
+            snap_s, snap_rows = _best(lambda: snapshot.fetch(q.duck)[1], repeat)
+            same = _normal(sqlite_rows) == _normal(live_rows) == _normal(snap_rows)
+            figures["questions"].append(
+                {"name": q.name, "sqlite_s": sqlite_s, "live_s": live_s, "snapshot_s": snap_s, "same_answer": same}
+            )
+    finally:
+        live.close()
+        snapshot.close()
+        storage.close()
+    return figures
+
+
+def report(figures: dict) -> str:
+    lines = [
+        f"{figures['versions']:,} claim versions; DuckDB live open {figures['live_open_s']:.2f} s,"
+        f" snapshot load {figures['snapshot_load_s']:.2f} s (best of the repeats below)",
+        "",
+        "| question | SQLite | DuckDB live (ATTACH) | ratio | DuckDB snapshot | ratio | same answer |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for q in figures["questions"]:
+        lines.append(
+            f"| {q['name']} | {q['sqlite_s']:.3f} s | {q['live_s']:.3f} s | {q['sqlite_s'] / q['live_s']:.1f}x"
+            f" | {q['snapshot_s']:.3f} s | {q['sqlite_s'] / q['snapshot_s']:.1f}x | {'yes' if q['same_answer'] else 'NO'} |"
+        )
+    as_of = figures["questions"][0]
+    under = all(q["live_s"] < 1 and q["snapshot_s"] < 1 for q in figures["questions"])
+    lines += [
+        "",
+        f"targets: every DuckDB query under 1 s: {'met' if under else 'NOT met'};"
+        f" as-of aggregate >= 3x SQLite: snapshot {as_of['sqlite_s'] / as_of['snapshot_s']:.1f}x"
+        f" ({'met' if as_of['sqlite_s'] / as_of['snapshot_s'] >= 3 else 'NOT met'}),"
+        f" live {as_of['sqlite_s'] / as_of['live_s']:.1f}x",
+    ]
+    return "\n".join(lines)
+
+
+def record(text: str, command: str) -> Path:
+    doc = Path(__file__).resolve().parent.parent / "docs" / "BENCHMARKS.md"
+    if not doc.exists():
+        doc.write_text("# factledger benchmarks\n", "utf-8")
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    section = f"\n## SQL (evals/bench_sql.py, {stamp})\n\n`{command}` on a 2-core machine shared with other jobs.\n\n{text}\n"
+    with doc.open("a", encoding="utf-8") as handle:
+        handle.write(section)
+    return doc
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--versions", type=int, default=1_000_000)
+    parser.add_argument("--path", type=Path, default=None, help="ledger file to build (default: a temporary one)")
+    parser.add_argument("--reuse", action="store_true", help="use --path as it is if it exists")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--record", action="store_true", help="append the figures to docs/BENCHMARKS.md")
+    args = parser.parse_args(argv)
+    import tempfile
+
+    folder = None
+    path = args.path
+    if path is None:
+        folder = tempfile.TemporaryDirectory(prefix="factledger-bench-sql-")
+        path = Path(folder.name) / "ledger.db"
+    try:
+        if not (args.reuse and path.exists()):
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            build_ledger(path, args.versions)
+        figures = run(path, args.versions, args.repeat)
+        text = report(figures)
+        print(text)
+        if args.record:
+            command = "python evals/bench_sql.py " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
+            print(f"recorded in {record(text, command.strip())}")
+        return figures
+    finally:
+        if folder is not None:
+            folder.cleanup()
+
+
+if __name__ == "__main__":
+    main()
