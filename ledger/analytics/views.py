@@ -150,14 +150,17 @@ WITH bounds AS (SELECT CAST(known_then AS TIMESTAMP) AS t1, CAST(known_now AS TI
 marked AS (
     SELECT c.*,
            c.tx_from <= b.t1 AND (c.tx_to IS NULL OR c.tx_to > b.t1) AS visible_then,
-           c.tx_from <= b.t2 AND (c.tx_to IS NULL OR c.tx_to > b.t2) AS visible_now
+           c.tx_from <= b.t2 AND (c.tx_to IS NULL OR c.tx_to > b.t2) AS visible_now,
+           -- the transaction that made the difference is the one between the two times
+           CASE WHEN c.tx_from > least(b.t1, b.t2) AND c.tx_from <= greatest(b.t1, b.t2)
+                THEN c.opened_by ELSE c.closed_by END AS changed_by
     FROM claim_versions AS c, bounds AS b
 )
 SELECT CASE WHEN visible_now THEN 'appeared' ELSE 'disappeared' END AS change,
        m.id, m.scope, m.subject, m.predicate, m.value, m.valid_from, m.valid_to, m.tx_from, m.tx_to,
        t.id AS tx, t.tx_time, t.principal, t.reason, t.sources
 FROM marked AS m
-JOIN transactions AS t ON t.id = CASE WHEN m.visible_now THEN m.opened_by ELSE m.closed_by END
+LEFT JOIN transactions AS t ON t.id = m.changed_by
 WHERE m.visible_now <> m.visible_then
 ORDER BY t.tx_time, m.id
 """,
