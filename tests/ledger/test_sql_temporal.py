@@ -135,3 +135,21 @@ def test_claims_columns_are_typed_with_display_texts(analytics: Analytics) -> No
     row = dict(zip(relation.columns, relation.fetchone()))
     assert (row["subject"], row["value"], row["statement"]) == ("Ann", "Rome", "Ann lives in Rome")
     assert row["source"] == ["turn:7"]
+
+
+def test_clauses_inside_ctes_subqueries_and_unions(analytics: Analytics) -> None:
+    everything = ids(analytics, "SELECT id FROM claims FOR ALL VALID_TIME FOR ALL SYSTEM_TIME")
+    assert everything == list(range(1, 13))
+    assert ids(analytics, "WITH v AS (SELECT * FROM claims FOR ALL SYSTEM_TIME FOR ALL VALID_TIME) SELECT id FROM v") == everything
+    assert ids(analytics, "SELECT id FROM (SELECT id FROM claims FOR SYSTEM_TIME ALL FOR VALID_TIME ALL) AS x") == everything
+    union = ids(
+        analytics,
+        "SELECT id FROM claims UNION SELECT id FROM claims FOR VALID_TIME AS OF '2024-03-01' FOR SYSTEM_TIME AS OF '2024-03-15'",
+    )
+    assert union == [2, 3, 5, 9, 12]  # jazz, Acme and Rome as believed in March, with current truth
+
+
+def test_relation_converts_to_arrow(analytics: Analytics) -> None:
+    table = analytics.sql("SELECT id, valid_from FROM claims ORDER BY id").to_arrow_table()
+    assert table.column("id").to_pylist() == [9, 12]
+    assert str(table.schema.field("valid_from").type) == "timestamp[us]"
