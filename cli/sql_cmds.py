@@ -32,13 +32,16 @@ def _pointed(exc: SqlError, query: str) -> CliError:
 
 
 @click.command("sql")
-@click.argument("query")
+@click.argument("query", required=False)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help="Output format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE instead of standard output (required for parquet).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--show-sql", is_flag=True, help="Print the DuckDB SQL the query runs as (temporal clauses rewritten) and stop.")
+@click.option("--views", "list_views", is_flag=True, help="List the views and audit helpers this ledger has, and stop.")
 @pass_app
-def sql_cmd(app: AppContext, query: str, fmt: str, output: Path | None, as_json: bool, show_sql: bool) -> None:
+def sql_cmd(
+    app: AppContext, query: str | None, fmt: str, output: Path | None, as_json: bool, show_sql: bool, list_views: bool
+) -> None:
     """Run one read-only query over the ledger in DuckDB (QUERY, or - for standard input).
 
     Views: claims (current truth unless a clause says otherwise), claim_versions, slots, transactions,
@@ -47,6 +50,16 @@ def sql_cmd(app: AppContext, query: str, fmt: str, output: Path | None, as_json:
     SYSTEM_TIME. Audit helpers: slot_history(subject, predicate), changes_between(t1, t2),
     activity(t1, t2). Anything but a query is refused with its position (exit status 2).
     """
+    if list_views:
+        with Analytics(app.db_path) as analytics:
+            items = analytics.describe()
+        if as_json:
+            emit_json(items)
+        else:
+            emit_table(["name", "kind", "what it is"], [[i["name"], i["kind"], i["doc"]] for i in items])
+        return
+    if query is None:
+        raise CliError("give a QUERY (or - to read it from standard input), or --views")
     if query == "-":
         query = sys.stdin.read()
     if as_json:

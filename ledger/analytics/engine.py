@@ -30,6 +30,7 @@ from factledger.ledger.errors import NotFoundError, StorageError, ValidationErro
 from factledger.ledger.storage import Storage
 from factledger.ledger.times import utc_now
 
+from .errors import SqlExecutionError
 from .guard import check_query
 from .rewrite import Rewriter
 from .views import (
@@ -42,7 +43,6 @@ from .views import (
     ViewDef,
     generic_view_sql,
 )
-from .errors import SqlExecutionError
 
 ATTACHED = "ledger_file"
 EXTENSION_PACKAGE = "duckdb_extension_sqlite_scanner"

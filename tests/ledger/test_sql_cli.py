@@ -118,3 +118,11 @@ def test_export_writes_every_table_consistently(history_path: Path, tmp_path: Pa
 def test_export_refuses_a_bad_format(history_path: Path, tmp_path: Path) -> None:
     result = invoke(history_path, "export", "--format", "xlsx", str(tmp_path / "x"))
     assert result.exit_code == 2
+
+
+def test_views_lists_what_can_be_queried(history_path: Path) -> None:
+    result = invoke(history_path, "sql", "--views", "--json")
+    assert result.exit_code == 0, result.output
+    names = [item["name"] for item in json.loads(result.stdout)]
+    assert names[:2] == ["claims", "slots"] and "slot_history" in names
+    assert invoke(history_path, "sql").exit_code == 2
