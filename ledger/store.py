@@ -21,7 +21,7 @@ from .errors import ErasedError, NotFoundError, PermissionDenied, ValidationErro
 from .keys import content_hash, key, predicate_key
 from .model import PRINCIPAL_KINDS, Cardinality, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .storage import Storage
-from .times import next_after, parse_optional, parse_time, utc_now
+from .times import END_OF_TIME, next_after, parse_optional, parse_time, utc_now
 
 _PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
 DEFAULT_TEMPLATE = "{subject} {predicate} {value}"
@@ -473,8 +473,9 @@ class Ledger:
     def current(
         self, scopes: Sequence[str] | None = None, *, subject: str | None = None, predicate: str | None = None
     ) -> list[ClaimVersion]:
-        """Current truth: valid now, as known now."""
-        return self.as_of(scopes, subject=subject, predicate=predicate)
+        """Current truth: valid now, as the ledger knows it latest (every committed transaction, even one
+        whose tx time is ahead of the wall clock: after the clock stepped back, or an import)."""
+        return self.as_of(scopes, known_at=END_OF_TIME, subject=subject, predicate=predicate)
 
     def history(
         self, scopes: Sequence[str] | None = None, *, subject: str, predicate: str
