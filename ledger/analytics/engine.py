@@ -211,7 +211,7 @@ class Analytics:
         now = "CAST(now() AS TIMESTAMP)"
         current = (
             f"SELECT * FROM claim_versions AS c WHERE c.valid_from <= {now} AND (c.valid_to IS NULL OR c.valid_to > {now})"
-            f" AND c.tx_from <= {now} AND (c.tx_to IS NULL OR c.tx_to > {now})"
+            " AND c.tx_to IS NULL"
         )
         for view in TEMPORAL_VIEWS:
             if self._has(view.requires):

@@ -9,8 +9,9 @@ filter then runs on the columns as stored: cheap, and pushable into the SQLite s
     BETWEEN a AND b     a <= b AND from <= b AND (to IS NULL OR to > a)     overlaps [a, b]
     ALL                 (no condition)
 
-for valid time (valid_from, valid_to) and system time (tx_from, tx_to). A dimension without a clause
-means AS OF now, so a bare `claims` is current truth. `now` is fixed once per query.
+for valid time (valid_from, valid_to) and system time (tx_from, tx_to). Without a VALID_TIME clause,
+valid time is AS OF now (fixed once per query); without a SYSTEM_TIME clause, the latest knowledge
+(tx_to IS NULL). So a bare `claims` is current truth, the same rows as Ledger.current().
 
 Time values: a string literal or TIMESTAMP '…' literal is normalised here to the ledger's UTC text
 (offsets honoured; a datetime without an offset is read as UTC); any other expression (now() - INTERVAL
@@ -107,6 +108,10 @@ class Rewriter:
 
     def clause_condition(self, dimension: str, clause: TemporalClause | None) -> exp.Expression | None:
         start_col, end_col = (exp.column(name, table="c") for name in _COLUMNS[dimension])
+        if clause is None and dimension == "system":
+            # No SYSTEM_TIME clause: as the ledger knows it latest (every committed transaction, even
+            # one stamped ahead of the clock), like Ledger.current().
+            return exp.Is(this=end_col, expression=exp.Null())
         if clause is None:
             kind, values = "AS OF", [self._stamp(self.now)]
         else:

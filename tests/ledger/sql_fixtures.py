@@ -2,7 +2,7 @@
 
 The reference reads every version through the ledger's own storage and applies the clause semantics
 written out independently of the rewriter (SQL:2011 / XTDB: FROM…TO closed-open, BETWEEN…AND closed,
-a missing clause = AS OF now)."""
+a missing VALID_TIME clause = AS OF now, a missing SYSTEM_TIME clause = the latest knowledge)."""
 
 from __future__ import annotations
 
@@ -81,8 +81,11 @@ def holds(start: str, end: str | None, clause: Clause | None) -> bool:
 
 
 def reference_ids(versions: list[Version], valid: Clause | None, system: Clause | None) -> list[int]:
+    """Valid time defaults to AS OF now; system time to the latest knowledge (versions not closed)."""
     return sorted(
-        v.id for v in versions if holds(v.valid_from, v.valid_to, valid) and holds(v.tx_from, v.tx_to, system)
+        v.id
+        for v in versions
+        if holds(v.valid_from, v.valid_to, valid) and (v.tx_to is None if system is None else holds(v.tx_from, v.tx_to, system))
     )
 
 

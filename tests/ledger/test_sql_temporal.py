@@ -153,3 +153,21 @@ def test_relation_converts_to_arrow(analytics: Analytics) -> None:
     table = analytics.sql("SELECT id, valid_from FROM claims ORDER BY id").to_arrow_table()
     assert table.column("id").to_pylist() == [9, 12]
     assert str(table.schema.field("valid_from").type) == "timestamp[us]"
+
+
+def test_default_sees_the_latest_knowledge_even_ahead_of_the_clock(tmp_path: Path) -> None:
+    """Current truth includes a transaction stamped after `now` (an import, a clock that stepped back)."""
+    path = tmp_path / "ledger.db"
+    build_history(path)
+    ledger = Ledger.open(path, clock=lambda: NOW)
+    try:
+        with ledger.transaction(principal="import:later", tx_time="2031-01-01") as tx:
+            tx.supersede("work", "Bob", "works_at", "Globex", valid_from="2024-12-01")
+        current = sorted(v.id for v in ledger.current())
+    finally:
+        ledger.close()
+    with Analytics(path, clock=lambda: NOW) as analytics:
+        assert ids(analytics, "SELECT id FROM claims") == current
+        assert analytics.fetch("SELECT value FROM claims WHERE predicate = 'works_at'")[1] == [("Globex",)]
+        as_of_now = analytics.fetch(f"SELECT value FROM claims FOR SYSTEM_TIME AS OF '{NOW}' WHERE predicate = 'works_at'")
+        assert as_of_now[1] == [("Initech",)]
