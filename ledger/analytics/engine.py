@@ -210,7 +210,7 @@ class Analytics:
         # DuckDB's own now()) so they are listed in information_schema and usable from relations.
         now = "CAST(now() AS TIMESTAMP)"
         current = (
-            f"SELECT * FROM claim_versions AS c WHERE c.valid_from <= {now} AND (c.valid_to IS NULL OR c.valid_to > {now})"
+            f"SELECT * FROM main.claim_versions AS c WHERE c.valid_from <= {now} AND (c.valid_to IS NULL OR c.valid_to > {now})"
             " AND c.tx_to IS NULL"
         )
         for view in TEMPORAL_VIEWS:

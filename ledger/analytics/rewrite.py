@@ -176,7 +176,7 @@ class Rewriter:
 
     def expand(self, view: ViewDef, spec: TemporalSpec, table: exp.Table) -> exp.Expression:
         if view.name == "claims":
-            query = parse_one("SELECT * FROM claim_versions AS c" if self.typed_source else CLAIMS_PROJECTION)
+            query = parse_one("SELECT * FROM main.claim_versions AS c" if self.typed_source else CLAIMS_PROJECTION)
             conditions = [
                 c for c in (self.clause_condition("valid", spec.args.get("valid")), self.clause_condition("system", spec.args.get("system"))) if c is not None
             ]

@@ -108,7 +108,8 @@ GROUP BY scope, subject_key, predicate
     ),
 )
 
-# Audit helpers: DuckDB table macros over the plain views. Time arguments are compared as TIMESTAMP;
+# Audit helpers: DuckDB table macros over the plain views (named with their schema, so that a WITH
+# query of the same name in the analyst's SQL cannot stand in for them when the macro is expanded). Time arguments are compared as TIMESTAMP;
 # the rewriter turns literal time arguments into the ledger's UTC form first (so offsets are honoured),
 # and literal subject/predicate arguments of slot_history into the ledger's normalised keys.
 @dataclass(frozen=True)
@@ -130,9 +131,9 @@ CREATE MACRO slot_history(slot_subject, slot_predicate, in_scope := NULL) AS TAB
 SELECT c.id, c.scope, c.subject, c.predicate, c.value, c.valid_from, c.valid_to, c.tx_from, c.tx_to,
        c.opened_by, o.principal AS opened_principal, o.reason AS opened_reason, o.sources AS opened_sources,
        c.closed_by, x.principal AS closed_principal, x.reason AS closed_reason, c.source
-FROM claim_versions AS c
-JOIN transactions AS o ON o.id = c.opened_by
-LEFT JOIN transactions AS x ON x.id = c.closed_by
+FROM main.claim_versions AS c
+JOIN main.transactions AS o ON o.id = c.opened_by
+LEFT JOIN main.transactions AS x ON x.id = c.closed_by
 WHERE c.subject_key = slot_subject AND c.predicate = slot_predicate
   AND (in_scope IS NULL OR c.scope = in_scope)
 ORDER BY c.tx_from, c.valid_from, c.id
@@ -154,13 +155,13 @@ marked AS (
            -- the transaction that made the difference is the one between the two times
            CASE WHEN c.tx_from > least(b.t1, b.t2) AND c.tx_from <= greatest(b.t1, b.t2)
                 THEN c.opened_by ELSE c.closed_by END AS changed_by
-    FROM claim_versions AS c, bounds AS b
+    FROM main.claim_versions AS c, bounds AS b
 )
 SELECT CASE WHEN visible_now THEN 'appeared' ELSE 'disappeared' END AS change,
        m.id, m.scope, m.subject, m.predicate, m.value, m.valid_from, m.valid_to, m.tx_from, m.tx_to,
        t.id AS tx, t.tx_time, t.principal, t.reason, t.sources
 FROM marked AS m
-LEFT JOIN transactions AS t ON t.id = m.changed_by
+LEFT JOIN main.transactions AS t ON t.id = m.changed_by
 WHERE m.visible_now <> m.visible_then
 ORDER BY t.tx_time, m.id
 """,
@@ -174,11 +175,11 @@ ORDER BY t.tx_time, m.id
         """
 CREATE MACRO activity(period_from, period_to) AS TABLE
 WITH period AS (
-    SELECT * FROM transactions
+    SELECT * FROM main.transactions
     WHERE tx_time >= CAST(period_from AS TIMESTAMP) AND tx_time < CAST(period_to AS TIMESTAMP)
 ),
-opened AS (SELECT opened_by AS tx, count(*) AS n FROM claim_versions GROUP BY opened_by),
-closed AS (SELECT closed_by AS tx, count(*) AS n FROM claim_versions WHERE closed_by IS NOT NULL GROUP BY closed_by)
+opened AS (SELECT opened_by AS tx, count(*) AS n FROM main.claim_versions GROUP BY opened_by),
+closed AS (SELECT closed_by AS tx, count(*) AS n FROM main.claim_versions WHERE closed_by IS NOT NULL GROUP BY closed_by)
 SELECT p.principal, any_value(p.principal_kind) AS principal_kind, count(*) AS transactions,
        coalesce(sum(o.n), 0) AS versions_opened, coalesce(sum(x.n), 0) AS versions_closed,
        count(*) FILTER (WHERE x.n IS NOT NULL AND o.n IS NOT NULL) AS changes,

@@ -145,3 +145,13 @@ def test_views_follow_the_tables_that_exist(tmp_path: Path) -> None:
         assert relation.fetchall() == [(1, "s", "I moved to Rome", datetime(2024, 2, 1, 9, 0), None)]
         with pytest.raises(SqlExecutionError):
             analytics.sql("SELECT * FROM proposals")
+
+
+def test_a_with_query_cannot_stand_in_for_the_helpers_tables(analytics: Analytics) -> None:
+    shadowed = records(
+        analytics,
+        "WITH transactions AS (SELECT 1 AS id), claim_versions AS (SELECT 1 AS id)"
+        " SELECT principal, transactions FROM activity('2024-01-01', '2025-01-01') ORDER BY principal",
+    )
+    assert {r["principal"]: r["transactions"] for r in shadowed}["digest:rules"] == 3
+    assert len(records(analytics, "WITH claim_versions AS (SELECT 1 AS id) SELECT id FROM claims")) == 2
