@@ -12,6 +12,14 @@ Two kinds of view:
   over raw.claims, and a temporal view's text (written in our dialect over `claims`) is inlined with the
   clauses passed on to its `claims`. They are also registered in DuckDB (meaning current truth) so that
   they show in information_schema and in relations built on top of a result.
+
+Audit helpers (table macros), for example:
+
+    SELECT * FROM slot_history('Maya', 'lives_in')              -- every version, who opened/closed it, why
+    SELECT * FROM slot_history('Maya', 'lives_in', in_scope := 'demo')
+    SELECT * FROM changes_between('2024-06-01', '2024-11-01')   -- appeared / disappeared between two
+                                                                -- knowledge times, with the transaction
+    SELECT * FROM activity('2024-01-01', '2025-01-01')          -- per principal over [t1, t2)
 """
 
 from __future__ import annotations
