@@ -89,9 +89,11 @@ FROM {RAW}.predicates AS p
 )
 
 # Tables other parts add (migration 0002, the digest). Their columns are theirs: the view passes every
-# column through and types text timestamps by the naming convention below.
+# column through and types text timestamps by the naming convention below (`said_at`, `decided_at`,
+# `valid_from`, …); a value that is not a timestamp becomes NULL rather than failing the query.
 GENERIC_TABLES: tuple[str, ...] = ("journal", "proposals", "rejections")
-TIMESTAMP_SUFFIXES = ("_at", "_time", "_from", "_to", "_until", "_since")
+TIMESTAMP_SUFFIXES = ("_at", "_time")
+TIMESTAMP_NAMES = {"valid_from", "valid_to", "tx_from", "tx_to"}
 
 TEMPORAL_VIEWS: tuple[ViewDef, ...] = (
     ViewDef(
@@ -211,7 +213,7 @@ def generic_view_sql(table: str, columns: list[tuple[str, str]]) -> str:
     typed = [
         name
         for name, kind in columns
-        if kind.upper() == "VARCHAR" and name.lower().endswith(TIMESTAMP_SUFFIXES)
+        if kind.upper() == "VARCHAR" and (name.lower().endswith(TIMESTAMP_SUFFIXES) or name.lower() in TIMESTAMP_NAMES)
     ]
     if not typed:
         return f"SELECT * FROM {RAW}.{_quote(table)}"
