@@ -54,11 +54,6 @@ SELECT
 FROM {RAW}.claims AS c LEFT JOIN {RAW}.predicates AS p ON p.name = c.predicate
 """
 
-CLAIM_COLUMNS = (
-    "id", "scope", "subject", "subject_key", "predicate", "cardinality", "value", "value_key", "valid_from",
-    "valid_to", "tx_from", "tx_to", "opened_by", "closed_by", "source", "statement",
-)
-
 PLAIN_VIEWS: tuple[ViewDef, ...] = (
     ViewDef(
         "claim_versions",
