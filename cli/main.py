@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import demo, digest_cmds, hermes_cmds, ledger_cmds, recall_cmds
+from . import demo, digest_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds
 from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
 
 
@@ -41,6 +41,8 @@ for command in recall_cmds.COMMANDS:
     cli.add_command(command)
 cli.add_command(demo.demo_cmd)
 for command in digest_cmds.COMMANDS:
+    cli.add_command(command)
+for command in sql_cmds.COMMANDS:
     cli.add_command(command)
 for command in hermes_cmds.COMMANDS:
     cli.add_command(command)
