@@ -1,9 +1,13 @@
-"""The background digest worker: one thread per provider instance, so no turn ever waits for digestion.
+"""The background digest worker: a thread per provider instance, so no turn ever waits for digestion.
 
 Turns are journaled on Hermes's side (cheap); the worker digests them in batches: when `batch_size`
 entries are pending, when the oldest pending entry has waited `max_delay` seconds, or when asked
 (session end, pre-compression, shutdown). A failing batch is logged and retried on the next wake-up;
 the thread never dies of it.
+
+The thread ends after `idle_exit` seconds with nothing to do and starts again on the next request.
+Hermes's gateway evicts idle agents without shutting their memory provider down (it only releases the
+model clients), so a thread that lived forever would keep every evicted session's connections alive.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Callable
 
 logger = logging.getLogger(__name__)
 MAX_BATCHES_PER_DRAIN = 1000
+IDLE_EXIT_SECONDS = 300.0
 
 
 class DigestWorker:
@@ -26,23 +31,33 @@ class DigestWorker:
         max_delay: float,
         name: str = "factledger-digest",
         after_drain: Callable[[], None] | None = None,
+        idle_exit: float = IDLE_EXIT_SECONDS,
     ):
         """`run_batch` digests up to one batch and returns how many entries it handled (0: none left)."""
         self._run_batch = run_batch
         self._after_drain = after_drain
         self._batch_size = batch_size
         self._max_delay = max_delay
+        self._idle_exit = idle_exit
+        self._name = name
         self._cond = threading.Condition()
         self._pending = 0
         self._oldest: float | None = None
         self._requested = 0  # drain requests made ...
         self._completed = 0  # ... and drains finished (a generation counter each)
-        self._stopping = False
+        self._stopped = False
+        self._thread: threading.Thread | None = None
         self.last_error: str | None = None
         self.failures = 0  # drains that raised (their entries stayed pending)
         self.batches = 0
-        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
-        self._thread.start()
+        self.starts = 0  # threads started (a new one after each idle exit)
+
+    def _ensure_thread(self) -> None:
+        """Start the thread if it is not running (called with the condition held)."""
+        if self._thread is None and not self._stopped:
+            self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
+            self.starts += 1
+            self._thread.start()
 
     def notify(self, entries: int = 1) -> None:
         """New journal entries exist; digest them when a batch is full or the delay has passed."""
@@ -52,53 +67,70 @@ class DigestWorker:
             self._pending += entries
             if self._oldest is None:
                 self._oldest = time.monotonic()
+            self._ensure_thread()
             self._cond.notify_all()
 
     def flush(self, *, wait: bool, timeout: float = 30.0) -> bool:
-        """Digest everything pending now. With wait, block until done (True) or the timeout (False)."""
+        """Digest everything pending now. With wait, block until done (True) or the timeout (False).
+        False at once after `stop`."""
         with self._cond:
-            if not self._thread.is_alive():
+            if self._stopped:
                 return False
             self._requested += 1
             target = self._requested
+            self._ensure_thread()
             self._cond.notify_all()
             if not wait:
                 return True
-            return self._cond.wait_for(lambda: self._completed >= target or not self._thread.is_alive(), timeout) and (
-                self._completed >= target
-            )
+            return self._cond.wait_for(lambda: self._completed >= target, timeout)
 
     def stop(self, timeout: float = 30.0) -> bool:
-        """Digest what is pending, then end the thread. True when it ended within the timeout."""
+        """Digest what is pending, then end the thread for good. True when it ended within the timeout."""
         with self._cond:
-            self._stopping = True
+            if self._stopped and self._thread is None:
+                return True
             self._requested += 1
+            self._ensure_thread()  # a final drain even if the thread had gone idle
+            self._stopped = True
+            thread = self._thread
             self._cond.notify_all()
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
 
     @property
     def alive(self) -> bool:
-        return self._thread.is_alive()
+        with self._cond:
+            return self._thread is not None and self._thread.is_alive()
 
     def _due(self) -> bool:
-        if self._stopping or self._requested > self._completed or self._pending >= self._batch_size:
+        if self._stopped or self._requested > self._completed or self._pending >= self._batch_size:
             return True
         return self._oldest is not None and time.monotonic() - self._oldest >= self._max_delay
 
     def _loop(self) -> None:
+        idle_since = time.monotonic()
         while True:
             with self._cond:
                 while not self._due():
-                    wait = None if self._oldest is None else max(0.0, self._max_delay - (time.monotonic() - self._oldest))
-                    self._cond.wait(wait)
-                target, stopping = self._requested, self._stopping
+                    if self._oldest is None:
+                        left = self._idle_exit - (time.monotonic() - idle_since)
+                        if left <= 0:  # nothing to do for a while: end; the next request starts a thread
+                            self._thread = None
+                            return
+                        self._cond.wait(left)
+                    else:
+                        self._cond.wait(max(0.0, self._max_delay - (time.monotonic() - self._oldest)))
+                target, stopping = self._requested, self._stopped
                 self._pending, self._oldest = 0, None
             self._drain()
+            idle_since = time.monotonic()
             with self._cond:
                 self._completed = max(self._completed, target)
                 self._cond.notify_all()
                 if stopping and self._requested == target:
+                    self._thread = None
                     return
 
     def _drain(self) -> None:

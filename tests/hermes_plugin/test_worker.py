@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import time
+import weakref
 
 import pytest
 
@@ -95,3 +98,36 @@ def test_stop_digests_what_is_pending(backlog):
     assert backlog.done == list(range(7))
     assert not worker.alive
     assert worker.flush(wait=True, timeout=1) is False
+
+
+def wait_until(predicate, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return predicate()
+
+
+def test_an_idle_worker_ends_its_thread_and_starts_again_when_needed(backlog):
+    worker = DigestWorker(backlog.run, batch_size=3, max_delay=3600.0, idle_exit=0.05)
+    backlog.add(1)
+    assert worker.flush(wait=True, timeout=10) and backlog.done == [0]
+    assert wait_until(lambda: not worker.alive)
+    backlog.add(2)
+    assert worker.flush(wait=True, timeout=10) and backlog.done == [0, 1, 2]
+    assert worker.starts == 2
+    assert worker.stop(timeout=10)
+
+
+def test_an_abandoned_owner_is_freed_once_its_worker_goes_idle():
+    # Hermes's gateway drops evicted agents without shutting their provider down.
+    owner = Backlog(batch=3)
+    owner.worker = DigestWorker(owner.run, batch_size=3, max_delay=3600.0, idle_exit=0.05)
+    owner.add(1)
+    owner.worker.flush(wait=True, timeout=10)
+    gone = weakref.ref(owner)
+    worker = owner.worker
+    del owner
+    assert wait_until(lambda: not worker.alive)
+    del worker
+    gc.collect()
+    assert gone() is None
