@@ -35,6 +35,9 @@ def test_an_agent_built_from_the_home_holds_our_provider_and_offers_its_tools(he
         assert manager is not None
         ours = manager.get_provider("factledger")
         assert isinstance(ours, FactledgerMemoryProvider)
+        assert ours.session is not None  # initialize ran and opened the memory under this home
+        assert ours.session.paths.home == hermes_home.home
+        assert hermes_home.ledger_path.exists()
         offered = {tool["function"]["name"] for tool in agent.tools}
         assert TOOL_NAMES <= offered
     finally:
