@@ -8,6 +8,7 @@ real model would have been given.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from typing import Any
 
 from factledger.ledger import Ledger
 
-from .install import install_plugin
+from .install import HermesSetupError, install_plugin
 from .paths import HermesPaths
 from .scripted_model import ChatRequest, ModelReply, ScriptedModelServer
 
@@ -82,6 +83,9 @@ SCRIPT: list[tuple[int, str, list[ModelReply | Callable[[ChatRequest], ModelRepl
 
 def run_hermes_demo(directory: Path, *, echo: Callable[[str], None] = print) -> HermesDemoReport:
     """Install factledger into a fresh Hermes home under `directory` and run the scripted conversation."""
+    if importlib.util.find_spec("run_agent") is None:
+        raise HermesSetupError("hermes-agent is not installed here; install it with: pip install 'factledger[hermes]'",
+                               field="hermes-agent")
     directory = Path(directory)
     home = directory / "hermes-home"
     if home.exists():
@@ -102,7 +106,13 @@ def run_hermes_demo(directory: Path, *, echo: Callable[[str], None] = print) -> 
 
 
 def _converse(paths: HermesPaths, echo: Callable[[str], None]) -> HermesDemoReport:
-    import run_agent  # Hermes itself
+    try:
+        import run_agent  # Hermes itself
+    except ImportError as exc:
+        raise HermesSetupError(
+            f"hermes-agent is not installed here ({exc}); install it with: pip install 'factledger[hermes]'",
+            field="hermes-agent",
+        ) from None
 
     turns: list[DemoTurn] = []
     echo(f"Hermes home: {paths.home}  (factledger installed with `factledger hermes install --set-provider`)")
