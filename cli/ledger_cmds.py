@@ -37,12 +37,15 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> 
     """Apply JSON Lines operations from FILE (or - for standard input).
 
     One JSON object per line: define, add, supersede or retract. Consecutive lines with the same "tx"
-    label form one transaction; others are their own. Prints one JSON object per transaction. A bad
-    line stops the run with its line number; its transaction writes nothing.
+    label form one transaction; others are their own. Prints one JSON object per transaction. A
+    malformed line is reported before anything is written; a line the ledger refuses stops the run
+    with its line number (earlier transactions stay; its own writes nothing).
     """
     ledger = app.ledger()
     try:
-        ops = read_operations(read_input(file))
+        # Parse every line first: a malformed line is reported before anything is written (a lazy
+        # parse would apply some earlier transactions and silently drop the one just before it).
+        ops = list(read_operations(read_input(file)))
         if all_or_nothing:
             emit_json(apply_all(ledger, ops, principal=app.principal, reason=reason).to_dict())
             return

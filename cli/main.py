@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import demo, ledger_cmds, recall_cmds
+from . import demo, digest_cmds, ledger_cmds, recall_cmds, sql_cmds
 from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
 
 
@@ -40,6 +40,10 @@ for command in ledger_cmds.COMMANDS:
 for command in recall_cmds.COMMANDS:
     cli.add_command(command)
 cli.add_command(demo.demo_cmd)
+for command in digest_cmds.COMMANDS:
+    cli.add_command(command)
+for command in sql_cmds.COMMANDS:
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -6,12 +6,14 @@ import hashlib
 import json
 import re
 import unicodedata
+from functools import lru_cache
 
 from .errors import ValidationError
 
 _SPACES = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=65536)  # subjects, predicates and values repeat; NFKC and casefold are not free
 def normalise(text: str) -> str:
     return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
@@ -26,9 +28,17 @@ def key(value: object, field: str) -> str:
     return normal
 
 
+_PREDICATE_SEPARATORS = re.compile(r"[\s\-]+")
+
+
 def predicate_key(value: object, field: str = "predicate") -> str:
     """Predicates are identifiers: spaces and dashes become underscores ('lives in' -> 'lives_in')."""
-    return re.sub(r"[\s\-]+", "_", key(value, field))
+    return _predicate_key(key(value, field))
+
+
+@lru_cache(maxsize=4096)
+def _predicate_key(normal: str) -> str:
+    return _PREDICATE_SEPARATORS.sub("_", normal)
 
 
 def content_hash(scope: str, subject_key: str, predicate: str, value_key: str) -> str:

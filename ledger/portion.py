@@ -11,7 +11,7 @@ Intervals are closed-open [start, end). An end of None is +infinity; a portion s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .errors import ConflictError, NotFoundError, ValidationError
 from .times import display
@@ -85,9 +85,9 @@ def remainders(span: Span, portion: Portion) -> list[Span]:
     """The parts of `span` outside `portion`, written again with the old value and source."""
     parts = []
     if portion.start is not None and span.valid_from < portion.start:
-        parts.append(replace(span, valid_to=portion.start, row_id=None))
+        parts.append(Span(span.value_key, span.value, span.valid_from, portion.start, span.source, None, span.subject))
     if portion.end is not None and _lt_end(portion.end, span.valid_to):
-        parts.append(replace(span, valid_from=portion.end, row_id=None))
+        parts.append(Span(span.value_key, span.value, portion.end, span.valid_to, span.source, None, span.subject))
     return parts
 
 

@@ -17,11 +17,11 @@ from pathlib import Path
 from factledger.schema import visibility_predicate
 
 from . import portion as algebra
-from .errors import ErasedError, NotFoundError, PermissionDenied, ValidationError
+from .errors import ErasedError, IntegrityError, NotFoundError, PermissionDenied, ValidationError
 from .keys import content_hash, key, predicate_key
 from .model import PRINCIPAL_KINDS, Cardinality, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .storage import Storage
-from .times import next_after, parse_optional, parse_time, utc_now
+from .times import END_OF_TIME, next_after, parse_optional, parse_time, utc_now
 
 _PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
 DEFAULT_TEMPLATE = "{subject} {predicate} {value}"
@@ -42,6 +42,10 @@ def check_scope(scope: object) -> str:
     if not isinstance(scope, str) or not scope.strip():
         raise ValidationError("must be a non-empty string", field="scope")
     return scope
+
+
+def _decode_sources(text: str) -> tuple[str, ...]:
+    return () if text == "[]" else tuple(json.loads(text))
 
 
 def _sources(source: object, field_name: str = "source") -> tuple[str, ...]:
@@ -158,16 +162,8 @@ class LedgerTx:
                 slot_key,
             )
             spans = [
-                algebra.Span(
-                    value_key=r["value_key"],
-                    value=r["value"],
-                    valid_from=r["valid_from"],
-                    valid_to=r["valid_to"],
-                    source=tuple(json.loads(r["source"])),
-                    row_id=r["id"],
-                    subject=r["subject"],
-                )
-                for r in rows
+                algebra.Span(value_key, value, valid_from, valid_to, _decode_sources(source), row_id, display)
+                for row_id, display, value, value_key, valid_from, valid_to, source in rows
             ]
             slot = _Slot(scope, subject_key, pred, spans, list(spans))
             self._slots[slot_key] = slot
@@ -279,29 +275,41 @@ class LedgerTx:
         if closes:
             storage.executemany("UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", closes)
         opened: list[ClaimVersion] = []
-        for slot, span in inserts:
-            source_json = json.dumps(list(span.source), ensure_ascii=False)
-            row_id = storage.execute(
+        if inserts:
+            # One executemany instead of a statement per row. The ids are known without asking for each:
+            # under the write lock, AUTOINCREMENT hands out max(largest id ever, largest id now) + 1, ...
+            # consecutively; the check after the insert proves it.
+            first_id = 1 + storage.one(
+                "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'claims'), 0),"
+                " COALESCE((SELECT MAX(id) FROM claims), 0))"
+            )[0]
+            storage.executemany(
                 "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key,"
                 " valid_from, valid_to, tx_from, opened_by, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    slot.scope,
-                    slot.subject_key,
-                    span.subject,
-                    slot.predicate.name,
-                    slot.predicate.cardinality,
-                    span.value,
-                    span.value_key,
-                    span.valid_from,
-                    span.valid_to,
-                    self.tx_time,
-                    self.id,
-                    source_json,
-                ),
+                [
+                    (
+                        slot.scope,
+                        slot.subject_key,
+                        span.subject,
+                        slot.predicate.name,
+                        slot.predicate.cardinality,
+                        span.value,
+                        span.value_key,
+                        span.valid_from,
+                        span.valid_to,
+                        self.tx_time,
+                        self.id,
+                        json.dumps(list(span.source), ensure_ascii=False) if span.source else "[]",
+                    )
+                    for slot, span in inserts
+                ],
             )
-            opened.append(
+            last_id = storage.one("SELECT MAX(id) FROM claims")[0]
+            if last_id != first_id + len(inserts) - 1:
+                raise IntegrityError(f"claim ids were not consecutive ({first_id}..{last_id} for {len(inserts)} rows)")
+            opened = [
                 ClaimVersion(
-                    id=row_id,
+                    id=first_id + n,
                     scope=slot.scope,
                     subject=span.subject,
                     subject_key=slot.subject_key,
@@ -317,7 +325,8 @@ class LedgerTx:
                     closed_by=None,
                     source=span.source,
                 )
-            )
+                for n, (slot, span) in enumerate(inserts)
+            ]
         return TxResult(
             id=self.id,
             tx_time=self.tx_time,
@@ -431,7 +440,15 @@ class Ledger:
     # -- reads ----------------------------------------------------------------------------------
 
     def scopes(self) -> list[str]:
-        return [r[0] for r in self.storage.query("SELECT DISTINCT scope FROM claims ORDER BY scope")]
+        """Every scope with claims. A skip-scan over the slot index (one seek per scope), because
+        SELECT DISTINCT reads every row: 45 ms at a million versions instead of microseconds."""
+        rows = self.storage.query(
+            "WITH RECURSIVE s(scope) AS ("
+            " SELECT MIN(scope) FROM claims"
+            " UNION ALL SELECT (SELECT MIN(scope) FROM claims WHERE scope > s.scope) FROM s WHERE s.scope IS NOT NULL)"
+            " SELECT scope FROM s WHERE scope IS NOT NULL"
+        )
+        return [r[0] for r in rows]
 
     def _scope_json(self, scopes: Sequence[str] | None) -> str:
         if scopes is None:
@@ -473,8 +490,9 @@ class Ledger:
     def current(
         self, scopes: Sequence[str] | None = None, *, subject: str | None = None, predicate: str | None = None
     ) -> list[ClaimVersion]:
-        """Current truth: valid now, as known now."""
-        return self.as_of(scopes, subject=subject, predicate=predicate)
+        """Current truth: valid now, as the ledger knows it latest (every committed transaction, even one
+        whose tx time is ahead of the wall clock: after the clock stepped back, or an import)."""
+        return self.as_of(scopes, known_at=END_OF_TIME, subject=subject, predicate=predicate)
 
     def history(
         self, scopes: Sequence[str] | None = None, *, subject: str, predicate: str
