@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
-from concurrent.futures import Future
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ from factledger.ledger.times import END_OF_TIME, display, parse_optional
 
 from .config import RecallConfig
 from .embedders import Embedder, default_embedder
-from .lanes import ExactLane, LaneHit, NamedSlots, TermStats, Visibility, lexical_lane
+from .lanes import ExactLane, NamedSlots, TermStats, Visibility, lexical_lane
 from .text import content_words, lexical_query, sentence
 
 if TYPE_CHECKING:
