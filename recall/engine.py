@@ -10,20 +10,20 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
-from concurrent.futures import Future
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from factledger.ledger import ClaimVersion, Ledger, ValidationError, check_scope
-from factledger.ledger.times import display, parse_optional
+from factledger.ledger.times import END_OF_TIME, display, parse_optional
 
 from .config import RecallConfig
 from .embedders import Embedder, default_embedder
-from .lanes import ExactLane, LaneHit, NamedSlots, TermStats, Visibility, lexical_lane
+from .lanes import ExactLane, NamedSlots, TermStats, Visibility, lexical_lane
 from .text import content_words, lexical_query, sentence
 
 if TYPE_CHECKING:
@@ -359,11 +359,12 @@ class Recall:
         scopes = tuple(dict.fromkeys(check_scope(s) for s in scopes))
         if not scopes:
             raise ValidationError("name at least one scope to search", field="scope")
-        now = self.ledger.clock()
+        # Defaults match Ledger.current(): valid now, as the ledger knows it latest (every committed
+        # transaction, even one stamped ahead of the wall clock).
         return Visibility(
             scopes,
-            parse_optional(valid_at, "valid_at") or now,
-            parse_optional(known_at, "known_at") or now,
+            parse_optional(valid_at, "valid_at") or self.ledger.clock(),
+            parse_optional(known_at, "known_at") or END_OF_TIME,
         )
 
     def search(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from factledger.ledger import Ledger
 from factledger.ledger.keys import normalise as key_normalise
 
-from .text import STOP_WORDS, LexicalQuery, _quote, stem, words
+from .text import STOP_WORDS, LexicalQuery, quote_term, stem, words
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,8 @@ def budgeted_match(query: LexicalQuery, stats: TermStats, budget: int) -> Budget
         kept.append(word)
         total += counts[word]
         anchored = anchored or counts[word] > 0
-    expression = " OR ".join(_quote(w) for w in kept)
-    rest = "{body} : (" + " OR ".join(_quote(w) for w in left_out) + ")" if left_out else None
+    expression = " OR ".join(quote_term(w) for w in kept)
+    rest = "{body} : (" + " OR ".join(quote_term(w) for w in left_out) + ")" if left_out else None
     if total > budget:
         return BudgetedMatch("{body} : (" + expression + ")", True, rest)
     return BudgetedMatch(expression, False, rest)

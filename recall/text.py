@@ -71,7 +71,7 @@ def stem(word: str) -> str:
     return word
 
 
-def _quote(term: str) -> str:
+def quote_term(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -92,7 +92,7 @@ class LexicalQuery:
 
 def lexical_query(text: str) -> LexicalQuery:
     terms = list(dict.fromkeys(content_words(text)))
-    match = " OR ".join(_quote(t) for t in terms) or None
+    match = " OR ".join(quote_term(t) for t in terms) or None
     grams: list[str] = []
     short: list[str] = []
     bigrams: list[str] = []
@@ -103,7 +103,7 @@ def lexical_query(text: str) -> LexicalQuery:
         elif len(run) == 2:
             short.append(run)
     grams = list(dict.fromkeys(grams))
-    trigram = " OR ".join(_quote(g) for g in grams) or None
+    trigram = " OR ".join(quote_term(g) for g in grams) or None
     return LexicalQuery(tuple(terms), match, trigram, tuple(short), tuple(dict.fromkeys(bigrams)))
 
 

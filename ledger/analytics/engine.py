@@ -164,8 +164,10 @@ class Analytics:
             self.tables = [
                 row[0]
                 for row in con.execute(
+                    # recall_* are recall's derived indexes (FTS5 and its shadow tables, the vector outbox):
+                    # rebuilt from claims, never data of record, so neither snapshotted nor exported.
                     "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND table_name NOT LIKE 'sqlite_%'"
-                    " ORDER BY table_name",
+                    " AND table_name NOT LIKE 'recall\\_%' ESCAPE '\\' ORDER BY table_name",
                     [ATTACHED],
                 ).fetchall()
             ]
