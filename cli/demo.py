@@ -52,10 +52,22 @@ def replay(ledger: Ledger) -> int:
     show_default=True,
     help="Directory for the demo ledger (recreated on each run).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the three answers as JSON.")
-def demo_cmd(directory: Path, as_json: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the first three answers (or the Hermes report) as JSON.")
+@click.option(
+    "--hermes",
+    "with_hermes",
+    is_flag=True,
+    help="Instead, run a scripted Hermes Agent conversation against a local fake model (needs factledger[hermes]).",
+)
+@click.pass_context
+def demo_cmd(ctx: click.Context, directory: Path, as_json: bool, with_hermes: bool) -> None:
     """Replay a small history (a move, a job change, a corrected date, a retraction) and show current
-    truth, one slot's history and an as-of answer."""
+    truth, one slot's history, an as-of answer, the digest with rejection memory, recall and SQL."""
+    if with_hermes:
+        from .hermes_cmds import demo_cmd as hermes_demo  # imports Hermes only when asked
+
+        ctx.invoke(hermes_demo, directory=directory, as_json=as_json)
+        return
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
