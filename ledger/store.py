@@ -478,6 +478,10 @@ class Ledger:
             "known_at": parse_optional(known_at, "known_at") or now,
         }
         sql = f"SELECT c.* FROM claims c WHERE {self._visible}"
+        if params["known_at"] == END_OF_TIME:
+            # Latest knowledge: implied by the predicate, but spelled out so SQLite can use the partial
+            # index of open versions instead of reading every version of the scope.
+            sql += " AND c.tx_to IS NULL"
         if subject is not None:
             sql += " AND c.subject_key = :subject_key"
             params["subject_key"] = key(subject, "subject")
