@@ -329,3 +329,24 @@ def test_factledger_db_environment_variable(runner, tmp_path):
     runner.invoke(cli, ["--db", str(other), "current"], env={"FACTLEDGER_DB": str(db)})
     assert other.exists()
     assert json.loads(runner.invoke(cli, ["--db", str(other), "current", "--json"]).stdout) == []
+
+
+# -- erase -----------------------------------------------------------------------------------------
+
+
+def test_erase_json_and_its_refusals(seeded, runner, ledger_path):
+    before = fingerprint(ledger_path)
+    as_agent = runner.invoke(
+        cli, ["--db", str(ledger_path), "--principal", "agent:hermes", "erase", "--scope", "s", "--subject", "Ann",
+              "--predicate", "likes", "--value", "jazz", "--yes"],
+    )
+    assert as_agent.exit_code == 2 and "principal:" in as_agent.stderr
+    declined = seeded("erase", "--scope", "s", "--subject", "Ann", "--predicate", "likes", "--value", "jazz", input="n\n")
+    assert declined.exit_code == 2 and "not erased" in declined.stderr
+    assert fingerprint(ledger_path) == before
+    result = seeded("erase", "--scope", "s", "--subject", "Ann", "--predicate", "likes", "--value", "jazz", "--yes", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert set(report) == {"tx", "erased", "tombstones", "sources"} and len(report["erased"]) == 1
+    again = seeded("apply", "-", input=jsonl([dict(JAZZ, valid_from="2025-01-01")]))
+    assert again.exit_code == 2 and "line 1: value:" in again.stderr and "erased" in again.stderr
