@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import demo, ledger_cmds
+from . import demo, digest_cmds, ledger_cmds, sql_cmds
 from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
 
 
@@ -38,6 +38,10 @@ def cli(ctx: click.Context, db_path: Path, principal: str | None) -> None:
 for command in ledger_cmds.COMMANDS:
     cli.add_command(command)
 cli.add_command(demo.demo_cmd)
+for command in digest_cmds.COMMANDS:
+    cli.add_command(command)
+for command in sql_cmds.COMMANDS:
+    cli.add_command(command)
 
 
 def main() -> None:

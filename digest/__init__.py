@@ -1,1 +1,77 @@
-"""factledger.digest (built in its own issue)."""
+"""factledger.digest: journal -> proposals -> claims, with grounding, policy, review and rejection memory.
+
+Imports run one way: this package uses factledger.ledger (and factledger.schema through it), nothing above.
+Only `llm.py` imports instructor, and only when a model is configured.
+"""
+
+from .config import DigestConfig
+from .digester import Digester
+from .explicit import forget, remember
+from .extractor import ExtractionRequest, Extractor, ExtractorError, build_extractor
+from .grounding import ground
+from .journal import Journal, erase_journal, journal_ids
+from .model import (
+    AppendOutcome,
+    Confirmation,
+    DigestReport,
+    Draft,
+    ExplicitWrite,
+    JournalEntry,
+    Proposal,
+    Rejection,
+    Turn,
+)
+from .review import (
+    accept,
+    confirm,
+    get_proposal,
+    lift,
+    list_confirmations,
+    list_proposals,
+    list_rejections,
+    reject,
+    unconfirm,
+)
+from .rules import RulesExtractor
+from .sanitise import sanitise
+from .when import ValidTime, resolve_time_phrase
+
+from factledger.ledger import PermissionDenied  # re-exported: review functions raise it
+
+__all__ = [
+    "AppendOutcome",
+    "Confirmation",
+    "DigestConfig",
+    "DigestReport",
+    "Digester",
+    "Draft",
+    "ExplicitWrite",
+    "ExtractionRequest",
+    "Extractor",
+    "ExtractorError",
+    "Journal",
+    "JournalEntry",
+    "PermissionDenied",
+    "Proposal",
+    "Rejection",
+    "RulesExtractor",
+    "Turn",
+    "ValidTime",
+    "accept",
+    "build_extractor",
+    "confirm",
+    "erase_journal",
+    "forget",
+    "get_proposal",
+    "ground",
+    "journal_ids",
+    "lift",
+    "list_confirmations",
+    "list_proposals",
+    "list_rejections",
+    "reject",
+    "remember",
+    "resolve_time_phrase",
+    "sanitise",
+    "unconfirm",
+]

@@ -193,6 +193,19 @@ class Storage:
                 return
             yield from rows
 
+    def backup(self, target: str | Path) -> None:
+        """Write a consistent copy of the whole database to the file `target` (SQLite's online backup:
+        one read snapshot, pages copied; works on a read-only connection)."""
+        with self._lock:
+            try:
+                destination = sqlite3.connect(str(target))
+                try:
+                    self._conn.backup(destination)
+                finally:
+                    destination.close()
+            except sqlite3.Error as exc:
+                raise StorageError(f"cannot copy the ledger to {target}: {exc}") from None
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

@@ -1,0 +1,334 @@
+"""Digest commands: `journal add|list`, `digest`, and `review list|show|accept|reject|confirm|lift|…`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from factledger.digest import (
+    DigestConfig,
+    Digester,
+    Journal,
+    Turn,
+    accept,
+    build_extractor,
+    confirm,
+    get_proposal,
+    lift,
+    list_confirmations,
+    list_proposals,
+    list_rejections,
+    reject,
+    unconfirm,
+)
+from factledger.digest.review import STATUSES, require_operator
+from factledger.ledger import LedgerError
+
+from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+
+
+# -- journal ------------------------------------------------------------------------------------
+
+
+@click.group("journal")
+def journal_group() -> None:
+    """The journal of conversation turns waiting to be digested."""
+
+
+@journal_group.command("add")
+@click.argument("file")
+@json_option
+@pass_app
+def journal_add_cmd(app: AppContext, file: str, as_json: bool) -> None:
+    """Append turns from FILE (or - for standard input), JSON Lines:
+
+    {"scope":"s","session":"x","role":"user","text":"I moved to Lisbon last month","said_at":"2026-03-14T10:00:00Z"}
+
+    role is user or assistant (default user); session is optional; said_at defaults to now. Secrets are
+    redacted or the turn refused; trivial turns are skipped. Every line is checked before any is stored.
+    """
+    turns: list[Turn] = []
+    for number, line in enumerate(read_input(file), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        try:
+            turns.append(Turn.from_dict(json.loads(stripped)))
+        except json.JSONDecodeError as exc:
+            raise CliError(f"line {number}: line: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except LedgerError as exc:
+            raise CliError(f"line {number}: {exc}") from None
+    ledger = app.ledger()
+    journal = Journal(ledger)
+    with ledger.storage.atomic():
+        outcomes = journal.append_many(turns)
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    if as_json:
+        emit_json({"counts": counts, "turns": [o.to_dict() for o in outcomes]})
+    else:
+        click.echo(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no turns")
+        for number, outcome in enumerate(outcomes, start=1):
+            if outcome.status in ("refused", "redacted"):
+                click.echo(f"  turn {number}: {outcome.status}: {outcome.reason}")
+
+
+@journal_group.command("list")
+@click.option("--scope", default=None, help="Only this scope.")
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=1))
+@json_option
+@pass_app
+def journal_list_cmd(app: AppContext, scope: str | None, limit: int, as_json: bool) -> None:
+    """The latest journal entries and whether they were digested."""
+    entries = Journal(app.ledger()).entries(scope=scope, limit=limit)
+    if as_json:
+        emit_json([e.to_dict() for e in entries])
+        return
+    emit_table(
+        ["id", "scope", "role", "said at", "digested", "text"],
+        [[e.id, e.scope, e.role, e.said_at[:16], e.extractor or ("failed" if e.attempts else ""), _short(e.text)] for e in entries],
+    )
+
+
+# -- digest -------------------------------------------------------------------------------------
+
+
+@click.command("digest")
+@click.option("--limit", default=None, type=click.IntRange(min=0), help="Digest at most N entries.")
+@click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
+@click.option("--policy", type=click.Choice(["auto", "strict"]), default=None, help="Default: auto (or FACTLEDGER_DIGEST_POLICY).")
+@click.option("--model", default=None, help="Chat model for the LLM extractor (or FACTLEDGER_DIGEST_MODEL). None: rules.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (or FACTLEDGER_DIGEST_BASE_URL).")
+@click.option("--rules", "force_rules", is_flag=True, help="Use the offline rules extractor even if a model is configured.")
+@json_option
+@pass_app
+def digest_cmd(
+    app: AppContext,
+    limit: int | None,
+    scopes: tuple[str, ...],
+    policy: str | None,
+    model: str | None,
+    base_url: str | None,
+    force_rules: bool,
+    as_json: bool,
+) -> None:
+    """Digest the journal backlog into proposals and claims. Resumable: run it again to continue.
+
+    Exit status 1 when entries were left undigested because the extractor failed (they stay in the
+    backlog; nothing is lost).
+    """
+    config = DigestConfig.from_env(os.environ, policy=policy, model=model, base_url=base_url)
+    if force_rules:
+        config = DigestConfig(policy=config.policy)
+    ledger = app.ledger()
+    digester = Digester(ledger, build_extractor(config), policy=config.policy, context_turns=config.context_turns)
+    show_bar = not as_json and sys.stderr.isatty()
+    if show_bar:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(
+            TextColumn("digest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=_stderr_console(), transient=True
+        ) as bar:
+            task = bar.add_task("digest", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            report = digester.run(limit=limit, scopes=list(scopes) or None, progress=progress)
+    else:
+        report = digester.run(limit=limit, scopes=list(scopes) or None)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        p = report.to_dict()["proposals"]
+        click.echo(
+            f"digested {report.entries_digested} of {report.entries_seen} entries with {report.extractor} ({report.policy}): "
+            f"{p['applied']} applied, {p['pending']} held for review, {p['rejected_again']} rejected again, "
+            f"{p['dropped']} dropped; backlog {report.backlog}"
+        )
+        for error in report.errors:
+            click.echo(f"  failed: {error}", err=True)
+    if not report.complete:
+        sys.exit(1)
+
+
+def _stderr_console():  # rich is imported only when a bar is shown
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+# -- review -------------------------------------------------------------------------------------
+
+
+@click.group("review")
+@click.pass_obj
+def review_group(app: AppContext) -> None:
+    """Review what the digest proposed (operator only)."""
+    require_operator(app.principal)
+
+
+def _short(text: str | None, width: int = 60) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@review_group.command("list")
+@click.option(
+    "--status",
+    type=click.Choice(["open", *STATUSES, "all"]),
+    default="open",
+    show_default=True,
+    help="open = pending (held for you) and rejected_again (a rejected value that came back).",
+)
+@click.option("--scope", default=None)
+@click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1))
+@json_option
+@pass_app
+def review_list_cmd(app: AppContext, status: str, scope: str | None, limit: int, as_json: bool) -> None:
+    """Proposals, newest first (default: held ones and rejected values that came back)."""
+    proposals = list_proposals(app.ledger(), status=None if status == "all" else status, scope=scope, limit=limit)
+    if as_json:
+        emit_json([p.to_dict() for p in proposals])
+        return
+    emit_table(
+        ["id", "status", "scope", "proposal", "valid", "from", "reason"],
+        [
+            [p.id, p.status, p.scope, _short(p.describe(), 50), interval(p.valid_from, p.valid_to), ",".join(p.sources), _short(p.reason, 50)]
+            for p in proposals
+        ],
+    )
+
+
+@review_group.command("show")
+@click.argument("proposal_id", type=int)
+@json_option
+@pass_app
+def review_show_cmd(app: AppContext, proposal_id: int, as_json: bool) -> None:
+    """One proposal in full, with its quote and the turns it came from."""
+    ledger = app.ledger()
+    p = get_proposal(ledger, proposal_id)
+    journal = Journal(ledger)
+    turns = [journal.entry(int(ref.split(":", 1)[1])) for ref in p.sources if ref.startswith("journal:")]
+    if as_json:
+        emit_json({**p.to_dict(), "turns": [t.to_dict() for t in turns if t is not None]})
+        return
+    click.echo(f"proposal #{p.id}: {p.describe()}")
+    for label, value in (
+        ("status", p.status),
+        ("scope", p.scope),
+        ("valid", interval(p.valid_from, p.valid_to) + (" (all valid time)" if p.all_valid_time else "")),
+        ("time words", p.time_phrase),
+        ("quote", p.quote),
+        ("extractor", p.extractor),
+        ("policy", p.policy),
+        ("reason", p.reason),
+        ("decided by", p.decided_by or ""),
+        ("review note", p.review_reason),
+        ("rejection", f"#{p.rejection_id}" if p.rejection_id else ""),
+        ("ledger tx", p.tx or ""),
+    ):
+        if value:
+            click.echo(f"  {label:<11} {value}")
+    for t in turns:
+        if t is not None:
+            click.echo(f"  turn {t.ref} [{t.role} {t.said_at[:16]}]: {t.text}")
+
+
+@review_group.command("accept")
+@click.argument("proposal_id", type=int)
+@click.option("--reason", default="", help="Why (recorded).")
+@json_option
+@pass_app
+def review_accept_cmd(app: AppContext, proposal_id: int, reason: str, as_json: bool) -> None:
+    """Apply a pending proposal as you (a held conflict is applied as a supersede)."""
+    p = accept(app.ledger(), proposal_id, principal=app.principal, reason=reason)
+    emit_json(p.to_dict()) if as_json else click.echo(f"accepted #{p.id}: {p.describe()} (ledger tx {p.tx})")
+
+
+@review_group.command("reject")
+@click.argument("proposal_id", type=int)
+@click.option("--reason", default="", help="Why (recorded).")
+@json_option
+@pass_app
+def review_reject_cmd(app: AppContext, proposal_id: int, reason: str, as_json: bool) -> None:
+    """Reject a proposal; its value is remembered and will not be applied when proposed again."""
+    p = reject(app.ledger(), proposal_id, principal=app.principal, reason=reason)
+    if as_json:
+        emit_json(p.to_dict())
+    else:
+        memo = f" (rejection #{p.rejection_id})" if p.rejection_id else ""
+        click.echo(f"rejected #{p.id}: {p.describe()}{memo}")
+
+
+@review_group.command("confirm")
+@click.argument("claim_id", type=int)
+@click.option("--reason", default="")
+@json_option
+@pass_app
+def review_confirm_cmd(app: AppContext, claim_id: int, reason: str, as_json: bool) -> None:
+    """Confirm a claim's value: the digest will hold, not apply, anything that would change it."""
+    c = confirm(app.ledger(), claim_id, principal=app.principal, reason=reason)
+    emit_json(c.to_dict()) if as_json else click.echo(f"confirmed #{c.id}: {c.subject_key} {c.predicate} {c.value!r} in {c.scope}")
+
+
+@review_group.command("unconfirm")
+@click.argument("confirmation_id", type=int)
+@json_option
+@pass_app
+def review_unconfirm_cmd(app: AppContext, confirmation_id: int, as_json: bool) -> None:
+    """Withdraw a confirmation."""
+    c = unconfirm(app.ledger(), confirmation_id, principal=app.principal)
+    emit_json(c.to_dict()) if as_json else click.echo(f"withdrew confirmation #{c.id} of {c.value!r}")
+
+
+@review_group.command("lift")
+@click.argument("rejection_id", type=int)
+@json_option
+@pass_app
+def review_lift_cmd(app: AppContext, rejection_id: int, as_json: bool) -> None:
+    """Lift a rejection: the value may come back."""
+    r = lift(app.ledger(), rejection_id, principal=app.principal)
+    emit_json(r.to_dict()) if as_json else click.echo(f"lifted rejection #{r.id} of {r.value!r}")
+
+
+@review_group.command("rejections")
+@click.option("--all", "include_lifted", is_flag=True, help="Include lifted rejections.")
+@click.option("--scope", default=None)
+@json_option
+@pass_app
+def review_rejections_cmd(app: AppContext, include_lifted: bool, scope: str | None, as_json: bool) -> None:
+    """Rejection memory."""
+    rows = list_rejections(app.ledger(), include_lifted=include_lifted, scope=scope)
+    if as_json:
+        emit_json([r.to_dict() for r in rows])
+        return
+    emit_table(
+        ["id", "scope", "subject", "predicate", "value", "by", "at", "lifted"],
+        [[r.id, r.scope, r.subject_key, r.predicate, r.value, r.rejected_by, r.rejected_at[:16], r.lifted_by or ""] for r in rows],
+    )
+
+
+@review_group.command("confirmations")
+@click.option("--scope", default=None)
+@json_option
+@pass_app
+def review_confirmations_cmd(app: AppContext, scope: str | None, as_json: bool) -> None:
+    """Operator-confirmed values in force."""
+    rows = list_confirmations(app.ledger(), scope=scope)
+    if as_json:
+        emit_json([c.to_dict() for c in rows])
+        return
+    emit_table(
+        ["id", "scope", "subject", "predicate", "value", "by", "at"],
+        [[c.id, c.scope, c.subject_key, c.predicate, c.value, c.confirmed_by, c.confirmed_at[:16]] for c in rows],
+    )
+
+
+COMMANDS = [journal_group, digest_cmd, review_group]

@@ -1,0 +1,118 @@
+"""Analyst commands: `factledger sql` (read-only, as-of and audit SQL) and `factledger export`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from factledger.ledger.analytics import Analytics, SqlError, export_snapshot
+from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
+from factledger.ledger.times import display
+
+from .app import AppContext, CliError, emit_json, emit_table, pass_app
+
+
+def _cell(value: Any) -> str:
+    value = plain(value)
+    if isinstance(value, str) and len(value) == 27 and value.endswith("Z") and value[10] == "T":
+        return display(value)
+    if isinstance(value, list):
+        return ", ".join("" if v is None else str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _pointed(exc: SqlError, query: str) -> CliError:
+    """The error with the offending line of the query and a caret under the column."""
+    lines = query.splitlines() or [""]
+    text = lines[exc.line - 1] if 0 < exc.line <= len(lines) else ""
+    return CliError(f"{exc}\n  {text}\n  {' ' * (exc.column - 1)}^")
+
+
+@click.command("sql")
+@click.argument("query", required=False)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE instead of standard output (required for parquet).")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--show-sql", is_flag=True, help="Print the DuckDB SQL the query runs as (temporal clauses rewritten) and stop.")
+@click.option("--views", "list_views", is_flag=True, help="List the views and audit helpers this ledger has, and stop.")
+@pass_app
+def sql_cmd(
+    app: AppContext, query: str | None, fmt: str, output: Path | None, as_json: bool, show_sql: bool, list_views: bool
+) -> None:
+    """Run one read-only query over the ledger in DuckDB (QUERY, or - for standard input).
+
+    Views: claims (current truth unless a clause says otherwise), claim_versions, slots, transactions,
+    predicates, and journal/proposals/rejections when present. After `claims` or `slots`, in either
+    order: FOR VALID_TIME AS OF t | FROM t1 TO t2 | BETWEEN t1 AND t2 | ALL, and the same for
+    SYSTEM_TIME. Audit helpers: slot_history(subject, predicate), changes_between(t1, t2),
+    activity(t1, t2). Anything but a query is refused with its position (exit status 2).
+    """
+    if list_views:
+        with Analytics(app.db_path) as analytics:
+            items = analytics.describe()
+        if as_json:
+            emit_json(items)
+        else:
+            emit_table(["name", "kind", "what it is"], [[i["name"], i["kind"], i["doc"]] for i in items])
+        return
+    if query is None:
+        raise CliError("give a QUERY (or - to read it from standard input), or --views")
+    if query == "-":
+        query = sys.stdin.read()
+    if as_json:
+        fmt = "json"
+    if fmt == "parquet" and output is None:
+        raise CliError("--format parquet writes a file: add --output FILE")
+    try:
+        with Analytics(app.db_path) as analytics:
+            if show_sql:
+                click.echo(analytics.translate(query))
+                return
+            if fmt == "parquet":
+                write_parquet(analytics.arrow(query), output)  # type: ignore[arg-type]
+                click.echo(f"wrote {output}", err=True)
+                return
+            columns, rows = analytics.fetch(query)
+    except SqlError as exc:
+        raise _pointed(exc, query) from None
+    if fmt == "table":
+        if output is not None:
+            raise CliError("--output needs --format csv, json or parquet")
+        emit_table(columns, [[_cell(v) for v in row] for row in rows])
+        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", err=True)
+        return
+    text = render_text(fmt, columns, rows)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            output.write_text(text, "utf-8")
+        except OSError as exc:
+            raise CliError(f"cannot write {output}: {exc.strerror}") from None
+        click.echo(f"wrote {len(rows)} row(s) to {output}", err=True)
+
+
+@click.command("export")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the export report as JSON.")
+@pass_app
+def export_cmd(app: AppContext, directory: Path, fmt: str, as_json: bool) -> None:
+    """Write a consistent snapshot of every ledger table to DIRECTORY, one file per table."""
+    report = export_snapshot(
+        app.db_path, directory, fmt=fmt, progress=None if as_json else lambda name: click.echo(f"  wrote {name}", err=True)
+    )
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    emit_table(
+        ["table", "rows", "file"],
+        [[t.name, t.rows, t.file] for t in report.tables],
+        title=f"snapshot as of transaction time {report.snapshot_tx_time or '(empty ledger)'}",
+    )
+
+
+COMMANDS = [sql_cmd, export_cmd]

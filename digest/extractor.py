@@ -1,0 +1,64 @@
+"""The one interface every extractor implements, and the factory that picks one from the config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from factledger.ledger import ClaimVersion, LedgerError, Predicate
+
+from .config import DigestConfig
+from .model import Draft, JournalEntry
+
+
+@dataclass(frozen=True)
+class ExtractionRequest:
+    """What an extractor sees for one journal entry."""
+
+    entry: JournalEntry  # the turn to digest
+    recent: list[JournalEntry] = field(default_factory=list)  # earlier turns of the session, for context
+    current: list[ClaimVersion] = field(default_factory=list)  # current claims of the entry's scope
+    predicates: list[Predicate] = field(default_factory=list)  # the predicate registry
+
+
+class ExtractorError(LedgerError):
+    """The extractor could not produce proposals for an entry.
+
+    kind: "unavailable" (timeouts, connection errors, 429/5xx after bounded retries), "refused" (the
+    endpoint rejected the request: bad model name, key, 4xx) or "invalid_output" (the model's output
+    stayed invalid after bounded re-asks). Only "invalid_output" is specific to the entry; the other two
+    would fail every entry the same way, so a digest run stops at them.
+    """
+
+    def __init__(self, message: str, *, kind: str, attempts: int = 1):
+        super().__init__(message, field="extractor")
+        self.kind = kind
+        self.attempts = attempts
+
+    @property
+    def transient(self) -> bool:
+        return self.kind == "unavailable"
+
+    @property
+    def stops_run(self) -> bool:
+        return self.kind != "invalid_output"
+
+
+class Extractor(Protocol):
+    """Turns one journal entry (with context) into draft proposals. Never writes."""
+
+    name: str  # recorded on proposals and as the principal 'digest:<name>'
+
+    def extract(self, request: ExtractionRequest) -> list[Draft]: ...
+
+
+def build_extractor(config: DigestConfig | None = None) -> Extractor:
+    """The LLM extractor when a model is configured, else the offline rules extractor."""
+    config = config or DigestConfig()
+    if config.uses_model:
+        from .llm import LLMExtractor  # imported here so a rules-only run never loads instructor
+
+        return LLMExtractor(config)
+    from .rules import RulesExtractor
+
+    return RulesExtractor()

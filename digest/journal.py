@@ -1,0 +1,145 @@
+"""The journal: sanitised conversation turns, appended cheaply on the hot path, digested later."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+
+from factledger.ledger import Ledger, ValidationError
+
+from .model import AppendOutcome, JournalEntry, Turn
+from .sanitise import sanitise
+
+_REF = re.compile(r"^journal:(\d+)$")
+
+
+def turn_hash(turn: Turn) -> str:
+    payload = json.dumps([turn.scope, turn.session, turn.role, turn.said_at, turn.text], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class Journal:
+    """Append and read journal entries. Appending is one INSERT: no model call, no digest."""
+
+    def __init__(self, ledger: Ledger):
+        self.ledger = ledger
+        self.storage = ledger.storage
+
+    def append(self, turn: Turn) -> AppendOutcome:
+        turn = turn.checked(self.ledger.clock())
+        cleaned = sanitise(turn.text)
+        if cleaned.action == "skip":
+            return AppendOutcome(None, "skipped", cleaned.reason)
+        if cleaned.action == "refuse":
+            return AppendOutcome(None, "refused", cleaned.reason)
+        stored = Turn(scope=turn.scope, text=cleaned.text, role=turn.role, session=turn.session, said_at=turn.said_at)
+        digest = turn_hash(stored)
+        # One statement on the common path; a duplicate (same scope, session, role, time and text) is
+        # reported with the id it already has.
+        row = self.storage.one(
+            "INSERT INTO journal (scope, session, role, text, said_at, hash, redactions, appended_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING RETURNING id",
+            (
+                stored.scope,
+                stored.session,
+                stored.role,
+                stored.text,
+                stored.said_at,
+                digest,
+                json.dumps(sorted(set(cleaned.kinds))),
+                self.ledger.clock(),
+            ),
+        )
+        if row is None:
+            existing = self.storage.one("SELECT id FROM journal WHERE hash = ?", (digest,))
+            existing_id = existing["id"] if existing else None
+            return AppendOutcome(existing_id, "skipped", f"duplicate of journal entry {existing_id}")
+        entry_id = row["id"]
+        if cleaned.action == "redact":
+            return AppendOutcome(entry_id, "redacted", cleaned.reason)
+        return AppendOutcome(entry_id, "stored", "")
+
+    def append_many(self, turns: Iterable[Turn]) -> list[AppendOutcome]:
+        return [self.append(t) for t in turns]
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    def entry(self, entry_id: int) -> JournalEntry | None:
+        row = self.storage.one("SELECT * FROM journal WHERE id = ?", (entry_id,))
+        return JournalEntry.from_row(row) if row else None
+
+    def backlog(self, *, scopes: Sequence[str] | None = None, limit: int | None = None) -> list[JournalEntry]:
+        """Undigested entries, oldest first."""
+        sql = "SELECT * FROM journal WHERE digested_at IS NULL"
+        params: list[object] = []
+        if scopes:
+            sql += f" AND scope IN ({', '.join('?' for _ in scopes)})"
+            params.extend(scopes)
+        sql += " ORDER BY id"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        return [JournalEntry.from_row(r) for r in self.storage.query(sql, params)]
+
+    def backlog_size(self, *, scopes: Sequence[str] | None = None) -> int:
+        sql = "SELECT COUNT(*) FROM journal WHERE digested_at IS NULL"
+        params: list[object] = []
+        if scopes:
+            sql += f" AND scope IN ({', '.join('?' for _ in scopes)})"
+            params.extend(scopes)
+        row = self.storage.one(sql, params)
+        return int(row[0]) if row else 0
+
+    def recent(self, entry: JournalEntry, count: int) -> list[JournalEntry]:
+        """Up to `count` turns said before `entry` in the same scope and session, oldest first."""
+        if count <= 0:
+            return []
+        rows = self.storage.query(
+            "SELECT * FROM journal WHERE scope = ? AND session IS ? AND id < ? ORDER BY id DESC LIMIT ?",
+            (entry.scope, entry.session, entry.id, count),
+        )
+        return [JournalEntry.from_row(r) for r in reversed(rows)]
+
+    def entries(self, *, scope: str | None = None, limit: int = 100) -> list[JournalEntry]:
+        sql = "SELECT * FROM journal"
+        params: list[object] = []
+        if scope is not None:
+            sql += " WHERE scope = ?"
+            params.append(scope)
+        sql += " ORDER BY id DESC LIMIT ?"
+        params.append(int(limit))
+        return [JournalEntry.from_row(r) for r in self.storage.query(sql, params)]
+
+
+def journal_ids(refs: Iterable[str]) -> list[int]:
+    """The journal entry ids among provenance references ('journal:<id>'); other refs are ignored."""
+    ids: list[int] = []
+    for ref in refs:
+        if not isinstance(ref, str):
+            raise ValidationError("references must be strings", field="refs")
+        match = _REF.match(ref.strip())
+        if match and int(match.group(1)) not in ids:
+            ids.append(int(match.group(1)))
+    return ids
+
+
+def erase_journal(ledger: Ledger, refs: Iterable[str]) -> int:
+    """Hard-delete the journal entries named by `journal:<id>` refs (following an erase's provenance),
+    with the proposals derived from them (they quote the erased text). Returns entries removed."""
+    ids = journal_ids(refs)
+    if not ids:
+        return 0
+    storage = ledger.storage
+    removed = 0
+    with storage.atomic():
+        for entry_id in ids:
+            ref = json.dumps(f"journal:{entry_id}")
+            storage.execute(
+                "DELETE FROM proposals WHERE entry_id = ? OR EXISTS"
+                " (SELECT 1 FROM json_each(proposals.sources) WHERE json_each.value = json(?))",
+                (entry_id, ref),
+            )
+            removed += storage.execute("DELETE FROM journal WHERE id = ?", (entry_id,))
+    return removed

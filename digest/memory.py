@@ -1,0 +1,144 @@
+"""Review memory: rejected values (kept out until lifted) and operator-confirmed values (not changed by
+the digest without review). Both are keyed like ledger tombstones, on the normalised
+(scope, subject, predicate, value)."""
+
+from __future__ import annotations
+
+import json
+
+from factledger.ledger import ClaimVersion, Ledger
+from factledger.ledger.keys import content_hash, key, predicate_key
+
+from .model import Confirmation, Rejection
+
+
+def value_hash(scope: str, subject: str, predicate: str, value: str) -> str:
+    return content_hash(scope, key(subject, "subject"), predicate_key(predicate), key(value, "value"))
+
+
+def active_rejection(ledger: Ledger, scope: str, subject: str, predicate: str, value: str | None) -> Rejection | None:
+    if value is None:
+        return None
+    row = ledger.storage.one(
+        "SELECT * FROM rejections WHERE content_hash = ? AND lifted_at IS NULL",
+        (value_hash(scope, subject, predicate, value),),
+    )
+    return Rejection.from_row(row) if row else None
+
+
+def record_rejection(
+    ledger: Ledger, *, scope: str, subject: str, predicate: str, value: str, principal: str, reason: str, proposal_id: int | None
+) -> Rejection:
+    """Remember a rejected value (or return the rejection already in force for it)."""
+    existing = active_rejection(ledger, scope, subject, predicate, value)
+    if existing is not None:
+        return existing
+    rejection_id = ledger.storage.execute(
+        "INSERT INTO rejections (content_hash, scope, subject_key, predicate, value_key, value, proposal_id,"
+        " rejected_by, rejected_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            value_hash(scope, subject, predicate, value),
+            scope,
+            key(subject, "subject"),
+            predicate_key(predicate),
+            key(value, "value"),
+            value.strip(),
+            proposal_id,
+            principal,
+            ledger.clock(),
+            reason,
+        ),
+    )
+    row = ledger.storage.one("SELECT * FROM rejections WHERE id = ?", (rejection_id,))
+    return Rejection.from_row(row)
+
+
+def confirmed_values(ledger: Ledger, scope: str, subject: str, predicate: str) -> dict[str, Confirmation]:
+    """Active confirmations of a slot, by value key."""
+    rows = ledger.storage.query(
+        "SELECT * FROM confirmations WHERE scope = ? AND subject_key = ? AND predicate = ? AND lifted_at IS NULL",
+        (scope, key(subject, "subject"), predicate_key(predicate)),
+    )
+    return {r["value_key"]: Confirmation.from_row(r) for r in rows}
+
+
+def slot_versions(ledger: Ledger, scope: str, subject: str, predicate: str) -> list[ClaimVersion]:
+    """The slot's versions as currently believed (open transaction time, any valid time)."""
+    rows = ledger.storage.query(
+        "SELECT * FROM claims WHERE scope = ? AND subject_key = ? AND predicate = ? AND tx_to IS NULL ORDER BY valid_from",
+        (scope, key(subject, "subject"), predicate_key(predicate)),
+    )
+    return [ClaimVersion.from_row(r) for r in rows]
+
+
+def believed_claims(ledger: Ledger, scope: str, *, limit: int = 200) -> list[ClaimVersion]:
+    """The scope's versions as currently believed, newest first (what an extractor sees as context)."""
+    rows = ledger.storage.query(
+        "SELECT * FROM claims WHERE scope = ? AND tx_to IS NULL ORDER BY tx_from DESC, id DESC LIMIT ?", (scope, limit)
+    )
+    return [ClaimVersion.from_row(r) for r in rows]
+
+
+def _overlaps(version: ClaimVersion, start: str | None, end: str | None) -> bool:
+    return (start is None or version.valid_to is None or start < version.valid_to) and (
+        end is None or version.valid_from < end
+    )
+
+
+def confirmed_values_touched(
+    ledger: Ledger,
+    *,
+    scope: str,
+    subject: str,
+    predicate: str,
+    op: str,
+    value: str | None,
+    replaces: str | None,
+    valid_from: str | None,
+    valid_to: str | None,
+    all_valid_time: bool,
+) -> list[Confirmation]:
+    """Operator-confirmed values that a supersede or retract would cut (an add cuts nothing)."""
+    if op == "add":
+        return []
+    confirmed = confirmed_values(ledger, scope, subject, predicate)
+    if not confirmed:
+        return []
+    new_key = key(value, "value") if value is not None and op == "supersede" else None
+    replaces_key = key(replaces, "replaces") if replaces else None
+    target_key = key(value, "value") if value is not None and op == "retract" else None
+    start, end = (None, None) if all_valid_time else (valid_from, valid_to)
+    touched: list[Confirmation] = []
+    pred = ledger.predicate(predicate)
+    many = pred is not None and pred.cardinality == "many"
+    for version in slot_versions(ledger, scope, subject, predicate):
+        if version.value_key not in confirmed or not _overlaps(version, start, end):
+            continue
+        if op == "supersede":
+            if version.value_key == new_key:
+                continue
+            if (many or replaces_key) and version.value_key != replaces_key:
+                continue
+        if op == "retract" and target_key is not None and version.value_key != target_key:
+            continue
+        confirmation = confirmed[version.value_key]
+        if confirmation not in touched:
+            touched.append(confirmation)
+    return touched
+
+
+def record_confirmation(ledger: Ledger, claim: ClaimVersion, *, principal: str, reason: str) -> Confirmation:
+    digest = content_hash(claim.scope, claim.subject_key, claim.predicate, claim.value_key)
+    row = ledger.storage.one("SELECT * FROM confirmations WHERE content_hash = ? AND lifted_at IS NULL", (digest,))
+    if row is not None:
+        return Confirmation.from_row(row)
+    confirmation_id = ledger.storage.execute(
+        "INSERT INTO confirmations (content_hash, scope, subject_key, predicate, value_key, value, claim_id,"
+        " confirmed_by, confirmed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (digest, claim.scope, claim.subject_key, claim.predicate, claim.value_key, claim.value, claim.id, principal, ledger.clock(), reason),
+    )
+    return Confirmation.from_row(ledger.storage.one("SELECT * FROM confirmations WHERE id = ?", (confirmation_id,)))
+
+
+def sources_json(refs: list[str] | tuple[str, ...]) -> str:
+    return json.dumps(list(refs), ensure_ascii=False)

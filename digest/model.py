@@ -1,0 +1,303 @@
+"""Typed records of the digest: turns, journal entries, proposals and the reports the digest returns."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from factledger.ledger import ValidationError, check_scope
+from factledger.ledger.times import parse_time, utc_now
+
+Role = Literal["user", "assistant"]
+Op = Literal["add", "supersede", "retract"]
+ProposalStatus = Literal["pending", "applied", "rejected", "rejected_again", "dropped"]
+ROLES = ("user", "assistant")
+OPS = ("add", "supersede", "retract")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One conversation turn offered to the journal."""
+
+    scope: str
+    text: str
+    role: Role = "user"
+    session: str | None = None
+    said_at: str | None = None  # ISO; None means now
+
+    def checked(self, now: str | None = None) -> "Turn":
+        """A copy with every field validated and said_at in canonical UTC form."""
+        check_scope(self.scope)
+        if not isinstance(self.text, str):
+            raise ValidationError(f"expected text, got {type(self.text).__name__}", field="text")
+        if self.role not in ROLES:
+            raise ValidationError(f"{self.role!r} is not a role; use 'user' or 'assistant'", field="role")
+        if self.session is not None and not isinstance(self.session, str):
+            raise ValidationError("must be a string", field="session")
+        said_at = parse_time(self.said_at, "said_at") if self.said_at is not None else (now or utc_now())
+        return Turn(scope=self.scope, text=self.text, role=self.role, session=self.session or None, said_at=said_at)
+
+    @classmethod
+    def from_dict(cls, data: object) -> "Turn":
+        """A turn from a decoded JSON object; unknown or mistyped fields are named in the error."""
+        if not isinstance(data, dict):
+            raise ValidationError("each line must be a JSON object", field="line")
+        allowed = {"scope", "session", "role", "text", "said_at"}
+        for name in data:
+            if name not in allowed:
+                raise ValidationError(f"unknown field (allowed: {', '.join(sorted(allowed))})", field=name)
+        for name in ("scope", "text"):
+            if data.get(name) in (None, ""):
+                raise ValidationError("required", field=name)
+        for name in ("scope", "text", "role", "session", "said_at"):
+            if data.get(name) is not None and not isinstance(data[name], str):
+                raise ValidationError(f"must be a string, got {type(data[name]).__name__}", field=name)
+        return cls(
+            scope=data["scope"],
+            text=data["text"],
+            role=data.get("role") or "user",
+            session=data.get("session"),
+            said_at=data.get("said_at"),
+        ).checked()
+
+
+@dataclass(frozen=True)
+class AppendOutcome:
+    """What the journal did with a turn."""
+
+    entry_id: int | None
+    status: Literal["stored", "skipped", "redacted", "refused"]
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    id: int
+    scope: str
+    session: str | None
+    role: Role
+    text: str
+    said_at: str
+    digested_at: str | None = None
+    extractor: str | None = None
+    attempts: int = 0
+    last_error: str = ""
+
+    @property
+    def ref(self) -> str:
+        return f"journal:{self.id}"
+
+    @classmethod
+    def from_row(cls, row: Any) -> "JournalEntry":
+        return cls(
+            id=row["id"],
+            scope=row["scope"],
+            session=row["session"],
+            role=row["role"],
+            text=row["text"],
+            said_at=row["said_at"],
+            digested_at=row["digested_at"],
+            extractor=row["extractor"],
+            attempts=row["attempts"],
+            last_error=row["last_error"],
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A proposal as an extractor returns it: valid times already resolved to canonical UTC text."""
+
+    op: Op
+    subject: str
+    predicate: str
+    value: str | None
+    quote: str
+    cardinality: Literal["one", "many"] | None = None
+    template: str | None = None
+    replaces: str | None = None
+    valid_from: str | None = None
+    valid_to: str | None = None
+    all_valid_time: bool = False
+    time_phrase: str = ""
+    note: str = ""  # a reason the extractor wants the reviewer to see (e.g. an unresolved time phrase)
+    hold: bool = False  # the extractor itself asks for review (e.g. it could not resolve a time)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A stored proposal (one row of the `proposals` table)."""
+
+    id: int
+    scope: str
+    entry_id: int | None
+    sources: tuple[str, ...]
+    extractor: str
+    op: Op
+    subject: str
+    predicate: str
+    cardinality: str | None
+    template: str | None
+    value: str | None
+    replaces: str | None
+    valid_from: str | None
+    valid_to: str | None
+    all_valid_time: bool
+    time_phrase: str
+    quote: str
+    status: ProposalStatus
+    decision: str
+    policy: str
+    reason: str
+    rejection_id: int | None
+    tx: int | None
+    created_at: str
+    decided_at: str | None
+    decided_by: str | None
+    review_reason: str
+
+    @classmethod
+    def from_row(cls, row: Any) -> "Proposal":
+        return cls(
+            id=row["id"],
+            scope=row["scope"],
+            entry_id=row["entry_id"],
+            sources=tuple(json.loads(row["sources"])),
+            extractor=row["extractor"],
+            op=row["op"],
+            subject=row["subject"],
+            predicate=row["predicate"],
+            cardinality=row["cardinality"],
+            template=row["template"],
+            value=row["value"],
+            replaces=row["replaces"],
+            valid_from=row["valid_from"],
+            valid_to=row["valid_to"],
+            all_valid_time=bool(row["all_valid_time"]),
+            time_phrase=row["time_phrase"],
+            quote=row["quote"],
+            status=row["status"],
+            decision=row["decision"],
+            policy=row["policy"],
+            reason=row["reason"],
+            rejection_id=row["rejection_id"],
+            tx=row["tx"],
+            created_at=row["created_at"],
+            decided_at=row["decided_at"],
+            decided_by=row["decided_by"],
+            review_reason=row["review_reason"],
+        )
+
+    def describe(self) -> str:
+        what = f"{self.subject} {self.predicate} {self.value!r}" if self.value is not None else f"{self.subject} {self.predicate}"
+        if self.replaces:
+            what += f" (replacing {self.replaces!r})"
+        return f"{self.op} {what}"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["sources"] = list(self.sources)
+        return data
+
+
+@dataclass(frozen=True)
+class Rejection:
+    id: int
+    scope: str
+    subject_key: str
+    predicate: str
+    value_key: str
+    value: str
+    proposal_id: int | None
+    rejected_by: str
+    rejected_at: str
+    reason: str
+    lifted_at: str | None
+    lifted_by: str | None
+
+    @classmethod
+    def from_row(cls, row: Any) -> "Rejection":
+        return cls(*(row[name] for name in cls.__dataclass_fields__))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    id: int
+    scope: str
+    subject_key: str
+    predicate: str
+    value_key: str
+    value: str
+    claim_id: int | None
+    confirmed_by: str
+    confirmed_at: str
+    reason: str
+    lifted_at: str | None
+    lifted_by: str | None
+
+    @classmethod
+    def from_row(cls, row: Any) -> "Confirmation":
+        return cls(*(row[name] for name in cls.__dataclass_fields__))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ExplicitWrite:
+    """What `remember` / `forget` did."""
+
+    status: Literal["applied", "held", "rejected"]
+    message: str
+    proposal_id: int | None = None
+    tx: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class DigestReport:
+    """What one digest run did. `complete` is False when entries were left undigested by a failure."""
+
+    extractor: str
+    policy: str
+    entries_seen: int = 0
+    entries_digested: int = 0
+    entries_failed: int = 0
+    backlog: int = 0  # undigested entries left after the run
+    proposals: dict[str, int] = field(default_factory=dict)  # status -> count
+    applied_txs: list[int] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    stopped_early: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return self.entries_failed == 0 and not self.stopped_early
+
+    def count(self, status: str) -> None:
+        self.proposals[status] = self.proposals.get(status, 0) + 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "extractor": self.extractor,
+            "policy": self.policy,
+            "entries_seen": self.entries_seen,
+            "entries_digested": self.entries_digested,
+            "entries_failed": self.entries_failed,
+            "backlog": self.backlog,
+            "proposals": {s: self.proposals.get(s, 0) for s in ("applied", "pending", "rejected_again", "dropped")},
+            "applied_txs": list(self.applied_txs),
+            "errors": list(self.errors),
+            "stopped_early": self.stopped_early,
+            "complete": self.complete,
+        }

@@ -1,0 +1,225 @@
+"""Storing proposals and applying them to the ledger (one ledger transaction per proposal)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from factledger.ledger import ConflictError, ErasedError, Ledger, LedgerError, LedgerTx, NotFoundError, TxResult, ValidationError
+from factledger.ledger.keys import key, predicate_key
+from factledger.ledger.times import parse_optional
+
+from .memory import sources_json
+from .model import Draft, Proposal
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A draft placed in a scope with its provenance and its valid time settled."""
+
+    scope: str
+    draft: Draft
+    sources: tuple[str, ...]
+    extractor: str
+    entry_id: int | None = None
+    ordinal: int = 0
+
+    def describe(self) -> str:
+        d = self.draft
+        what = f"{d.subject} {d.predicate}" + (f" {d.value!r}" if d.value is not None else "")
+        if d.replaces:
+            what += f" replacing {d.replaces!r}"
+        return f"{d.op} {what}"
+
+
+def check_draft(draft: Draft) -> None:
+    """Field checks before a draft is stored; errors name the field."""
+    if draft.op not in ("add", "supersede", "retract"):
+        raise ValidationError(f"{draft.op!r} is not an operation", field="op")
+    key(draft.subject, "subject")
+    predicate_key(draft.predicate)
+    if draft.op != "retract" or draft.value is not None:
+        key(draft.value, "value")
+    if draft.cardinality not in (None, "one", "many"):
+        raise ValidationError(f"{draft.cardinality!r} is not a cardinality", field="cardinality")
+    parse_optional(draft.valid_from, "valid_from")
+    parse_optional(draft.valid_to, "valid_to")
+    if draft.valid_from and draft.valid_to and not draft.valid_from < draft.valid_to:
+        raise ValidationError("must be later than valid_from", field="valid_to")
+
+
+def insert_proposal(
+    ledger: Ledger,
+    planned: Planned,
+    *,
+    status: str,
+    decision: str,
+    policy: str,
+    reason: str,
+    rejection_id: int | None = None,
+    decided_by: str | None = None,
+) -> int:
+    d = planned.draft
+    now = ledger.clock()
+    value_key = None
+    if d.value is not None:
+        try:
+            value_key = key(d.value, "value")
+        except ValidationError:
+            value_key = None
+    try:
+        subject_key = key(d.subject, "subject")
+    except ValidationError:
+        subject_key = ""
+    try:
+        predicate = predicate_key(d.predicate)
+    except ValidationError:
+        predicate = str(d.predicate or "")
+    return ledger.storage.execute(
+        "INSERT INTO proposals (scope, entry_id, ordinal, sources, extractor, op, subject, subject_key, predicate,"
+        " cardinality, template, value, value_key, replaces, valid_from, valid_to, all_valid_time, time_phrase, quote,"
+        " status, decision, policy, reason, rejection_id, created_at, decided_at, decided_by)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            planned.scope,
+            planned.entry_id,
+            planned.ordinal,
+            sources_json(planned.sources),
+            planned.extractor,
+            d.op if d.op in ("add", "supersede", "retract") else "add",
+            str(d.subject or ""),
+            subject_key,
+            predicate,
+            d.cardinality if d.cardinality in ("one", "many") else None,
+            d.template,
+            d.value if (d.value is not None or d.op == "retract") else "",
+            value_key,
+            d.replaces,
+            d.valid_from,
+            d.valid_to,
+            int(bool(d.all_valid_time)),
+            d.time_phrase,
+            d.quote or "",
+            status,
+            decision,
+            policy,
+            reason,
+            rejection_id,
+            now,
+            None if status == "pending" else now,
+            decided_by,
+        ),
+    )
+
+
+def set_status(
+    ledger: Ledger,
+    proposal_id: int,
+    *,
+    status: str,
+    reason: str | None = None,
+    decision: str | None = None,
+    tx: int | None = None,
+    decided_by: str | None = None,
+    review_reason: str | None = None,
+    rejection_id: int | None = None,
+) -> None:
+    sets = ["status = ?", "decided_at = ?"]
+    params: list[object] = [status, None if status == "pending" else ledger.clock()]
+    for column, value in (
+        ("reason", reason),
+        ("decision", decision),
+        ("tx", tx),
+        ("decided_by", decided_by),
+        ("review_reason", review_reason),
+        ("rejection_id", rejection_id),
+    ):
+        if value is not None:
+            sets.append(f"{column} = ?")
+            params.append(value)
+    params.append(proposal_id)
+    ledger.storage.execute(f"UPDATE proposals SET {', '.join(sets)} WHERE id = ?", params)
+
+
+def load_proposal(ledger: Ledger, proposal_id: int) -> Proposal | None:
+    row = ledger.storage.one("SELECT * FROM proposals WHERE id = ?", (proposal_id,))
+    return Proposal.from_row(row) if row else None
+
+
+def _ensure_predicate(tx: LedgerTx, draft: Draft) -> None:
+    """Register a predicate the proposal introduces, with its cardinality and template."""
+    if tx.predicate(predicate_key(draft.predicate)) is None:
+        tx.define(draft.predicate, draft.cardinality or "many", template=draft.template or None)
+
+
+def apply_in_tx(tx: LedgerTx, scope: str, draft: Draft, sources: tuple[str, ...], *, force_supersede: bool = False) -> str:
+    """Run the draft's operation in an open ledger transaction. Returns the op actually run.
+
+    A supersede of nothing, or a `many` supersede that names no replaced value, becomes an add. With
+    `force_supersede` (an operator accepting a held conflict) an add that clashes becomes a supersede.
+    """
+    _ensure_predicate(tx, draft)
+    source = list(sources)
+    if draft.op == "retract":
+        tx.retract(
+            scope,
+            draft.subject,
+            draft.predicate,
+            draft.value,
+            valid_from=None if draft.all_valid_time else draft.valid_from,
+            valid_to=None if draft.all_valid_time else draft.valid_to,
+            all_valid_time=draft.all_valid_time,
+            source=source,
+        )
+        return "retract"
+    if draft.op == "supersede":
+        try:
+            tx.supersede(
+                scope, draft.subject, draft.predicate, draft.value or "",
+                valid_from=draft.valid_from, valid_to=draft.valid_to, replaces=draft.replaces, source=source,
+            )
+            return "supersede"
+        except (NotFoundError, ValidationError) as exc:
+            # Nothing to replace (or a `many` supersede naming no value): the new value simply holds.
+            if isinstance(exc, ValidationError) and exc.field != "replaces":
+                raise
+            tx.add(scope, draft.subject, draft.predicate, draft.value or "", valid_from=draft.valid_from, valid_to=draft.valid_to, source=source)
+            return "add"
+    try:
+        tx.add(scope, draft.subject, draft.predicate, draft.value or "", valid_from=draft.valid_from, valid_to=draft.valid_to, source=source)
+        return "add"
+    except ConflictError as exc:
+        if not force_supersede or isinstance(exc, ErasedError):
+            raise
+        tx.supersede(scope, draft.subject, draft.predicate, draft.value or "", valid_from=draft.valid_from, valid_to=draft.valid_to, source=source)
+        return "supersede"
+
+
+@dataclass(frozen=True)
+class ApplyOutcome:
+    status: str  # "applied" | "pending" | "dropped"
+    reason: str
+    result: TxResult | None = None
+
+
+def try_apply(
+    ledger: Ledger, planned: Planned, *, principal: str, reason: str, force_supersede: bool = False
+) -> ApplyOutcome:
+    """Apply as one ledger transaction; a conflict holds it, an impossible operation drops it.
+
+    The ledger transaction is a savepoint inside the caller's SQLite transaction, so a failure leaves
+    nothing behind while the proposal row (written by the caller) survives with its receipt.
+    """
+    try:
+        with ledger.transaction(principal=principal, reason=reason, sources=planned.sources) as tx:
+            apply_in_tx(tx, planned.scope, planned.draft, planned.sources, force_supersede=force_supersede)
+    except ErasedError as exc:
+        return ApplyOutcome("dropped", f"dropped: {exc.message}")
+    except ConflictError as exc:
+        return ApplyOutcome("pending", f"held: conflicts with the ledger: {exc.message}")
+    except NotFoundError as exc:
+        return ApplyOutcome("dropped", f"dropped: {exc.message}")
+    except ValidationError as exc:
+        return ApplyOutcome("dropped", f"dropped: invalid: {exc}")
+    except LedgerError as exc:  # a database refusal: keep it for a person to look at
+        return ApplyOutcome("pending", f"held: the ledger refused it: {exc}")
+    return ApplyOutcome("applied", reason, tx.result)

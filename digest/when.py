@@ -1,0 +1,263 @@
+"""Resolving the time words of a turn ("last March", "since 2019", "until Friday", "two years ago")
+against the moment the turn was said. Pure functions; the model only quotes the phrase, this decides.
+
+Decisions (also in docs/ARCHITECTURE.md):
+- A named period is a closed-open range of days: "March 2024" is [2024-03-01, 2024-04-01).
+- A bare period or "since"/"from"/"as of" gives valid_from = the period's start ("I moved last month").
+- "until"/"till"/"through"/"to" include the named period: "until Friday" ends when Friday ends.
+- Without a year, a month or weekday means its most recent occurrence (not after the turn) for the past
+  forms, and its next occurrence (on or after the turn) after "until"/"next".
+- "last March" is the most recent March before the current month; "last month" the calendar month before.
+- Anything not understood resolves to None: the caller holds the proposal rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+
+from factledger.ledger.times import format_time, to_datetime
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+WEEKDAYS = {
+    name: number
+    for number, names in enumerate(
+        [("monday", "mon"), ("tuesday", "tue", "tues"), ("wednesday", "wed"), ("thursday", "thu", "thurs"),
+         ("friday", "fri"), ("saturday", "sat"), ("sunday", "sun")]
+    )
+    for name in names
+}
+NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
+}
+
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+# A bare month name is only a time when it cannot be a verb or a word ("may", "mar"): "in May" is.
+_FULL_MONTH_NOT_MAY = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_YEAR = r"(?:19|20)\d{2}"
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_COUNT = r"(?:\d{1,3}|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_UNIT = r"(?:day|week|month|year)s?"
+
+# One point or period in time, as words.
+POINT = (
+    rf"(?:(?:in\s+)?{_MONTH}(?:\s+of)?\s+{_YEAR}"
+    rf"|\d{{4}}-\d{{2}}-\d{{2}}"
+    rf"|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
+    rf"|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
+    rf"|{_MONTH}(?:\s+of)?\s+{_YEAR}"
+    rf"|(?:last|this|next)\s+(?:{_MONTH}|{_WEEKDAY}|week|month|year|summer|winter|spring|autumn|fall)"
+    rf"|{_COUNT}\s+{_UNIT}\s+ago"
+    rf"|yesterday|today|tomorrow"
+    rf"|(?:on\s+)?{_WEEKDAY}"
+    rf"|in\s+{_MONTH}(?!\w)|{_FULL_MONTH_NOT_MAY}"
+    rf"|(?:in\s+)?{_YEAR})"
+)
+_START_WORDS = r"(?:since|from|as of|starting|beginning)"
+_END_WORDS = r"(?:until|till|til|through|to|up to)"
+# What a rules extractor searches a sentence for.
+TIME_PHRASE = re.compile(
+    rf"(?i)\b(?:{_START_WORDS}\s+{POINT}(?:\s+{_END_WORDS}\s+{POINT})?|{_END_WORDS}\s+{POINT}|{POINT})(?!\w)"
+)
+
+_RANGE = re.compile(rf"(?i)^(?:{_START_WORDS})\s+(?P<a>.+?)\s+(?:{_END_WORDS})\s+(?P<b>.+)$")
+_SINCE = re.compile(rf"(?i)^(?:{_START_WORDS})\s+(?P<a>.+)$")
+_UNTIL = re.compile(rf"(?i)^(?:{_END_WORDS})\s+(?P<b>.+)$")
+
+
+@dataclass(frozen=True)
+class ValidTime:
+    """A resolved valid-time bound pair (canonical UTC text); either may be None (not said)."""
+
+    valid_from: str | None
+    valid_to: str | None
+
+
+@dataclass(frozen=True)
+class _Period:
+    start: date
+    end: date  # exclusive
+
+
+def _month_period(year: int, month: int) -> _Period:
+    end = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+    return _Period(date(year, month, 1), end)
+
+
+def _day(d: date) -> _Period:
+    return _Period(d, d + timedelta(days=1))
+
+
+def _shift_months(d: date, months: int) -> date:
+    index = d.year * 12 + (d.month - 1) + months
+    year, month = divmod(index, 12)
+    month += 1
+    last = (_month_period(year, month).end - timedelta(days=1)).day
+    return date(year, month, min(d.day, last))
+
+
+_SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
+
+
+def _point(text: str, today: date, future: bool) -> _Period | None:
+    """The period a point phrase names, relative to `today`; future=True prefers upcoming occurrences."""
+    t = re.sub(r"\s+", " ", text.strip().casefold().rstrip(".,;!?")).replace(".", "")
+    t = re.sub(r"^(?:in|on|the) ", "", t)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
+        try:
+            return _day(date.fromisoformat(t))
+        except ValueError:
+            return None
+    if t == "today":
+        return _day(today)
+    if t == "yesterday":
+        return _day(today - timedelta(days=1))
+    if t == "tomorrow":
+        return _day(today + timedelta(days=1))
+    if re.fullmatch(_YEAR, t):
+        return _Period(date(int(t), 1, 1), date(int(t) + 1, 1, 1))
+    m = re.fullmatch(rf"(?P<n>{_COUNT}) (?P<unit>day|week|month|year)s? ago", t)
+    if m:
+        n = int(m["n"]) if m["n"].isdigit() else NUMBERS[m["n"]]
+        unit = m["unit"]
+        if unit == "day":
+            return _day(today - timedelta(days=n))
+        if unit == "week":
+            return _day(today - timedelta(weeks=n))
+        return _day(_shift_months(today, -n * (12 if unit == "year" else 1)))
+    m = re.fullmatch(r"(?P<rel>last|this|next) (?P<what>\w+)", t)
+    if m:
+        rel, what = m["rel"], m["what"]
+        step = {"last": -1, "this": 0, "next": 1}[rel]
+        if what == "week":
+            monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
+            return _Period(monday, monday + timedelta(days=7))
+        if what == "month":
+            first = _shift_months(today.replace(day=1), step)
+            return _month_period(first.year, first.month)
+        if what == "year":
+            return _Period(date(today.year + step, 1, 1), date(today.year + step + 1, 1, 1))
+        if what in _SEASONS:
+            month, length = _SEASONS[what]
+            year = today.year
+            start = date(year, month, 1)
+            if rel == "last" and start >= date(today.year, today.month, 1):
+                start = date(year - 1, month, 1)
+            elif rel == "next" and start <= today:
+                start = date(year + 1, month, 1)
+            return _Period(start, _shift_months(start, length))
+        if what in MONTHS:
+            month = MONTHS[what]
+            if rel == "last":
+                year = today.year if month < today.month else today.year - 1
+            elif rel == "next":
+                year = today.year if month > today.month else today.year + 1
+            else:
+                year = today.year
+            return _month_period(year, month)
+        if what in WEEKDAYS:
+            delta = today.weekday() - WEEKDAYS[what]
+            if rel == "last":
+                return _day(today - timedelta(days=delta if delta > 0 else delta + 7))
+            if rel == "next":
+                ahead = -delta if -delta > 0 else -delta + 7
+                return _day(today + timedelta(days=ahead))
+            return _day(today - timedelta(days=today.weekday()) + timedelta(days=WEEKDAYS[what]))
+        return None
+    if t in WEEKDAYS:
+        target = WEEKDAYS[t]
+        if future:
+            return _day(today + timedelta(days=(target - today.weekday()) % 7))
+        return _day(today - timedelta(days=(today.weekday() - target) % 7))
+    m = re.fullmatch(rf"(?P<month>{_MONTH})(?: of)? (?P<year>{_YEAR})", t)
+    if m:
+        return _month_period(int(m["year"]), MONTHS[m["month"]])
+    m = re.fullmatch(rf"(?P<month>{_MONTH}) (?P<day>{_DAY})(?:,? (?P<year>{_YEAR}))?", t) or re.fullmatch(
+        rf"(?P<day>{_DAY}) (?:of )?(?P<month>{_MONTH})(?:,? (?P<year>{_YEAR}))?", t
+    )
+    if m:
+        month = MONTHS[m["month"]]
+        day = int(re.sub(r"\D", "", m["day"]))
+        if m["year"]:
+            year = int(m["year"])
+        else:  # the most recent (or, forward, the next) such day
+            year = today.year
+            try:
+                candidate = date(year, month, day)
+            except ValueError:
+                return None
+            if future and candidate < today:
+                year += 1
+            elif not future and candidate > today:
+                year -= 1
+        try:
+            return _day(date(year, month, day))
+        except ValueError:
+            return None
+    if t in MONTHS:
+        month = MONTHS[t]
+        if future:
+            year = today.year if month >= today.month else today.year + 1
+        else:
+            year = today.year if month <= today.month else today.year - 1
+        return _month_period(year, month)
+    return None
+
+
+def _stamp(d: date) -> str:
+    return format_time(datetime(d.year, d.month, d.day, tzinfo=timezone.utc))
+
+
+def resolve_time_phrase(phrase: str | None, said_at: str) -> ValidTime | None:
+    """Turn a time phrase into valid-time bounds, relative to `said_at` (canonical UTC text).
+
+    Returns None for an empty or unrecognised phrase.
+    """
+    if not phrase or not phrase.strip():
+        return None
+    try:
+        return _resolve(phrase, said_at)
+    except (ValueError, OverflowError):  # a date outside the calendar ("9999 years ago")
+        return None
+
+
+def _resolve(phrase: str, said_at: str) -> ValidTime | None:
+    today = to_datetime(said_at).date()
+    text = re.sub(r"\s+", " ", phrase.strip())
+    m = _RANGE.match(text)
+    if m:
+        a, b = _point(m["a"], today, future=False), _point(m["b"], today, future=True)
+        if a is None or b is None or not a.start < b.end:
+            return None
+        return ValidTime(_stamp(a.start), _stamp(b.end))
+    m = _SINCE.match(text)
+    if m:
+        a = _point(m["a"], today, future=False)
+        return None if a is None else ValidTime(_stamp(a.start), None)
+    m = _UNTIL.match(text)
+    if m:
+        b = _point(m["b"], today, future=True)
+        return None if b is None else ValidTime(None, _stamp(b.end))
+    future = bool(re.match(r"(?i)^(next|tomorrow)", text))
+    p = _point(text, today, future=future)
+    return None if p is None else ValidTime(_stamp(p.start), None)
+
+
+def find_time_phrase(text: str) -> str | None:
+    """The first time phrase in `text`, as written (for the rules extractor)."""
+    match = TIME_PHRASE.search(text)
+    return match.group(0) if match else None

@@ -1,0 +1,323 @@
+"""Benchmark: as-of and history SQL over a large ledger, through DuckDB and through SQLite directly.
+
+Builds a ledger of N claim versions (default 1,000,000) with a realistic shape: a couple of thousand
+users, a skewed mix of `one` and `many` predicates, slots that change a few times (supersedes that cut
+the old version in two, retracts that end it), transactions by digest, agent, operator and import
+principals. Rows go in through the ledger's storage layer in one transaction (every database constraint
+and trigger still runs). Then the same questions are asked:
+
+- as-of aggregate: count of values per predicate valid at a past instant, as known at a past instant;
+- history scan: the slots with the most versions over all time (every version of every slot);
+- activity: transactions and versions opened per principal over a quarter;
+
+through `factledger.ledger.analytics` (DuckDB over the SQLite file; both the live ATTACH and an
+in-memory snapshot) and, as the baseline in the same run, through SQLite directly. Prints the times and
+the ratios; `--record` appends them to docs/BENCHMARKS.md.
+
+    .venv/bin/python evals/bench_sql.py [--versions 1000000] [--path /tmp/bench.db] [--record]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from factledger.ledger import Ledger
+from factledger.ledger.times import FORMAT
+
+START = datetime(2023, 1, 1, tzinfo=timezone.utc)
+SPAN_SECONDS = 3 * 365 * 86400  # histories spread over three years
+PAST = "2025-01-01T00:00:00.000000Z"  # the "as known then" instant of the as-of questions
+
+ONE_PREDICATES = ["lives_in", "works_at", "birthday", "job_title", "timezone", "partner", "phone_model",
+                  "car", "diet", "favourite_team", "language", "gym"]
+MANY_PREDICATES = ["likes", "has_pet", "speaks", "allergic_to", "plays", "reads", "visited", "note"]
+PRINCIPALS = [("digest:rules", 55), ("digest:llm", 20), ("agent:hermes", 18), ("operator:alice", 4), ("import:crm", 3)]
+SUBJECTS = ["user"] * 6 + ["partner", "mother", "boss", "dog", "sister"]
+
+
+def _stamp(seconds: float) -> str:
+    return (START + timedelta(seconds=seconds)).strftime(FORMAT)
+
+
+@dataclass
+class _Row:
+    scope: str
+    subject: str
+    predicate: str
+    cardinality: str
+    value: str
+    valid_from: str
+    valid_to: str | None
+    tx_index: int
+    closed_index: int | None = None
+
+
+@dataclass
+class _SlotState:
+    open_rows: dict[str, _Row] = field(default_factory=dict)  # value -> its open version
+    floor: str = ""  # the latest valid end written in the slot: new versions start at or after it
+
+
+def _events(versions: int, rng: random.Random) -> list[tuple[float, tuple[str, str, str, str]]]:
+    """(time, slot) change events; each event becomes one transaction writing about 2 versions."""
+    predicates = [(p, "one") for p in ONE_PREDICATES] + [(p, "many") for p in MANY_PREDICATES]
+    weights = [1.0 / (rank + 1) for rank in range(len(predicates))]  # Zipf-like popularity
+    users = max(10, versions // 500)
+    events = []
+    target_events = int(versions * 0.7)  # about 1.6 versions per event: stop at `versions` below
+    while len(events) < target_events:
+        scope = f"user:{rng.randrange(users):05d}"
+        predicate, cardinality = rng.choices(predicates, weights)[0]
+        slot = (scope, rng.choice(SUBJECTS), predicate, cardinality)
+        changes = min(1 + int(rng.expovariate(1 / 3)), 40)
+        for _ in range(changes):
+            events.append((rng.random() * SPAN_SECONDS, slot))
+    events.sort(key=lambda e: e[0])
+    return events[:target_events]
+
+
+def build_ledger(path: Path, versions: int, *, seed: int = 7, progress: bool = True) -> int:
+    """Write a ledger of about `versions` claim versions to `path` (a new file). Returns the count."""
+    rng = random.Random(seed)
+    events = _events(versions, rng)
+    states: dict[tuple[str, str, str, str], _SlotState] = {}
+    rows: list[_Row] = []
+    transactions: list[tuple[str, str, str, str]] = []
+    last_micro = -1
+    for seconds, slot in events:
+        if len(rows) >= versions:
+            break
+        micro = max(int(seconds * 1_000_000), last_micro + 1)
+        last_micro = micro
+        tx_time = _stamp(micro / 1_000_000)
+        principal = rng.choices([p for p, _ in PRINCIPALS], [w for _, w in PRINCIPALS])[0]
+        tx_index = len(transactions)
+        scope, subject, predicate, cardinality = slot
+        state = states.setdefault(slot, _SlotState())
+        # Said a little before it was learned: valid from up to 30 days before the transaction.
+        valid_from = max(_stamp(max(0.0, micro / 1_000_000 - rng.random() * 30 * 86400)), state.floor)
+        value = f"{predicate}-{rng.randrange(60)}"
+        kind = "add"
+        if state.open_rows:
+            kind = rng.choices(["supersede", "retract", "add"], [70, 15, 15] if cardinality == "many" else [80, 20, 0])[0]
+        if kind in ("supersede", "retract"):
+            old = rng.choice(list(state.open_rows.values()))
+            if old.valid_from >= valid_from:  # the change cannot start before the version it cuts
+                valid_from = tx_time
+            if old.valid_from >= valid_from:
+                kind = "add"
+            else:
+                old.closed_index = tx_index
+                del state.open_rows[old.value]
+                kept = _Row(scope, subject, predicate, cardinality, old.value, old.valid_from, valid_from, tx_index)
+                rows.append(kept)  # the part before the portion, written again with the old value
+                state.floor = valid_from
+        if kind in ("add", "supersede"):
+            if value in state.open_rows or (cardinality == "one" and state.open_rows):
+                value = None  # already held, or a conflict: the transaction writes nothing
+            if value is not None:
+                row = _Row(scope, subject, predicate, cardinality, value, valid_from, None, tx_index)
+                state.open_rows[value] = row
+                rows.append(row)
+        reason = {"add": "said in conversation", "supersede": "user corrected it", "retract": "no longer true"}[kind]
+        transactions.append((tx_time, principal, reason, json.dumps([f"journal:{tx_index + 1}"])))
+    rows = rows[:versions]  # the last change may have written one version past the target
+    ledger = Ledger.open(path)
+    storage = ledger.storage
+    started = time.perf_counter()
+    with storage.atomic():
+        storage.executemany(
+            "INSERT INTO predicates (name, display, cardinality, template, defined_at) VALUES (?, ?, ?, ?, ?)",
+            [(p, p, "one", "{subject} " + p.replace("_", " ") + " {value}", "2022-12-31T00:00:00.000000Z") for p in ONE_PREDICATES]
+            + [(p, p, "many", "{subject} " + p.replace("_", " ") + " {value}", "2022-12-31T00:00:00.000000Z") for p in MANY_PREDICATES],
+        )
+        storage.executemany(
+            "INSERT INTO transactions (id, tx_time, principal, reason, sources) VALUES (?, ?, ?, ?, ?)",
+            [(i + 1, *t) for i, t in enumerate(transactions)],
+        )
+        storage.executemany(
+            "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from,"
+            " valid_to, tx_from, tx_to, opened_by, closed_by, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                (
+                    r.scope, r.subject, r.subject.title() if r.subject != "user" else "User", r.predicate, r.cardinality,
+                    r.value, r.value, r.valid_from, r.valid_to, transactions[r.tx_index][0],
+                    None if r.closed_index is None else transactions[r.closed_index][0],
+                    r.tx_index + 1, None if r.closed_index is None else r.closed_index + 1,
+                    json.dumps([f"journal:{r.tx_index + 1}"]),
+                )
+                for r in rows
+            ),
+        )
+    if progress:
+        print(f"built {len(rows):,} versions, {len(transactions):,} transactions in {time.perf_counter() - started:.1f} s")
+    ledger.close()
+    return len(rows)
+
+
+# -- the questions, in the analyst's SQL and in plain SQLite ---------------------------------------
+
+AS_OF_SQL = (
+    "SELECT predicate, count(*) AS n FROM claims"
+    f" FOR VALID_TIME AS OF '{PAST}' FOR SYSTEM_TIME AS OF '{PAST}'"
+    " GROUP BY predicate ORDER BY predicate"
+)
+AS_OF_SQLITE = (
+    "SELECT predicate, count(*) AS n FROM claims"
+    " WHERE valid_from <= :t AND (valid_to IS NULL OR valid_to > :t)"
+    " AND tx_from <= :t AND (tx_to IS NULL OR tx_to > :t)"
+    " GROUP BY predicate ORDER BY predicate"
+)
+HISTORY_SQL = (
+    "SELECT scope, subject_key, predicate, count(*) AS versions, count(DISTINCT value_key) AS distinct_values"
+    " FROM claims FOR ALL VALID_TIME FOR ALL SYSTEM_TIME"
+    " GROUP BY scope, subject_key, predicate ORDER BY versions DESC, scope, subject_key, predicate LIMIT 10"
+)
+HISTORY_SQLITE = (
+    "SELECT scope, subject_key, predicate, count(*) AS versions, count(DISTINCT value_key) AS distinct_values"
+    " FROM claims GROUP BY scope, subject_key, predicate ORDER BY versions DESC, scope, subject_key, predicate LIMIT 10"
+)
+QUARTER = ("2025-01-01T00:00:00.000000Z", "2025-04-01T00:00:00.000000Z")
+ACTIVITY_SQL = f"SELECT principal, transactions, versions_opened, versions_closed FROM activity('{QUARTER[0]}', '{QUARTER[1]}')"
+ACTIVITY_SQLITE = (
+    "SELECT t.principal, count(*) AS transactions, coalesce(sum(o.n), 0), coalesce(sum(x.n), 0)"
+    " FROM transactions t"
+    " LEFT JOIN (SELECT opened_by AS tx, count(*) AS n FROM claims GROUP BY opened_by) o ON o.tx = t.id"
+    " LEFT JOIN (SELECT closed_by AS tx, count(*) AS n FROM claims WHERE closed_by IS NOT NULL GROUP BY closed_by) x"
+    " ON x.tx = t.id"
+    " WHERE t.tx_time >= :a AND t.tx_time < :b GROUP BY t.principal ORDER BY transactions DESC, t.principal"
+)
+
+
+@dataclass
+class Question:
+    name: str
+    duck: str
+    sqlite: str
+    params: dict
+
+
+QUESTIONS = [
+    Question("as-of aggregate", AS_OF_SQL, AS_OF_SQLITE, {"t": PAST}),
+    Question("history scan", HISTORY_SQL, HISTORY_SQLITE, {}),
+    Question("activity per principal", ACTIVITY_SQL, ACTIVITY_SQLITE, {"a": QUARTER[0], "b": QUARTER[1]}),
+]
+
+
+def _best(run, repeat: int) -> tuple[float, list]:
+    best, rows = float("inf"), []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        rows = run()
+        best = min(best, time.perf_counter() - started)
+    return best, rows
+
+
+def _normal(rows) -> list[tuple]:
+    return [tuple(r) for r in rows]
+
+
+def run(path: Path, versions: int, repeat: int) -> dict:
+    from factledger.ledger import Storage
+    from factledger.ledger.analytics import Analytics
+
+    figures: dict = {"versions": versions, "questions": []}
+    storage = Storage(path, read_only=True)
+    started = time.perf_counter()
+    live = Analytics(path)
+    figures["live_open_s"] = time.perf_counter() - started
+    started = time.perf_counter()
+    snapshot = Analytics(path, snapshot=True)
+    figures["snapshot_load_s"] = time.perf_counter() - started
+    try:
+        for q in QUESTIONS:
+            sqlite_s, sqlite_rows = _best(lambda: storage.query(q.sqlite, q.params), repeat)
+            live_s, live_rows = _best(lambda: live.fetch(q.duck)[1], repeat)
+            snap_s, snap_rows = _best(lambda: snapshot.fetch(q.duck)[1], repeat)
+            same = _normal(sqlite_rows) == _normal(live_rows) == _normal(snap_rows)
+            figures["questions"].append(
+                {"name": q.name, "sqlite_s": sqlite_s, "live_s": live_s, "snapshot_s": snap_s, "same_answer": same}
+            )
+    finally:
+        live.close()
+        snapshot.close()
+        storage.close()
+    return figures
+
+
+def report(figures: dict) -> str:
+    lines = [
+        f"{figures['versions']:,} claim versions; DuckDB live open {figures['live_open_s']:.2f} s,"
+        f" snapshot load {figures['snapshot_load_s']:.2f} s (best of the repeats below)",
+        "",
+        "| question | SQLite | DuckDB live (ATTACH) | ratio | DuckDB snapshot | ratio | same answer |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for q in figures["questions"]:
+        lines.append(
+            f"| {q['name']} | {q['sqlite_s']:.3f} s | {q['live_s']:.3f} s | {q['sqlite_s'] / q['live_s']:.1f}x"
+            f" | {q['snapshot_s']:.3f} s | {q['sqlite_s'] / q['snapshot_s']:.1f}x | {'yes' if q['same_answer'] else 'NO'} |"
+        )
+    as_of = figures["questions"][0]
+    under = all(q["live_s"] < 1 and q["snapshot_s"] < 1 for q in figures["questions"])
+    lines += [
+        "",
+        f"targets: every DuckDB query under 1 s: {'met' if under else 'NOT met'};"
+        f" as-of aggregate >= 3x SQLite: snapshot {as_of['sqlite_s'] / as_of['snapshot_s']:.1f}x"
+        f" ({'met' if as_of['sqlite_s'] / as_of['snapshot_s'] >= 3 else 'NOT met'}),"
+        f" live {as_of['sqlite_s'] / as_of['live_s']:.1f}x",
+    ]
+    return "\n".join(lines)
+
+
+def record(text: str, command: str) -> Path:
+    doc = Path(__file__).resolve().parent.parent / "docs" / "BENCHMARKS.md"
+    if not doc.exists():
+        doc.write_text("# factledger benchmarks\n", "utf-8")
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    section = f"\n## SQL (evals/bench_sql.py, {stamp})\n\n`{command}` on a 2-core machine shared with other jobs.\n\n{text}\n"
+    with doc.open("a", encoding="utf-8") as handle:
+        handle.write(section)
+    return doc
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--versions", type=int, default=1_000_000)
+    parser.add_argument("--path", type=Path, default=None, help="ledger file to build (default: a temporary one)")
+    parser.add_argument("--reuse", action="store_true", help="use --path as it is if it exists")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--record", action="store_true", help="append the figures to docs/BENCHMARKS.md")
+    args = parser.parse_args(argv)
+    import tempfile
+
+    folder = None
+    path = args.path
+    if path is None:
+        folder = tempfile.TemporaryDirectory(prefix="factledger-bench-sql-")
+        path = Path(folder.name) / "ledger.db"
+    try:
+        if not (args.reuse and path.exists()):
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            build_ledger(path, args.versions)
+        figures = run(path, args.versions, args.repeat)
+        text = report(figures)
+        print(text)
+        if args.record:
+            command = "python evals/bench_sql.py " + " ".join(argv if argv is not None else __import__("sys").argv[1:])
+            print(f"recorded in {record(text, command.strip())}")
+        return figures
+    finally:
+        if folder is not None:
+            folder.cleanup()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Our SQL dialect: DuckDB's, plus the SQL:2011 / XTDB temporal clauses on a table reference.
+
+sqlglot's base parser already reads one `FOR SYSTEM_TIME …` phrase after a table name (its
+`_parse_version`, producing `exp.Version`), but it knows nothing of VALID_TIME, takes a single phrase,
+and does not read `FOR ALL SYSTEM_TIME`. We replace that hook in a parser subclass so that, after a table
+name (and, for convenience, after its alias), up to two clauses are read, one per time dimension, in
+either order:
+
+    FOR VALID_TIME AS OF t            FOR SYSTEM_TIME AS OF t
+    FOR VALID_TIME FROM t1 TO t2      (closed-open)
+    FOR VALID_TIME BETWEEN t1 AND t2  (closed)
+    FOR ALL VALID_TIME                FOR VALID_TIME ALL
+
+The result is a `TemporalSpec` node in the table's `version` argument. It is never turned back into SQL:
+`rewrite.py` replaces every table reference carrying one with a filtered subquery.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlglot import exp
+from sqlglot.dialects.duckdb import DuckDB
+from sqlglot.errors import ErrorLevel
+from sqlglot.parsers.duckdb import DuckDBParser
+from sqlglot.tokens import Token
+
+DIMENSIONS = ("VALID_TIME", "SYSTEM_TIME")
+
+
+class TemporalClause(exp.Expression):
+    """One clause. this: VALID_TIME | SYSTEM_TIME; kind: AS OF | FROM | BETWEEN | ALL;
+    expressions: the time expressions (one for AS OF, two for FROM/BETWEEN, none for ALL)."""
+
+    arg_types = {"this": True, "kind": True, "expressions": False}
+
+
+class TemporalSpec(exp.Expression):
+    """The clauses given on one table reference: at most one per dimension."""
+
+    arg_types = {"valid": False, "system": False}
+
+
+class FactledgerParser(DuckDBParser):
+    def _parse_version(self) -> exp.Expression | None:  # type: ignore[override]
+        spec: dict[str, TemporalClause] = {}
+        while True:
+            token = self._curr
+            clause = self._parse_temporal_clause()
+            if clause is None:
+                break
+            key = "valid" if clause.this == "VALID_TIME" else "system"
+            if key in spec:
+                self.raise_error(f"FOR {clause.this} given twice on one table", token)
+            spec[key] = clause
+        if not spec:
+            return None
+        return TemporalSpec(**spec)
+
+    def _parse_temporal_clause(self) -> TemporalClause | None:
+        index = self._index
+        first: Token | None = self._curr
+        if not self._match_text_seq("FOR"):
+            return None
+        if self._match_text_seq("ALL"):
+            dimension = self._match_dimension()
+            if dimension is None:
+                self._retreat(index)
+                return None
+            return self._clause(first, dimension, "ALL", [])
+        dimension = self._match_dimension()
+        if dimension is None:  # some other FOR (FOR UPDATE, …): not ours
+            self._retreat(index)
+            return None
+        if self._match_text_seq("ALL"):
+            return self._clause(first, dimension, "ALL", [])
+        if self._match_text_seq("AS", "OF"):
+            return self._clause(first, dimension, "AS OF", [self._parse_time_expression()])
+        if self._match_text_seq("FROM"):
+            # `INTERVAL 7 DAY TO now()` would read as an interval span (DAY TO SECOND); not here.
+            self.INTERVAL_SPANS = False
+            try:
+                start = self._parse_time_expression()
+            finally:
+                del self.INTERVAL_SPANS
+            if not self._match_text_seq("TO"):
+                self.raise_error(f"expected TO in FOR {dimension} FROM … TO …")
+            return self._clause(first, dimension, "FROM", [start, self._parse_time_expression()])
+        if self._match_text_seq("BETWEEN"):
+            start = self._parse_time_expression()
+            if not self._match_text_seq("AND"):
+                self.raise_error(f"expected AND in FOR {dimension} BETWEEN … AND …")
+            return self._clause(first, dimension, "BETWEEN", [start, self._parse_time_expression()])
+        self.raise_error(f"expected AS OF, FROM, BETWEEN or ALL after FOR {dimension}")
+        return None
+
+    def _match_dimension(self) -> str | None:
+        for dimension in DIMENSIONS:
+            if self._match_text_seq(dimension):
+                return dimension
+        return None
+
+    def _parse_time_expression(self) -> exp.Expression:
+        value = self._parse_bitwise()  # stops before AND / TO, unlike a full expression
+        if value is None:
+            self.raise_error("expected a timestamp")
+        return value
+
+    def _clause(self, first: Token | None, dimension: str, kind: str, values: list) -> TemporalClause:
+        clause = TemporalClause(this=dimension, kind=kind, expressions=values)
+        if first is not None:
+            clause.meta["start"] = first.start
+        return clause
+
+    def _parse_table(self, *args, **kwargs):  # type: ignore[override]
+        table = super()._parse_table(*args, **kwargs)
+        # The standard puts the clauses right after the table name (read by the base parser through
+        # _parse_version); also accept them after the alias: `FROM claims c FOR VALID_TIME AS OF …`.
+        if isinstance(table, exp.Table) and table.args.get("version") is None:
+            spec = self._parse_version()
+            if spec is not None:
+                table.set("version", spec)
+        return table
+
+
+class Factledger(DuckDB):
+    """DuckDB's dialect with the temporal clauses."""
+
+    class Parser(FactledgerParser):
+        pass
+
+
+DIALECT = Factledger()
+
+
+@contextmanager
+def _quiet_sqlglot() -> Iterator[None]:
+    # sqlglot logs a warning when it falls back to a generic command; we refuse those with a
+    # positioned error instead, so the warning is only noise on the terminal.
+    logger = logging.getLogger("sqlglot")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def parse_statements(sql: str) -> list[exp.Expression | None]:
+    """Parse `sql` (maybe several statements) with our dialect; raises sqlglot.errors.ParseError."""
+    with _quiet_sqlglot():
+        return DIALECT.parser(error_level=ErrorLevel.RAISE).parse(DIALECT.tokenize(sql), sql)
+
+
+def parse_one(sql: str) -> exp.Expression:
+    """Parse one trusted statement (our own view and template text)."""
+    parsed = [p for p in parse_statements(sql) if p is not None]
+    if len(parsed) != 1:
+        raise ValueError(f"expected one statement, got {len(parsed)}")
+    return parsed[0]
+
+
+def tokenize(sql: str) -> list[Token]:
+    return DIALECT.tokenize(sql)

@@ -1,0 +1,339 @@
+"""DuckDB over the ledger file, read-only: the connection, the views, the query path and exports.
+
+`Analytics(path)` attaches the SQLite ledger read-only through the sqlite scanner extension, loaded from
+the file the pinned `duckdb-extension-sqlite-scanner` package ships (DuckDB never downloads anything),
+registers the analyst's views and audit macros, and then locks DuckDB down: no external access (no
+files, no other databases, no extensions), Python replacement scans off, configuration locked. Every
+query is first checked (guard.py) and rewritten (rewrite.py); only then does DuckDB see it.
+
+Two ways to read:
+- live (default): DuckDB scans the SQLite file at each query; good for one question at a time.
+- snapshot=True: one consistent copy of the file (SQLite's online backup) is loaded into DuckDB's
+  columnar memory; the load costs about a second per million versions, then aggregates are an order of
+  magnitude faster. Queries then see the ledger as it was when the snapshot was taken.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from factledger.ledger.errors import NotFoundError, StorageError, ValidationError
+from factledger.ledger.storage import Storage
+from factledger.ledger.times import utc_now
+
+from .errors import SqlExecutionError
+from .guard import check_query
+from .rewrite import Rewriter
+from .views import (
+    GENERIC_TABLES,
+    MACROS,
+    PLAIN_VIEWS,
+    RAW,
+    TEMPORAL_VIEWS,
+    MacroDef,
+    ViewDef,
+    generic_view_sql,
+)
+
+ATTACHED = "ledger_file"
+EXTENSION_PACKAGE = "duckdb_extension_sqlite_scanner"
+EXPORT_FORMATS = ("parquet", "csv")
+INTERNAL_TABLES = ("erase_gate",)  # a transient guard row, always empty between transactions
+
+
+def sqlite_scanner_path() -> Path:
+    """The sqlite scanner extension file shipped by the package pinned with this DuckDB version."""
+    spec = importlib.util.find_spec(EXTENSION_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    if not locations:
+        raise StorageError(
+            f"the {EXTENSION_PACKAGE.replace('_', '-')}=={duckdb.__version__} package is not installed; "
+            "factledger sql needs it (DuckDB cannot download extensions here)"
+        )
+    path = Path(locations[0]) / "extensions" / f"v{duckdb.__version__}" / "sqlite_scanner.duckdb_extension"
+    if not path.is_file():
+        raise StorageError(f"no sqlite scanner for DuckDB {duckdb.__version__} at {path}; pin the matching package")
+    return path
+
+
+def _quote_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _quote_name(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class ExportedTable:
+    name: str
+    rows: int
+    file: Path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "rows": self.rows, "file": str(self.file)}
+
+
+@dataclass
+class ExportReport:
+    directory: Path
+    format: str
+    snapshot_tx_time: str | None
+    tables: list[ExportedTable] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "directory": str(self.directory),
+            "format": self.format,
+            "snapshot_tx_time": self.snapshot_tx_time,
+            "tables": [t.to_dict() for t in self.tables],
+        }
+
+
+class Analytics:
+    """Read-only SQL over one ledger file. Use as a context manager, or call `close()`.
+
+    >>> with Analytics("ledger.db") as analytics:
+    ...     rel = analytics.sql("SELECT predicate, count(*) FROM claims FOR SYSTEM_TIME AS OF '2025-03-01' GROUP BY 1")
+    ...     table = rel.arrow()   # or .fetchall(), .pl(), .df() with polars/pandas installed
+
+    A relation is valid while its Analytics is open. One instance is for one thread at a time.
+    """
+
+    def __init__(
+        self,
+        ledger_path: str | Path,
+        *,
+        snapshot: bool = False,
+        clock: Callable[[], str] = utc_now,
+        _lockdown: bool = True,
+    ):
+        path = Path(ledger_path)
+        if not path.is_file():
+            raise NotFoundError(f"no ledger file at {path}", field="ledger")
+        self.path = path
+        self.snapshot = snapshot
+        self.clock = clock
+        self.tables: list[str] = []
+        self.views: dict[str, ViewDef] = {}
+        self.temporal_views: dict[str, ViewDef] = {}
+        self.macros: dict[str, MacroDef] = {}
+        self._con = duckdb.connect(
+            ":memory:",
+            config={
+                "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False,
+            },
+        )
+        try:
+            self._setup(_lockdown)
+        except duckdb.Error as exc:
+            self._con.close()
+            raise StorageError(f"cannot open {path} for SQL: {_first_line(exc)}") from None
+        except BaseException:
+            self._con.close()
+            raise
+
+    # -- setup ----------------------------------------------------------------------------------
+
+    def _setup(self, lockdown: bool) -> None:
+        con = self._con
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute("SET enable_progress_bar = false")
+        con.execute(f"LOAD {_quote_text(str(sqlite_scanner_path()))}")
+        copy_dir = Path(tempfile.mkdtemp(prefix="factledger-snapshot-")) if self.snapshot else None
+        try:
+            source = self.path
+            if copy_dir is not None:
+                source = copy_dir / "ledger.db"
+                storage = Storage(self.path, read_only=True)
+                try:
+                    storage.backup(source)
+                finally:
+                    storage.close()
+            con.execute(f"ATTACH {_quote_text(str(source.resolve()))} AS {ATTACHED} (TYPE sqlite, READ_ONLY)")
+            self.tables = [
+                row[0]
+                for row in con.execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND table_name NOT LIKE 'sqlite_%'"
+                    " ORDER BY table_name",
+                    [ATTACHED],
+                ).fetchall()
+            ]
+            con.execute(f"CREATE SCHEMA {RAW}")
+            kind = "TABLE" if copy_dir is not None else "VIEW"
+            if copy_dir is not None:
+                con.execute("BEGIN")
+            for table in self.tables:
+                con.execute(f"CREATE {kind} {RAW}.{_quote_name(table)} AS SELECT * FROM {ATTACHED}.{_quote_name(table)}")
+            if copy_dir is not None:
+                con.execute("COMMIT")
+                con.execute(f"DETACH {ATTACHED}")
+        finally:
+            if copy_dir is not None:
+                shutil.rmtree(copy_dir, ignore_errors=True)
+        self._register_views()
+        if lockdown:
+            self._lock_down()
+
+    def _has(self, requires: tuple[str, ...]) -> bool:
+        return all(t in self.tables for t in requires)
+
+    def _register_views(self) -> None:
+        con = self._con
+        for view in PLAIN_VIEWS:
+            if self._has(view.requires):
+                # In a snapshot every version is typed once, at load, instead of at each query.
+                kind = "TABLE" if self.snapshot and view.name == "claim_versions" else "VIEW"
+                con.execute(f"CREATE {kind} {view.name} AS {view.sql}")
+                self.views[view.name] = view
+        for table in GENERIC_TABLES:
+            if table in self.tables:
+                columns = con.execute(
+                    "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?"
+                    " ORDER BY column_index",
+                    [RAW, table],
+                ).fetchall()
+                view = ViewDef(table, (table,), generic_view_sql(table, columns), f"the {table} table, timestamps typed")
+                con.execute(f"CREATE VIEW {_quote_name(table)} AS {view.sql}")
+                self.views[table] = view
+        # Temporal views are expanded by the rewriter; DuckDB gets them too (as current truth, with
+        # DuckDB's own now()) so they are listed in information_schema and usable from relations.
+        now = "CAST(now() AS TIMESTAMP)"
+        current = (
+            f"SELECT * FROM main.claim_versions AS c WHERE c.valid_from <= {now} AND (c.valid_to IS NULL OR c.valid_to > {now})"
+            " AND c.tx_to IS NULL"
+        )
+        for view in TEMPORAL_VIEWS:
+            if self._has(view.requires):
+                body = current if view.name == "claims" else view.sql
+                con.execute(f"CREATE VIEW {view.name} AS {body}")
+                self.temporal_views[view.name] = view
+        for macro in MACROS:
+            if self._has(macro.requires):
+                con.execute(macro.sql)
+                self.macros[macro.name] = macro
+
+    def _lock_down(self) -> None:
+        for statement in (
+            "SET enable_external_access = false",
+            "SET allow_community_extensions = false",
+            "SET python_enable_replacements = false",
+            "SET python_scan_all_frames = false",
+            "SET lock_configuration = true",
+        ):
+            self._con.execute(statement)
+
+    # -- queries --------------------------------------------------------------------------------
+
+    def translate(self, query: str) -> str:
+        """Check `query` and return the DuckDB SQL it runs as (temporal clauses become predicates)."""
+        tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
+        rewriter = Rewriter(
+            query, now=self.clock(), views=self.temporal_views, macros=self.macros, typed_source=self.snapshot
+        )
+        return rewriter.rewrite(tree).sql(dialect="duckdb")
+
+    def sql(self, query: str) -> duckdb.DuckDBPyRelation:
+        """Run one read-only query (our dialect: DuckDB's plus temporal clauses); returns a relation."""
+        text = self.translate(query)
+        try:
+            return self._con.sql(text)
+        except duckdb.Error as exc:
+            raise SqlExecutionError(_first_line(exc)) from None
+
+    def fetch(self, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Column names and every row of a query."""
+        relation = self.sql(query)
+        try:
+            return list(relation.columns), relation.fetchall()
+        except duckdb.Error as exc:
+            raise SqlExecutionError(_first_line(exc)) from None
+
+    def arrow(self, query: str) -> Any:
+        """The result as a pyarrow Table."""
+        relation = self.sql(query)
+        try:
+            return relation.to_arrow_table()
+        except duckdb.Error as exc:
+            raise SqlExecutionError(_first_line(exc)) from None
+
+    def describe(self) -> list[dict[str, str]]:
+        """The views and macros an analyst can use, with one line each."""
+        items = [{"name": v.name, "kind": "temporal view", "doc": v.doc} for v in self.temporal_views.values()]
+        items += [{"name": v.name, "kind": "view", "doc": v.doc} for v in self.views.values()]
+        items += [{"name": m.name, "kind": "table macro", "doc": m.doc} for m in self.macros.values()]
+        return items
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> "Analytics":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def export_snapshot(
+    ledger_path: str | Path,
+    directory: str | Path,
+    *,
+    fmt: str = "parquet",
+    progress: Callable[[str], None] | None = None,
+) -> ExportReport:
+    """Write a consistent snapshot of every ledger table to DIRECTORY (one file per table).
+
+    The analyst views are written typed (`claims` holds every version, all times); tables without a
+    view are written as stored. A manifest.json names the tables, their row counts and the snapshot's
+    last transaction time.
+    """
+    if fmt not in EXPORT_FORMATS:
+        raise ValidationError(f"{fmt!r} is not an export format; use one of {', '.join(EXPORT_FORMATS)}", field="format")
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise ValidationError(f"{out} exists and is not a directory", field="directory")
+    out.mkdir(parents=True, exist_ok=True)
+    analytics = Analytics(ledger_path, snapshot=True, _lockdown=False)
+    try:
+        con = analytics._con
+        sources: dict[str, str] = {}
+        if "claim_versions" in analytics.views:
+            sources["claims"] = "SELECT * FROM claim_versions ORDER BY id"
+        for name in analytics.views:
+            if name != "claim_versions":
+                sources[name] = f"SELECT * FROM {_quote_name(name)}"
+        for table in analytics.tables:
+            if table not in sources and table not in INTERNAL_TABLES:
+                sources[table] = f"SELECT * FROM {RAW}.{_quote_name(table)}"
+        last = None
+        if "transactions" in analytics.tables:
+            last = con.execute(f"SELECT max(tx_time) FROM {RAW}.transactions").fetchone()[0]
+        report = ExportReport(out, fmt, last)
+        options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
+        for name, query in sources.items():
+            target = out / f"{name}.{fmt}"
+            con.execute(f"COPY ({query}) TO {_quote_text(str(target))} ({options})")
+            rows = con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0]
+            report.tables.append(ExportedTable(name, int(rows), target))
+            if progress is not None:
+                progress(name)
+        (out / "manifest.json").write_text(json.dumps(report.to_dict(), indent=2) + "\n", "utf-8")
+        return report
+    except duckdb.Error as exc:
+        raise StorageError(f"export failed: {_first_line(exc)}") from None
+    finally:
+        analytics.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().split("\n")[0]

@@ -1,0 +1,196 @@
+"""Parse first, then refuse anything that is not one read-only query.
+
+The checks run on sqlglot's tokens and tree, before DuckDB sees the text:
+- exactly one statement (a trailing semicolon is fine; a second statement is refused where it starts);
+- it starts like a query (SELECT, WITH, FROM, a parenthesis) and parses to one;
+- nowhere inside is a write, DDL, session or file statement (a CTE holding a DELETE, SELECT … INTO);
+- table references are tables or views by name: no file paths ('data.csv', "x/y.parquet"), and table
+  functions only from a short list (range, unnest, the audit helpers);
+- no function that reads files, environment or other databases (read_*, *_scan, glob, sqlite_*, query…).
+
+DuckDB is locked down as well (no external access, configuration locked), so a gap here is not a hole.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import Token, TokenType
+
+from .dialect import TemporalClause, parse_statements, tokenize
+from .errors import QueryRefused, SqlSyntaxError, position
+
+QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.FROM, TokenType.L_PAREN}
+
+# Nodes that never belong in a read-only query, wherever they sit in the tree.
+_FORBIDDEN_NAMES = (
+    "DML", "DDL", "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter", "TruncateTable",
+    "Command", "Copy", "Set", "Pragma", "Attach", "Detach", "Use", "Install", "Export", "Into",
+    "Transaction", "Commit", "Rollback", "Describe", "Summarize", "Show", "Analyze", "Grant", "Revoke",
+    "Refresh", "Cache", "Uncache", "LoadData", "Comment", "Kill", "Lock",
+)
+FORBIDDEN_NODES: tuple[type, ...] = tuple(getattr(exp, n) for n in _FORBIDDEN_NAMES if hasattr(exp, n))
+
+# Table functions a query may call in FROM: generators, DuckDB's duckdb_* catalog functions, and the
+# audit helpers (views.MACROS adds them).
+SAFE_TABLE_FUNCTIONS = {"range", "generate_series", "unnest"}
+
+# Functions that reach outside the ledger: files, other databases, the environment, arbitrary SQL.
+DENIED_FUNCTIONS = {
+    "glob", "getenv", "query", "query_table", "sqlite_attach", "sqlite_query", "sqlite_scan",
+    "parquet_metadata", "parquet_schema", "parquet_file_metadata", "parquet_kv_metadata",
+    "parquet_bloom_probe", "read_text", "read_blob", "load_extension", "duckdb_secrets", "which_secret",
+    "checkpoint", "force_checkpoint", "export_database", "import_database", "pragma",
+}
+DENIED_PREFIXES = ("read_", "sqlite_", "postgres_", "mysql_", "iceberg_", "delta_", "parquet_", "pragma_")
+DENIED_SUFFIXES = ("_scan", "_attach")
+
+
+def function_name(node: exp.Func) -> str:
+    if isinstance(node, exp.Anonymous):
+        return str(node.name).lower()
+    return node.sql_name().lower()
+
+
+def _denied(name: str) -> bool:
+    return name in DENIED_FUNCTIONS or name.startswith(DENIED_PREFIXES) or name.endswith(DENIED_SUFFIXES)
+
+
+def node_offset(node: exp.Expression, default: int) -> int:
+    """The character offset where `node` starts: its own position, else its earliest descendant's."""
+    starts = [n.meta["start"] for n in node.walk() if isinstance(n, exp.Expression) and "start" in n.meta]
+    return min(starts) if starts else default
+
+
+class Guard:
+    """Checks one query text; `check` returns its parsed tree or raises QueryRefused / SqlSyntaxError."""
+
+    def __init__(self, sql: str, *, table_functions: set[str], reserved_names: set[str]):
+        self.sql = sql
+        self.table_functions = SAFE_TABLE_FUNCTIONS | {f.lower() for f in table_functions}
+        self.reserved_names = {n.lower() for n in reserved_names}
+
+    # -- errors ---------------------------------------------------------------------------------
+
+    def refuse(self, reason: str, offset: int, text: str) -> QueryRefused:
+        line, column = position(self.sql, offset)
+        return QueryRefused(reason, line=line, column=column, text=text)
+
+    def refuse_node(self, reason: str, node: exp.Expression, statement_start: int, *, keyword: bool = False) -> QueryRefused:
+        offset = node_offset(node, statement_start)
+        text = node.sql(dialect="duckdb") if not isinstance(node, TemporalClause) else ""
+        if keyword and text:
+            # Statement nodes (DELETE …, INTO …) carry no position of their own: point at their
+            # keyword, the last one before their first positioned part.
+            word = text.split()[0].upper()
+            found = self.sql.upper().rfind(word, statement_start, offset + 1)
+            if found >= 0:
+                offset = found
+        return self.refuse(reason, offset, _shorten(text))
+
+    # -- checks ---------------------------------------------------------------------------------
+
+    def check(self) -> exp.Expression:
+        statements = self._statements()
+        if not statements:
+            raise self.refuse("empty query: write one SELECT", 0, "")
+        if len(statements) > 1:
+            second = statements[1][0]
+            raise self.refuse("one statement only; a second statement starts here", second.start, _token_text(statements[1]))
+        tokens = statements[0]
+        first = tokens[0]
+        if first.token_type not in QUERY_START:
+            raise self.refuse("only read-only queries (SELECT, WITH, FROM …) are allowed", first.start, _token_text(tokens))
+        tree = self._parse()
+        if not isinstance(tree, exp.Query):
+            raise self.refuse("only read-only queries are allowed", first.start, _token_text(tokens))
+        self._check_tree(tree, first.start)
+        return tree
+
+    def _statements(self) -> list[list[Token]]:
+        try:
+            tokens = tokenize(self.sql)
+        except TokenError as exc:
+            raise SqlSyntaxError(str(exc).split("\n")[0], line=1, column=1, text="") from None
+        statements: list[list[Token]] = [[]]
+        for token in tokens:
+            if token.token_type == TokenType.SEMICOLON:
+                statements.append([])
+            else:
+                statements[-1].append(token)
+        return [s for s in statements if s]
+
+    def _parse(self) -> exp.Expression | None:
+        try:
+            parsed = [p for p in parse_statements(self.sql) if p is not None]
+        except ParseError as exc:
+            detail = exc.errors[0] if exc.errors else {}
+            line = int(detail.get("line") or 1)
+            highlight = str(detail.get("highlight") or "")
+            # sqlglot reports the column where the offending token ends.
+            column = max(1, int(detail.get("col") or 1) - len(highlight) + 1) if "\n" not in highlight else 1
+            reason = _TOKEN_REPR.sub(_describe_token, str(detail.get("description") or exc).split("\n")[0])
+            raise SqlSyntaxError(reason, line=line, column=column, text=highlight) from None
+        return parsed[0] if len(parsed) == 1 else None
+
+    def _check_tree(self, tree: exp.Expression, start: int) -> None:
+        for node in tree.walk():
+            if isinstance(node, FORBIDDEN_NODES):
+                raise self.refuse_node(
+                    f"{type(node).__name__.upper()} is not allowed in a read-only query", node, start, keyword=True
+                )
+            if isinstance(node, exp.CTE) and node.alias_or_name.lower() in self.reserved_names:
+                raise self.refuse_node(f"a WITH query may not be named {node.alias_or_name!r}: it is a ledger view", node, start)
+            if isinstance(node, exp.Table):
+                self._check_table(node, start)
+            elif isinstance(node, exp.Func):
+                name = function_name(node)
+                if _denied(name):
+                    raise self.refuse_node(f"function {name} reaches outside the ledger and is not allowed", node, start)
+
+    def _check_table(self, table: exp.Table, start: int) -> None:
+        target = table.this
+        if isinstance(target, exp.Func):
+            name = function_name(target)
+            # DuckDB's catalog functions (duckdb_tables(), duckdb_columns(), …) only describe.
+            catalog = name.startswith("duckdb_") and not _denied(name)
+            if name not in self.table_functions and not catalog:
+                raise self.refuse_node(
+                    f"table function {name} is not allowed (allowed: {', '.join(sorted(self.table_functions))})",
+                    target,
+                    start,
+                )
+            return
+        if isinstance(target, exp.Literal) or (isinstance(target, exp.Identifier) and _looks_like_path(target.name)):
+            raise self.refuse_node("files cannot be read here: name a ledger view", table, start)
+        for part in (table.args.get("db"), table.args.get("catalog")):
+            if isinstance(part, exp.Identifier) and _looks_like_path(part.name):
+                raise self.refuse_node("files cannot be read here: name a ledger view", table, start)
+
+
+_TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.(\w+), text: ([^,]*),[^>]*>")
+
+
+def _describe_token(match: re.Match) -> str:
+    return "the end of the query" if match.group(1) == "SENTINEL" else repr(match.group(2))
+
+
+def _looks_like_path(name: str) -> bool:
+    return any(ch in name for ch in "./\\:~") or name.lower().startswith(("http", "s3"))
+
+
+def _token_text(tokens: list[Token]) -> str:
+    return " ".join(t.text for t in tokens[:2])
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_query(sql: str, *, table_functions: set[str] = frozenset(), reserved_names: set[str] = frozenset()) -> exp.Expression:
+    """Parse `sql` and return its tree if it is one read-only query; else raise with the position."""
+    if not isinstance(sql, str):
+        raise QueryRefused("the query must be text", line=1, column=1, text="")
+    return Guard(sql, table_functions=set(table_functions), reserved_names=set(reserved_names)).check()

@@ -1,0 +1,166 @@
+"""The rules extractor: right on the facts it claims, silent otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from factledger.digest import ExtractionRequest, JournalEntry, RulesExtractor
+from factledger.ledger import ClaimVersion
+
+SAID = "2026-03-14T10:00:00.000000Z"
+
+
+def entry(text: str, role: str = "user") -> JournalEntry:
+    return JournalEntry(id=1, scope="s", session=None, role=role, text=text, said_at=SAID)  # type: ignore[arg-type]
+
+
+def held(predicate: str, value: str, cardinality: str = "one", valid_from: str = "2020-01-01T00:00:00.000000Z") -> ClaimVersion:
+    return ClaimVersion(
+        id=1, scope="s", subject="user", subject_key="user", predicate=predicate, cardinality=cardinality,  # type: ignore[arg-type]
+        value=value, value_key=value.casefold(), valid_from=valid_from, valid_to=None, tx_from=valid_from,
+        tx_to=None, opened_by=1, closed_by=None,
+    )
+
+
+def extract(text: str, current: list[ClaimVersion] = (), role: str = "user"):
+    return RulesExtractor().extract(ExtractionRequest(entry=entry(text, role), current=list(current)))
+
+
+def summary(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
+    return [(d.op, d.predicate, d.value) for d in extract(text, current)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in Paris.", [("add", "lives_in", "Paris")]),
+        ("I'm based in Rio de Janeiro these days", [("add", "lives_in", "Rio de Janeiro")]),
+        ("We just moved to New York City!", [("add", "lives_in", "New York City")]),
+        ("I work at Acme Corp.", [("add", "works_at", "Acme Corp")]),
+        ("I work as a nurse at St Mary's Hospital", [("add", "works_at", "St Mary's Hospital")]),
+        ("I got a new job at Globex", [("add", "works_at", "Globex")]),
+        ("My name is Ana Lopes.", [("add", "name", "Ana Lopes")]),
+        ("Call me Sam", [("add", "name", "Sam")]),
+        ("My birthday is on the 3rd of April", [("add", "birthday", "April 3")]),
+        ("I was born on 1990-05-02", [("add", "birthday", "May 2, 1990")]),
+        ("I love jazz.", [("add", "likes", "jazz")]),
+        ("I really enjoy hiking in the mountains", [("add", "likes", "hiking in the mountains")]),
+        ("I'm a big fan of Italian food", [("add", "likes", "Italian food")]),
+        ("I have a black cat named Tom", [("add", "has", "black cat named Tom")]),
+        ("We have two kids", [("add", "has", "two kids")]),
+        ("I bought a new bike", [("add", "has", "bike")]),
+        ("I've got a rabbit called Clover", [("add", "has", "rabbit called Clover")]),
+        ("We've just adopted a kitten", [("add", "has", "kitten")]),
+        ("These days I live in Cork", [("add", "lives_in", "Cork")]),
+        ("Please remember that my sister's wedding is on June 5", [("add", "note", "my sister's wedding is on June 5")]),
+        ("I no longer like jazz", [("retract", "likes", "jazz")]),
+        ("I stopped liking horror movies", [("retract", "likes", "horror movies")]),
+        ("I don't enjoy running anymore", [("retract", "likes", "running")]),
+        ("I sold my car last week", [("retract", "has", "car")]),
+        ("I gave away my piano when we moved", [("retract", "has", "piano")]),
+        ("My name is Ana and I live in Porto", [("add", "name", "Ana"), ("add", "lives_in", "Porto")]),
+    ],
+)
+def test_first_person_facts(text: str, expected: list[tuple]) -> None:
+    assert summary(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you live in Paris?",
+        "If I lived in Paris I would walk everywhere",
+        "I'd like a coffee",
+        "I might move to Berlin next year",
+        "I will work at Google soon",
+        "I'm thinking about moving to Lisbon",
+        "My sister lives in Rome",
+        "My boss works at Initech",
+        "I live in the countryside",
+        "I work from home",
+        "I like it",
+        "I like to think so",
+        "I have a question",
+        "I have a meeting at noon",
+        "I have no idea",
+        "I used to live in Madrid",
+        "I don't like mushrooms",  # news only if the ledger said they did
+        "I hate Mondays",
+        "Where do you work?",
+        "I never lived in Oslo",
+        "I'm from Portugal",
+        "Do you remember that film we saw?",
+        "I remember that day well",
+    ],
+)
+def test_silent_on_what_it_does_not_claim(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_assistant_turns_are_not_the_users_word() -> None:
+    assert extract("You live in Paris and work at Acme.", role="assistant") == []
+    assert extract("I live in Paris.", role="assistant") == []
+
+
+def test_time_words_set_valid_time_and_join_the_quote() -> None:
+    (draft,) = extract("I moved to Lisbon last month, it's lovely")
+    assert draft.valid_from == "2026-02-01T00:00:00.000000Z" and draft.valid_to is None
+    assert draft.quote == "I moved to Lisbon last month"
+    assert draft.time_phrase == "last month"
+
+
+def test_lived_from_to_gives_a_closed_interval() -> None:
+    (draft,) = extract("I lived in Paris from 2015 to 2019.")
+    assert (draft.op, draft.value, draft.valid_from, draft.valid_to) == (
+        "add", "Paris", "2015-01-01T00:00:00.000000Z", "2020-01-01T00:00:00.000000Z",
+    )
+
+
+def test_a_one_slot_holding_another_value_is_superseded() -> None:
+    assert summary("I live in Porto", [held("lives_in", "Lisbon")]) == [("supersede", "lives_in", "Porto")]
+    assert summary("I live in Lisbon", [held("lives_in", "Lisbon")]) == [("add", "lives_in", "Lisbon")]
+
+
+def test_left_retracts_where_the_ledger_says_it_applies() -> None:
+    assert summary("I left Acme Corp", [held("works_at", "Acme Corp")]) == [("retract", "works_at", "Acme Corp")]
+    assert summary("I left Lisbon", [held("lives_in", "Lisbon")]) == [("retract", "lives_in", "Lisbon")]
+    assert summary("I left Lisbon") == []  # unknown: leaving a party? silent
+    assert summary("I quit my job at Initech") == [("retract", "works_at", "Initech")]
+
+
+def test_dont_like_retracts_only_a_held_like() -> None:
+    assert summary("I don't like jazz", [held("likes", "jazz", "many")]) == [("retract", "likes", "jazz")]
+
+
+def test_lost_possession_names_the_held_value() -> None:
+    assert summary("I sold my car", [held("has", "red car", "many")]) == [("retract", "has", "red car")]
+    assert summary("My cat died last week", [held("has", "cat", "many")]) == [("retract", "has", "cat")]
+
+
+@pytest.mark.parametrize(
+    ("text", "current", "expected"),
+    [
+        ("Actually it was March 3, not April 3.", [held("birthday", "April 3")], ("birthday", "March 3")),
+        ("Actually it was March, not April", [held("birthday", "April 3")], ("birthday", "March 3")),
+        ("Sorry, it's Porto, not Lisbon", [held("lives_in", "Lisbon")], ("lives_in", "Porto")),
+        ("Actually it's New York, not Boston", [held("lives_in", "Boston")], ("lives_in", "New York")),
+        ("Wait, I meant Quebec City, not Montreal.", [held("lives_in", "Montreal")], ("lives_in", "Quebec City")),
+    ],
+)
+def test_corrections_replace_the_one_matching_value(text: str, current, expected) -> None:
+    (draft,) = extract(text, current)
+    assert (draft.op, draft.predicate, draft.value) == ("supersede", *expected)
+    assert draft.valid_from == current[0].valid_from  # it was never the old value
+
+
+def test_ambiguous_or_unmatched_corrections_are_silent() -> None:
+    assert extract("Actually it was March, not April") == []
+    both = [held("birthday", "April 3"), held("note", "dentist in April", "many")]
+    assert extract("Actually it was March, not April", both) == []
+
+
+def test_every_quote_is_a_substring_of_the_turn() -> None:
+    text = "Oh and I moved to Lisbon last month. I love jazz! My name is Ana and I work at Acme Corp since 2019."
+    drafts = extract(text)
+    assert len(drafts) == 4
+    assert all(d.quote in text for d in drafts)

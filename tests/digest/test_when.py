@@ -1,0 +1,80 @@
+"""Time phrases resolve against the moment the turn was said (a plain function, no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from factledger.digest import resolve_time_phrase
+from factledger.digest.when import find_time_phrase
+
+SAID = "2026-03-14T10:00:00.000000Z"  # a Saturday
+
+
+def day(text: str) -> str:
+    return f"{text}T00:00:00.000000Z"
+
+
+@pytest.mark.parametrize(
+    ("phrase", "valid_from", "valid_to"),
+    [
+        ("last March", day("2025-03-01"), None),  # said in March: the March before
+        ("last month", day("2026-02-01"), None),
+        ("since 2019", day("2019-01-01"), None),
+        ("since March 2021", day("2021-03-01"), None),
+        ("since last March", day("2025-03-01"), None),
+        ("until Friday", None, day("2026-03-21")),  # through the coming Friday
+        ("until June", None, day("2026-07-01")),
+        ("from 2015 to 2019", day("2015-01-01"), day("2020-01-01")),
+        ("from May 2020 until August 2021", day("2020-05-01"), day("2021-09-01")),
+        ("two years ago", day("2024-03-14"), None),
+        ("3 months ago", day("2025-12-14"), None),
+        ("a week ago", day("2026-03-07"), None),
+        ("yesterday", day("2026-03-13"), None),
+        ("today", day("2026-03-14"), None),
+        ("in 2019", day("2019-01-01"), None),
+        ("in May", day("2025-05-01"), None),  # the most recent May
+        ("January", day("2026-01-01"), None),
+        ("last week", day("2026-03-02"), None),  # weeks start on Monday
+        ("last Friday", day("2026-03-13"), None),
+        ("on Monday", day("2026-03-09"), None),
+        ("next week", day("2026-03-16"), None),
+        ("last summer", day("2025-06-01"), None),
+        ("March 3", day("2026-03-03"), None),
+        ("3rd of April", day("2025-04-03"), None),  # the most recent 3 April
+        ("May 2, 1990", day("1990-05-02"), None),
+        ("2024-05-01", day("2024-05-01"), None),
+    ],
+)
+def test_phrase_resolves(phrase: str, valid_from: str | None, valid_to: str | None) -> None:
+    resolved = resolve_time_phrase(phrase, SAID)
+    assert resolved is not None, phrase
+    assert (resolved.valid_from, resolved.valid_to) == (valid_from, valid_to)
+
+
+@pytest.mark.parametrize("phrase", ["", "   ", "soon", "one of these days", "since forever", "from 2020 to 2019", "2024-02-30"])
+def test_unknown_phrase_is_none(phrase: str) -> None:
+    assert resolve_time_phrase(phrase, SAID) is None
+
+
+def test_last_month_crosses_a_year() -> None:
+    resolved = resolve_time_phrase("last month", "2026-01-05T09:00:00.000000Z")
+    assert resolved is not None and resolved.valid_from == day("2025-12-01")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "phrase"),
+    [
+        ("I moved to Lisbon last month", "last month"),
+        ("I have worked at Acme since 2019.", "since 2019"),
+        ("I'm in Paris until Friday", "until Friday"),
+        ("I may go", None),  # the modal, not the month
+        ("I sat down", None),
+        ("We relocated to Singapore in March 2024 for work", "in March 2024"),  # the month with its year
+    ],
+)
+def test_find_time_phrase(sentence: str, phrase: str | None) -> None:
+    assert find_time_phrase(sentence) == phrase
+
+
+def test_dates_outside_the_calendar_are_none() -> None:
+    assert resolve_time_phrase("999 years ago", "0500-01-01T00:00:00.000000Z") is None
