@@ -102,7 +102,9 @@ class LedgerTx:
     # -- predicates -----------------------------------------------------------------------------
 
     def predicate(self, name: str) -> Predicate | None:
-        return self._defined.get(name) or self.ledger.predicate(name)
+        key_ = predicate_key(name)
+        # The registry was brought up to date when the transaction began (Ledger._sync_predicates).
+        return self._defined.get(key_) or self.ledger._load_predicates().get(key_)
 
     def define(
         self,
@@ -358,6 +360,7 @@ class Ledger:
         self.storage = storage
         self.clock = clock
         self._predicates: dict[str, Predicate] | None = None
+        self._data_version: int | None = None
         self._visible = visibility_predicate("sqlite")
 
     @classmethod
@@ -384,10 +387,20 @@ class Ledger:
             }
         return self._predicates
 
+    def _sync_predicates(self) -> None:
+        """Drop the cached registry when another connection has committed since it was read: several
+        instances may share one file, and a predicate one of them registers must be honoured by all."""
+        version = self.storage.one("PRAGMA data_version")[0]
+        if version != self._data_version:
+            self._predicates = None
+            self._data_version = version
+
     def predicate(self, name: str) -> Predicate | None:
+        self._sync_predicates()
         return self._load_predicates().get(predicate_key(name))
 
     def predicates(self) -> list[Predicate]:
+        self._sync_predicates()
         return sorted(self._load_predicates().values(), key=lambda p: p.name)
 
     # -- writes ---------------------------------------------------------------------------------
@@ -411,6 +424,7 @@ class Ledger:
             raise ValidationError("must be a string", field="reason")
         refs = _sources(list(sources), "sources")
         with self.storage.atomic():
+            self._sync_predicates()
             last = self.last_tx_time()
             if tx_time is not None:
                 stamp = parse_time(tx_time, "tx_time")
