@@ -422,7 +422,8 @@ class Ledger:
         check_principal(principal)
         if not isinstance(reason, str):
             raise ValidationError("must be a string", field="reason")
-        refs = _sources(list(sources), "sources")
+        # A lone string is one reference, not a sequence of one-character references.
+        refs = _sources(sources if isinstance(sources, str) else list(sources), "sources")
         with self.storage.atomic():
             self._sync_predicates()
             last = self.last_tx_time()
