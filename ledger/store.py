@@ -485,12 +485,13 @@ class Ledger:
         subject: str | None = None,
         predicate: str | None = None,
     ) -> list[ClaimVersion]:
-        """Versions valid at `valid_at` as the ledger knew them at `known_at` (each defaults to now)."""
+        """Versions valid at `valid_at` (default: now) as the ledger knew them at `known_at` (default: its
+        latest knowledge, every committed transaction, even one whose tx time is ahead of the clock)."""
         now = self.clock()
         params: dict[str, object] = {
             "scopes": self._scope_json(scopes),
             "valid_at": parse_optional(valid_at, "valid_at") or now,
-            "known_at": parse_optional(known_at, "known_at") or now,
+            "known_at": parse_optional(known_at, "known_at") or END_OF_TIME,
         }
         sql = f"SELECT c.* FROM claims c WHERE {self._visible}"
         if params["known_at"] == END_OF_TIME:
@@ -511,7 +512,7 @@ class Ledger:
     ) -> list[ClaimVersion]:
         """Current truth: valid now, as the ledger knows it latest (every committed transaction, even one
         whose tx time is ahead of the wall clock: after the clock stepped back, or an import)."""
-        return self.as_of(scopes, known_at=END_OF_TIME, subject=subject, predicate=predicate)
+        return self.as_of(scopes, subject=subject, predicate=predicate)
 
     def history(
         self, scopes: Sequence[str] | None = None, *, subject: str, predicate: str
