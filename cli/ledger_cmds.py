@@ -73,7 +73,7 @@ def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, p
 @click.command("as-of")
 @scope_option
 @click.option("--valid-at", default=None, help="Valid-time instant (ISO date or datetime). Default: now.")
-@click.option("--known-at", default=None, help="Transaction-time instant: what the ledger believed then. Default: now.")
+@click.option("--known-at", default=None, help="Transaction-time instant: what the ledger believed then. Default: its latest knowledge.")
 @click.option("--subject", default=None, help="Only this subject.")
 @click.option("--predicate", default=None, help="Only this predicate.")
 @json_option

@@ -11,6 +11,7 @@ from typing import Any
 from .errors import LedgerError, ValidationError
 from .model import TxResult
 from .store import Ledger, LedgerTx
+from .times import parse_time
 
 OPS = ("define", "add", "supersede", "retract")
 _COMMON = {"op", "tx", "tx_time", "principal", "reason", "source"}
@@ -150,8 +151,36 @@ def group_transactions(ops: Iterable[Operation]) -> Iterator[Batch]:
         yield batch
 
 
+def _check_transaction_fields(batch: Batch) -> None:
+    """tx_time, principal and reason belong to the transaction: a later line may repeat them, not
+    change them (silently using the first line's would record something the input did not say)."""
+    first = batch.first
+
+    def same(name: str, value: Any, reference: Any) -> bool:
+        if name == "tx_time" and reference is not None:  # the same instant in another spelling is fine
+            try:
+                return parse_time(value, name) == parse_time(reference, name)
+            except LedgerError:
+                return False
+        return value == reference
+
+    for op in batch.ops[1:]:
+        for name in ("tx_time", "principal", "reason"):
+            value = getattr(op, name)
+            if value is not None and not same(name, value, getattr(first, name)):
+                raise LineError(
+                    op.line,
+                    ValidationError(
+                        f"differs from the first line of transaction {first.tx!r} (line {first.line}); "
+                        "give it on the transaction's first line only",
+                        field=name,
+                    ),
+                )
+
+
 def apply_batch(ledger: Ledger, batch: Batch, *, principal: str, reason: str = "") -> TxResult:
     first = batch.first
+    _check_transaction_fields(batch)
     try:
         with ledger.transaction(
             principal=first.principal or principal,

@@ -102,7 +102,9 @@ class LedgerTx:
     # -- predicates -----------------------------------------------------------------------------
 
     def predicate(self, name: str) -> Predicate | None:
-        return self._defined.get(name) or self.ledger.predicate(name)
+        key_ = predicate_key(name)
+        # The registry was brought up to date when the transaction began (Ledger._sync_predicates).
+        return self._defined.get(key_) or self.ledger._load_predicates().get(key_)
 
     def define(
         self,
@@ -358,6 +360,7 @@ class Ledger:
         self.storage = storage
         self.clock = clock
         self._predicates: dict[str, Predicate] | None = None
+        self._data_version: int | None = None
         self._visible = visibility_predicate("sqlite")
 
     @classmethod
@@ -384,10 +387,20 @@ class Ledger:
             }
         return self._predicates
 
+    def _sync_predicates(self) -> None:
+        """Drop the cached registry when another connection has committed since it was read: several
+        instances may share one file, and a predicate one of them registers must be honoured by all."""
+        version = self.storage.one("PRAGMA data_version")[0]
+        if version != self._data_version:
+            self._predicates = None
+            self._data_version = version
+
     def predicate(self, name: str) -> Predicate | None:
+        self._sync_predicates()
         return self._load_predicates().get(predicate_key(name))
 
     def predicates(self) -> list[Predicate]:
+        self._sync_predicates()
         return sorted(self._load_predicates().values(), key=lambda p: p.name)
 
     # -- writes ---------------------------------------------------------------------------------
@@ -409,8 +422,10 @@ class Ledger:
         check_principal(principal)
         if not isinstance(reason, str):
             raise ValidationError("must be a string", field="reason")
-        refs = _sources(list(sources), "sources")
+        # A lone string is one reference, not a sequence of one-character references.
+        refs = _sources(sources if isinstance(sources, str) else list(sources), "sources")
         with self.storage.atomic():
+            self._sync_predicates()
             last = self.last_tx_time()
             if tx_time is not None:
                 stamp = parse_time(tx_time, "tx_time")
@@ -470,14 +485,19 @@ class Ledger:
         subject: str | None = None,
         predicate: str | None = None,
     ) -> list[ClaimVersion]:
-        """Versions valid at `valid_at` as the ledger knew them at `known_at` (each defaults to now)."""
+        """Versions valid at `valid_at` (default: now) as the ledger knew them at `known_at` (default: its
+        latest knowledge, every committed transaction, even one whose tx time is ahead of the clock)."""
         now = self.clock()
         params: dict[str, object] = {
             "scopes": self._scope_json(scopes),
             "valid_at": parse_optional(valid_at, "valid_at") or now,
-            "known_at": parse_optional(known_at, "known_at") or now,
+            "known_at": parse_optional(known_at, "known_at") or END_OF_TIME,
         }
         sql = f"SELECT c.* FROM claims c WHERE {self._visible}"
+        if params["known_at"] == END_OF_TIME:
+            # Latest knowledge: implied by the predicate, but spelled out so SQLite can use the partial
+            # index of open versions instead of reading every version of the scope.
+            sql += " AND c.tx_to IS NULL"
         if subject is not None:
             sql += " AND c.subject_key = :subject_key"
             params["subject_key"] = key(subject, "subject")
@@ -492,7 +512,7 @@ class Ledger:
     ) -> list[ClaimVersion]:
         """Current truth: valid now, as the ledger knows it latest (every committed transaction, even one
         whose tx time is ahead of the wall clock: after the clock stepped back, or an import)."""
-        return self.as_of(scopes, known_at=END_OF_TIME, subject=subject, predicate=predicate)
+        return self.as_of(scopes, subject=subject, predicate=predicate)
 
     def history(
         self, scopes: Sequence[str] | None = None, *, subject: str, predicate: str

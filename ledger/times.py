@@ -17,7 +17,12 @@ _CANONICAL = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 def format_time(moment: datetime) -> str:
     if moment.tzinfo is None:
         raise ValueError("naive datetime: factledger needs an offset")
-    return moment.astimezone(timezone.utc).strftime(FORMAT)
+    utc = moment.astimezone(timezone.utc)
+    # Not strftime: its %Y does not pad years before 1000, and the form must stay fixed-width.
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
+        f".{utc.microsecond:06d}Z"
+    )
 
 
 def parse_time(value: object, field: str = "time") -> str:
@@ -29,13 +34,20 @@ def parse_time(value: object, field: str = "time") -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             raise ValidationError(f"datetime {value.isoformat()!r} has no UTC offset", field=field)
-        return format_time(value)
+        try:
+            return format_time(value)
+        except OverflowError:
+            raise ValidationError(f"{value.isoformat()!r} is out of range in UTC", field=field) from None
     if isinstance(value, date):
         return format_time(datetime(value.year, value.month, value.day, tzinfo=timezone.utc))
     if not isinstance(value, str):
         raise ValidationError(f"expected an ISO-8601 date or datetime, got {type(value).__name__}", field=field)
     text = value.strip()
     if _CANONICAL.match(text):
+        try:  # the fast path still checks the calendar: 2024-02-30 has the right shape, not a date
+            datetime.fromisoformat(text[:-1])
+        except ValueError as exc:
+            raise ValidationError(f"{value!r} is not a valid timestamp ({exc})", field=field) from None
         return text
     if _DATE_ONLY.match(text):
         try:
@@ -55,7 +67,10 @@ def parse_time(value: object, field: str = "time") -> str:
         raise ValidationError(
             f"{value!r} has no UTC offset; add Z or +HH:MM (a bare date is also accepted)", field=field
         )
-    return format_time(moment)
+    try:
+        return format_time(moment)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is before year 1 in UTC
+        raise ValidationError(f"{value!r} is out of range in UTC", field=field) from None
 
 
 def parse_optional(value: object, field: str) -> str | None:
@@ -72,7 +87,10 @@ def to_datetime(text: str) -> datetime:
 
 def next_after(text: str) -> str:
     """The smallest timestamp later than `text` (one microsecond on)."""
-    return format_time(to_datetime(text) + timedelta(microseconds=1))
+    try:
+        return format_time(to_datetime(text) + timedelta(microseconds=1))
+    except OverflowError:
+        raise ValidationError(f"no timestamp is later than {text}", field="tx_time") from None
 
 
 def display(text: str | None, *, open_end: str = "…") -> str:

@@ -15,7 +15,8 @@ The API (keep it small; other test suites rely on it):
 - `canonical(text)`: the canonical UTC text of any time this module emits (independent of the ledger).
 - `DEFINE_LINES`: the `define` operations; `History.lines()` starts with them as transaction 0,
   at `SETUP_TX_TIME` (before GRID).
-- `operations(slot=None, *, explicit_start=True)`: one operation dict for a slot (random slot if None).
+- `operations(slot=None, *, explicit_start=False)`: one operation dict for a slot (random slot if None);
+  with explicit_start=False some omit valid_from (it then defaults to the transaction time).
 - `histories(max_transactions=8, max_ops=3)`: a `History`: `.transactions` (each a `Tx` with
   `.tx_time` and `.ops`), `.lines()` (JSON-able dicts with `tx` labels, `tx_time` on each first line)
   and `.jsonl()` (text ready for `factledger apply`).

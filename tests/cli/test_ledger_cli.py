@@ -108,6 +108,15 @@ def test_consecutive_lines_with_one_tx_label_are_one_transaction(seeded):
     assert later["tx_time"] > move["tx_time"]
 
 
+def test_later_lines_of_a_transaction_may_repeat_its_fields(seeded):
+    lines = [dict(JAZZ, value="folk", tx="t", tx_time="2030-01-01", reason="r"),
+             dict(JAZZ, value="rock", tx="t", tx_time="2030-01-01T00:00:00Z", reason="r")]
+    result = seeded("apply", "-", input=jsonl(lines))
+    assert result.exit_code == 0, result.output
+    (obj,) = output_objects(result)
+    assert obj["reason"] == "r" and len(obj["opened"]) == 2
+
+
 def test_a_no_op_add_commits_and_is_counted(seeded):
     result = seeded("apply", "-", input=jsonl([dict(PARIS, valid_from="2024-03-01")]))
     assert result.exit_code == 0, result.output
@@ -177,6 +186,11 @@ ERRORS = [
     ("retract of nothing",
      [{"op": "retract", "scope": "s", "subject": "Ann", "predicate": "likes", "value": "folk", "all_valid_time": True}],
      1, "value"),
+    ("a different tx_time on a later line of a transaction",
+     [dict(JAZZ, value="folk", tx="t", tx_time="2030-01-01"), dict(JAZZ, value="rock", tx="t", tx_time="2030-02-01")],
+     2, "tx_time"),
+    ("a different principal on a later line of a transaction",
+     [dict(JAZZ, value="folk", tx="t"), dict(JAZZ, value="rock", tx="t", principal="agent:x")], 2, "principal"),
     ("bad cardinality", [{"op": "define", "predicate": "works_at", "cardinality": "some"}], 1, "cardinality"),
     ("bad principal", [dict(JAZZ, value="folk", principal="root")], 1, "principal"),
 ]
@@ -329,3 +343,25 @@ def test_factledger_db_environment_variable(runner, tmp_path):
     runner.invoke(cli, ["--db", str(other), "current"], env={"FACTLEDGER_DB": str(db)})
     assert other.exists()
     assert json.loads(runner.invoke(cli, ["--db", str(other), "current", "--json"]).stdout) == []
+
+
+# -- erase -----------------------------------------------------------------------------------------
+
+
+def test_erase_json_and_its_refusals(seeded, runner, ledger_path):
+    before = fingerprint(ledger_path)
+    as_agent = runner.invoke(
+        cli, ["--db", str(ledger_path), "--principal", "agent:hermes", "erase", "--scope", "s", "--subject", "Ann",
+              "--predicate", "likes", "--value", "jazz", "--yes"],
+    )
+    assert as_agent.exit_code == 2 and "principal:" in as_agent.stderr
+    declined = seeded("erase", "--scope", "s", "--subject", "Ann", "--predicate", "likes", "--value", "jazz", input="n\n")
+    assert declined.exit_code == 2 and "not erased" in declined.stderr
+    assert fingerprint(ledger_path) == before
+    result = seeded("erase", "--scope", "s", "--subject", "Ann", "--predicate", "likes", "--value", "jazz", "--yes", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert set(report) == {"tx", "erased", "tombstones", "sources", "journal_entries", "vector_changes"}
+    assert len(report["erased"]) == 1
+    again = seeded("apply", "-", input=jsonl([dict(JAZZ, valid_from="2025-01-01")]))
+    assert again.exit_code == 2 and "line 1: value:" in again.stderr and "erased" in again.stderr

@@ -28,6 +28,7 @@ def test_current_shows_an_import_with_tx_time_ahead_of_the_clock(clocked_ledger,
     with clocked_ledger.transaction(principal="import:test", tx_time="2025-03-01") as tx:
         tx.supersede("s", "Ann", "lives_in", "Oslo", valid_from="2024-06-01")
     assert [v.value for v in clocked_ledger.current()] == ["Oslo"]
-    # An explicit as-of at the clock's time still answers what was believed then.
+    # As-of without known_at reads the same latest knowledge; at the clock's time, what was believed then.
+    assert [v.value for v in clocked_ledger.as_of(valid_at="2024-07-01")] == ["Oslo"]
     believed = clocked_ledger.as_of(valid_at=clock.now, known_at=clock.now)
     assert [v.value for v in believed] == ["Paris"]

@@ -25,14 +25,14 @@ from datetime import datetime, timedelta, timezone
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from factledger.ledger import ConflictError, Ledger, LedgerError, NotFoundError, ValidationError
 from factledger.ledger.ops import Batch, LineError, apply_batch, parse_operation
 from tests.strategies import DEFINE_LINES, GRID, PROBE_TIMES, SCOPES, SETUP_TX_TIME, SLOTS, Slot, canonical, operations
 
 PROFILES = {
-    "ci": settings(max_examples=150, stateful_step_count=40, deadline=None, report_multiple_bugs=False,
+    "ci": settings(max_examples=100, stateful_step_count=40, deadline=None, report_multiple_bugs=False,
                   suppress_health_check=[HealthCheck.too_slow]),
     "thorough": settings(max_examples=1500, stateful_step_count=60, deadline=None, suppress_health_check=list(HealthCheck)),
 }
@@ -324,6 +324,23 @@ class LedgerMachine(RuleBasedStateMachine):
 
     def ledger_versions(self):
         return [e.version for s in SLOTS for e in self.ledger.history([s.scope], subject=s.subject, predicate=s.predicate)]
+
+    @initialize(rng=st.randoms(use_true_random=False))
+    def seed_probes(self, rng) -> None:
+        self.rng = rng
+
+    @invariant()
+    def as_of_matches_at_random_pairs(self) -> None:
+        """Three (valid_at, known_at, scopes) probes after every step, near the interesting instants."""
+        rng = getattr(self, "rng", None)
+        if rng is None:
+            return
+        valid_pool = list(PROBE_TIMES) + self.model.boundaries
+        known_pool = list(PROBE_TIMES) + [c.tx_time for c in self.model.committed]
+        for _ in range(3):
+            valid_at = shift(rng.choice(valid_pool), rng.choice((-1, 0, 0, 1)))
+            known_at = shift(rng.choice(known_pool), rng.choice((-1, 0, 0, 1)))
+            self.check_as_of(valid_at, known_at, rng.choice([None, ("home",), ("work",), ("home", "work")]))
 
     @invariant()
     def current_matches(self) -> None:
