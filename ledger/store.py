@@ -7,6 +7,7 @@ database constraints see only the final state and no empty-lived version is ever
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -72,12 +73,15 @@ class EraseResult:
     erased: list[ClaimVersion]
     tombstones: list[str]
     tx: int
+    repeated_sources: tuple[str, ...] = ()  # from writes that repeated the value without a new version
 
     @property
     def sources(self) -> list[str]:
+        """Every provenance reference of the erased value: its versions' and its repetitions'."""
         refs: list[str] = []
         for version in self.erased:
             refs.extend(r for r in version.source if r not in refs)
+        refs.extend(r for r in self.repeated_sources if r not in refs)
         return refs
 
     def to_dict(self) -> dict:
@@ -96,6 +100,7 @@ class LedgerTx:
         self._slots: dict[SlotKey, _Slot] = {}
         self._defined: dict[str, Predicate] = {}
         self._ops: list[OpResult] = []
+        self._provenance: list[tuple[int, int, str]] = []  # (claim id, tx id, source) for no-op writes
         self._has_tombstones = ledger.storage.one("SELECT 1 FROM tombstones LIMIT 1") is not None
         self.result: TxResult | None = None
 
@@ -203,10 +208,9 @@ class LedgerTx:
         value_key = key(value, "value")
         self._check_not_erased(slot, value_key)
         span = algebra.Portion(parse_optional(valid_from, "valid_from") or self.tx_time, parse_optional(valid_to, "valid_to"))
-        spans = algebra.add(
-            slot.current, slot.predicate.cardinality, value_key, value.strip(), span, _sources(source), subject.strip()
-        )
-        return self._apply(slot, spans, "add")
+        refs = _sources(source)
+        spans = algebra.add(slot.current, slot.predicate.cardinality, value_key, value.strip(), span, refs, subject.strip())
+        return self._keep_provenance(slot, self._apply(slot, spans, "add"), value_key, span, refs)
 
     def supersede(
         self,
@@ -226,6 +230,7 @@ class LedgerTx:
         replaces_key = None if replaces is None else key(replaces, "replaces")
         self._check_not_erased(slot, value_key)
         span = algebra.Portion(parse_optional(valid_from, "valid_from") or self.tx_time, parse_optional(valid_to, "valid_to"))
+        refs = _sources(source)
         spans = algebra.supersede(
             slot.current,
             slot.predicate.cardinality,
@@ -233,10 +238,26 @@ class LedgerTx:
             value.strip(),
             span,
             replaces_key,
-            _sources(source),
+            refs,
             subject.strip(),
         )
-        return self._apply(slot, spans, "supersede")
+        return self._keep_provenance(slot, self._apply(slot, spans, "supersede"), value_key, span, refs)
+
+    def _keep_provenance(
+        self, slot: _Slot, result: OpResult, value_key: str, portion: algebra.Portion, refs: tuple[str, ...]
+    ) -> OpResult:
+        """A write that changed no version still says who said it again, and where (DESIGN §3: a no-op
+        that only adds provenance). Erase follows these references."""
+        if not result.noop or not refs:
+            return result
+        for i, held in enumerate(slot.current):
+            if held.value_key == value_key and algebra.covers(held, portion):
+                if held.row_id is None:  # opened by this transaction: not written yet, so merge the refs in
+                    slot.current[i] = dataclasses.replace(held, source=tuple(dict.fromkeys(held.source + refs)))
+                else:
+                    self._provenance.extend((held.row_id, self.id, ref) for ref in refs)
+                break
+        return result
 
     def retract(
         self,
@@ -276,6 +297,10 @@ class LedgerTx:
             inserts.extend((slot, s) for s in change.opened)
         if closes:
             storage.executemany("UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", closes)
+        if self._provenance:
+            storage.executemany(
+                "INSERT OR IGNORE INTO claim_provenance (claim_id, tx_id, source) VALUES (?, ?, ?)", self._provenance
+            )
         opened: list[ClaimVersion] = []
         if inserts:
             # One executemany instead of a statement per row. The ids are known without asking for each:
@@ -583,6 +608,15 @@ class Ledger:
                 pass
             self.storage.execute("INSERT INTO erase_gate (id, principal) VALUES (1, ?)", (principal,))
             ids = [r.id for r in rows]
+            repeated = [
+                row[0]
+                for row in self.storage.query(
+                    "SELECT DISTINCT source FROM claim_provenance"
+                    " WHERE claim_id IN (SELECT value FROM json_each(?)) ORDER BY source",
+                    (json.dumps(ids),),
+                )
+            ]
+            self.storage.executemany("DELETE FROM claim_provenance WHERE claim_id = ?", [(i,) for i in ids])
             self.storage.executemany("DELETE FROM claims WHERE id = ?", [(i,) for i in ids])
             hashes = sorted({content_hash(scope, subject_key, pred, r.value_key) for r in rows})
             self.storage.executemany(
@@ -590,7 +624,7 @@ class Ledger:
                 [(h, tx.tx_time, principal, reason) for h in hashes],
             )
             self.storage.execute("DELETE FROM erase_gate")
-        return EraseResult(erased=rows, tombstones=hashes, tx=tx.id)
+        return EraseResult(erased=rows, tombstones=hashes, tx=tx.id, repeated_sources=tuple(repeated))
 
     def is_erased(self, scope: str, subject: str, predicate: str, value: str) -> bool:
         digest = content_hash(scope, key(subject, "subject"), predicate_key(predicate), key(value, "value"))

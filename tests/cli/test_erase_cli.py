@@ -68,3 +68,18 @@ def test_only_an_operator_may_erase(ledger_path):
     with Ledger.open(ledger_path) as ledger:
         assert [v.value for v in ledger.current(["s"], predicate="lives_in")] == ["Lisbon"]
         assert ledger.storage.one("SELECT COUNT(*) FROM journal")[0] == 2
+
+
+def test_erase_removes_turns_that_only_repeated_the_value(ledger_path):
+    with Ledger.open(ledger_path) as ledger:
+        journal = Journal(ledger)
+        journal.append(Turn(scope="s", text="I live in Lisbon", said_at="2025-01-05T10:00:00Z"))
+        Digester(ledger, RulesExtractor()).run()
+        journal.append(Turn(scope="s", text="As I said, I live in Lisbon", said_at="2025-03-05T10:00:00Z"))
+        Digester(ledger, RulesExtractor()).run()
+        assert ledger.storage.one("SELECT COUNT(*) FROM claims")[0] == 1  # the repeat wrote no version
+    result = _run(ledger_path, "erase", "--scope", "s", "--subject", "user", "--predicate", "lives_in", "--yes", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["journal_entries"] == 2
+    with Ledger.open(ledger_path) as ledger:
+        assert ledger.storage.one("SELECT COUNT(*) FROM journal")[0] == 0

@@ -110,6 +110,7 @@ def test_export_writes_every_table_consistently(history_path: Path, tmp_path: Pa
         "predicates": 3,
         "schema_migrations": counts["schema_migrations"],
         "tombstones": 0,
+        "claim_provenance": 0,
         # the digest's tables, empty in this history
         "journal": 0,
         "proposals": 0,
