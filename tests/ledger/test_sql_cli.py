@@ -45,6 +45,13 @@ def test_json_output(history_path: Path) -> None:
         assert json.loads(result.stdout) == [{"subject": "Ann", "value": "Rome", "valid_from": "2024-02-01T00:00:00.000000Z"}]
 
 
+def test_snapshot_mode_gives_the_same_answer(history_path: Path) -> None:
+    live = invoke(history_path, "sql", AS_OF, "--json")
+    snap = invoke(history_path, "sql", AS_OF, "--json", "--snapshot")
+    assert snap.exit_code == 0, snap.output
+    assert json.loads(snap.stdout) == json.loads(live.stdout) != []
+
+
 def test_csv_to_a_file(history_path: Path, tmp_path: Path) -> None:
     target = tmp_path / "out.csv"
     result = invoke(history_path, "sql", "SELECT id, source FROM claims FOR ALL SYSTEM_TIME FOR ALL VALID_TIME ORDER BY id", "--format", "csv", "--output", str(target))
