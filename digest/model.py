@@ -206,8 +206,19 @@ class Proposal:
         return data
 
 
+class _TableRow:
+    """A record read back from one of the digest's tables, column for field."""
+
+    @classmethod
+    def from_row(cls, row: Any) -> Any:
+        return cls(*(row[name] for name in cls.__dataclass_fields__))  # type: ignore[attr-defined]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+
 @dataclass(frozen=True)
-class Rejection:
+class Rejection(_TableRow):
     id: int
     scope: str
     subject_key: str
@@ -221,16 +232,9 @@ class Rejection:
     lifted_at: str | None
     lifted_by: str | None
 
-    @classmethod
-    def from_row(cls, row: Any) -> "Rejection":
-        return cls(*(row[name] for name in cls.__dataclass_fields__))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class Confirmation:
+class Confirmation(_TableRow):
     id: int
     scope: str
     subject_key: str
@@ -243,13 +247,6 @@ class Confirmation:
     reason: str
     lifted_at: str | None
     lifted_by: str | None
-
-    @classmethod
-    def from_row(cls, row: Any) -> "Confirmation":
-        return cls(*(row[name] for name in cls.__dataclass_fields__))
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
