@@ -7,6 +7,8 @@ supersede stores its normalised (scope, subject, predicate, value) in rejection 
 
 from __future__ import annotations
 
+from typing import Any
+
 from factledger.ledger import ConflictError, Ledger, NotFoundError, PermissionDenied, ValidationError, check_principal
 
 from .memory import record_confirmation, record_rejection
@@ -120,34 +122,31 @@ def confirm(ledger: Ledger, claim_id: int, *, principal: str, reason: str = "") 
         return record_confirmation(ledger, claim, principal=principal, reason=reason)
 
 
-def lift(ledger: Ledger, rejection_id: int, *, principal: str) -> Rejection:
-    """Remove a rejection: the value may be proposed and applied again."""
+def _withdraw(ledger: Ledger, table: str, record: Any, row_id: int, *, principal: str, name: str, done: str) -> Any:
+    """Mark one rejection or confirmation row lifted (once), as one transaction; returns it re-read."""
     require_operator(principal)
     with ledger.storage.atomic():
-        row = ledger.storage.one("SELECT * FROM rejections WHERE id = ?", (rejection_id,))
+        row = ledger.storage.one(f"SELECT * FROM {table} WHERE id = ?", (row_id,))
         if row is None:
-            raise NotFoundError(f"no rejection #{rejection_id}", field="rejection")
+            raise NotFoundError(f"no {name} #{row_id}", field=name)
         if row["lifted_at"] is not None:
-            raise ConflictError(f"rejection #{rejection_id} was already lifted by {row['lifted_by']}", field="rejection")
+            raise ConflictError(f"{name} #{row_id} was already {done} by {row['lifted_by']}", field=name)
         ledger.storage.execute(
-            "UPDATE rejections SET lifted_at = ?, lifted_by = ? WHERE id = ?", (ledger.clock(), principal, rejection_id)
+            f"UPDATE {table} SET lifted_at = ?, lifted_by = ? WHERE id = ?", (ledger.clock(), principal, row_id)
         )
-        return Rejection.from_row(ledger.storage.one("SELECT * FROM rejections WHERE id = ?", (rejection_id,)))
+        return record.from_row(ledger.storage.one(f"SELECT * FROM {table} WHERE id = ?", (row_id,)))
+
+
+def lift(ledger: Ledger, rejection_id: int, *, principal: str) -> Rejection:
+    """Remove a rejection: the value may be proposed and applied again."""
+    return _withdraw(ledger, "rejections", Rejection, rejection_id, principal=principal, name="rejection", done="lifted")
 
 
 def unconfirm(ledger: Ledger, confirmation_id: int, *, principal: str) -> Confirmation:
     """Withdraw a confirmation: the digest may change the value again under its policy."""
-    require_operator(principal)
-    with ledger.storage.atomic():
-        row = ledger.storage.one("SELECT * FROM confirmations WHERE id = ?", (confirmation_id,))
-        if row is None:
-            raise NotFoundError(f"no confirmation #{confirmation_id}", field="confirmation")
-        if row["lifted_at"] is not None:
-            raise ConflictError(f"confirmation #{confirmation_id} was already withdrawn", field="confirmation")
-        ledger.storage.execute(
-            "UPDATE confirmations SET lifted_at = ?, lifted_by = ? WHERE id = ?", (ledger.clock(), principal, confirmation_id)
-        )
-        return Confirmation.from_row(ledger.storage.one("SELECT * FROM confirmations WHERE id = ?", (confirmation_id,)))
+    return _withdraw(
+        ledger, "confirmations", Confirmation, confirmation_id, principal=principal, name="confirmation", done="withdrawn"
+    )
 
 
 def list_rejections(ledger: Ledger, *, include_lifted: bool = False, scope: str | None = None) -> list[Rejection]:
