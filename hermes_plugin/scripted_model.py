@@ -186,7 +186,12 @@ class ScriptedModelServer:
             return self._state.calls
 
 
-def _completion(server: ScriptedModelServer, reply: ModelReply, number: int) -> dict[str, Any]:
+USAGE = {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+PIECE = 16  # streamed text and tool arguments arrive in pieces of this many characters, as from a real server
+
+
+def completion_body(model: str, reply: ModelReply, number: int) -> dict[str, Any]:
+    """A non-streaming chat completion carrying `reply` (the OpenAI wire format)."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.tool_calls:
         message["tool_calls"] = [
@@ -197,29 +202,56 @@ def _completion(server: ScriptedModelServer, reply: ModelReply, number: int) -> 
         "id": f"chatcmpl-{number}",
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": server.model,
+        "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+        "usage": USAGE,
     }
 
 
-def _chunks(server: ScriptedModelServer, reply: ModelReply, number: int) -> Iterable[dict[str, Any]]:
-    base = {"id": f"chatcmpl-{number}", "object": "chat.completion.chunk", "created": int(time.time()), "model": server.model}
+def stream_chunks(model: str, reply: ModelReply, number: int) -> Iterable[dict[str, Any]]:
+    """The chat-completion-chunk events of a streamed `reply`, ending with a usage-only chunk."""
+    base = {"id": f"chatcmpl-{number}", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
     yield chunk({"role": "assistant", "content": ""})
-    if reply.text:
-        words = reply.text.split(" ")
-        for i, word in enumerate(words):  # a few pieces, as a real stream would
-            yield chunk({"content": word + (" " if i < len(words) - 1 else "")})
+    for start in range(0, len(reply.text), PIECE):
+        yield chunk({"content": reply.text[start : start + PIECE]})
     for i, call in enumerate(reply.tool_calls):
         head = {"index": i, "id": f"call_{number}_{i}", "type": "function", "function": {"name": call.name, "arguments": ""}}
         yield chunk({"tool_calls": [head]})
-        yield chunk({"tool_calls": [{"index": i, "function": {"arguments": call.arguments_json()}}]})
+        arguments = call.arguments_json()
+        for start in range(0, len(arguments), PIECE):
+            yield chunk({"tool_calls": [{"index": i, "function": {"arguments": arguments[start : start + PIECE]}}]})
     yield chunk({}, "tool_calls" if reply.tool_calls else "stop")
-    yield {**base, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}
+    yield {**base, "choices": [], "usage": USAGE}
+
+
+def write_json(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
+    data = json.dumps(payload).encode("utf-8")
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def write_stream(handler: BaseHTTPRequestHandler, chunks: Iterable[dict[str, Any]]) -> None:
+    """Server-sent events, then [DONE]; a client that went away (a scripted timeout) is not an error."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Cache-Control", "no-cache")
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    try:
+        for piece in chunks:
+            handler.wfile.write(f"data: {json.dumps(piece)}\n\n".encode("utf-8"))
+        handler.wfile.write(b"data: [DONE]\n\n")
+        handler.wfile.flush()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    handler.close_connection = True
 
 
 def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
@@ -230,12 +262,7 @@ def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _json(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            write_json(self, status, payload)
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
@@ -256,17 +283,8 @@ def _handler_for(server: ScriptedModelServer) -> type[BaseHTTPRequestHandler]:
             reply = server._answer(ChatRequest(body))
             number = server._next_id()
             if not body.get("stream"):
-                self._json(200, _completion(server, reply, number))
+                self._json(200, completion_body(server.model, reply, number))
                 return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            for piece in _chunks(server, reply, number):
-                self.wfile.write(f"data: {json.dumps(piece)}\n\n".encode("utf-8"))
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
-            self.close_connection = True
+            write_stream(self, stream_chunks(server.model, reply, number))
 
     return Handler

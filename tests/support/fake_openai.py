@@ -27,6 +27,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from factledger.hermes_plugin.scripted_model import (
+    ModelReply,
+    ToolCall,
+    completion_body,
+    stream_chunks,
+    write_json,
+    write_stream,
+)
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -76,53 +85,11 @@ class _State:
             return self.script.pop(0)
 
 
-def _completion(reply: Reply, model: str, counter: int) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": None}
-    finish = "stop"
+def _model_reply(reply: Reply) -> ModelReply:
+    """The scripted reply in the package's one wire format (hermes_plugin.scripted_model)."""
     if reply.kind == "tool_call":
-        message["tool_calls"] = [
-            {"id": f"call_{counter}", "type": "function", "function": {"name": reply.name, "arguments": reply.arguments}}
-        ]
-        finish = "tool_calls"
-    else:
-        message["content"] = reply.content
-    return {
-        "id": f"chatcmpl-{counter}",
-        "object": "chat.completion",
-        "created": 1_700_000_000 + counter,
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-    }
-
-
-def _chunks(reply: Reply, model: str, counter: int) -> Iterable[dict[str, Any]]:
-    base = {"id": f"chatcmpl-{counter}", "object": "chat.completion.chunk", "created": 1_700_000_000 + counter, "model": model}
-    yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}
-    if reply.kind == "tool_call":
-        yield {
-            **base,
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": {
-                        "tool_calls": [
-                            {"index": 0, "id": f"call_{counter}", "type": "function", "function": {"name": reply.name, "arguments": ""}}
-                        ]
-                    },
-                    "finish_reason": None,
-                }
-            ],
-        }
-        for start in range(0, len(reply.arguments), 16):  # arguments arrive in pieces, as from a real server
-            piece = reply.arguments[start : start + 16]
-            yield {**base, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}, "finish_reason": None}]}
-        finish = "tool_calls"
-    else:
-        for start in range(0, len(reply.content), 16):
-            yield {**base, "choices": [{"index": 0, "delta": {"content": reply.content[start : start + 16]}, "finish_reason": None}]}
-        finish = "stop"
-    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
+        return ModelReply(tool_calls=(ToolCall(reply.name, reply.arguments),))
+    return ModelReply(text=reply.content)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -133,12 +100,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _send_json(self, code: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        write_json(self, code, payload)
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
@@ -169,23 +131,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         model = body.get("model") or state.model
         if body.get("stream"):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            try:
-                for chunk in _chunks(reply, model, counter):
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-            self.close_connection = True
+            write_stream(self, stream_chunks(model, _model_reply(reply), counter))
             return
         try:
-            self._send_json(200, _completion(reply, model, counter))
+            self._send_json(200, completion_body(model, _model_reply(reply), counter))
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (a scripted timeout)
             pass
 
