@@ -11,20 +11,7 @@ import pytest
 from factledger.ledger import Ledger
 from factledger.ledger.analytics import Analytics, SqlExecutionError
 
-from .sql_fixtures import NOW, all_versions, build_history
-
-
-@pytest.fixture(scope="module")
-def history_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("sql-audit") / "ledger.db"
-    build_history(path)
-    return path
-
-
-@pytest.fixture(scope="module", params=["live", "snapshot"])
-def analytics(request: pytest.FixtureRequest, history_path: Path):
-    with Analytics(history_path, snapshot=request.param == "snapshot", clock=lambda: NOW) as instance:
-        yield instance
+from .sql_fixtures import NOW, all_versions
 
 
 def records(analytics: Analytics, query: str) -> list[dict]:

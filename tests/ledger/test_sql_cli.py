@@ -13,14 +13,7 @@ from click.testing import CliRunner
 
 from factledger.cli.main import cli
 
-from .sql_fixtures import build_history, file_digest
-
-
-@pytest.fixture(scope="module")
-def history_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("sql-cli") / "ledger.db"
-    build_history(path)
-    return path
+from .sql_fixtures import file_digest
 
 
 def invoke(path: Path, *args: str, stdin: str | None = None):

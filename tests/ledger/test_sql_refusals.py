@@ -69,13 +69,6 @@ REFUSED: list[tuple[str, int, int, str]] = [
 
 
 @pytest.fixture(scope="module")
-def history_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("sql-refusals") / "ledger.db"
-    build_history(path)
-    return path
-
-
-@pytest.fixture(scope="module")
 def analytics(history_path: Path):
     with Analytics(history_path, clock=lambda: NOW) as instance:
         yield instance

@@ -45,19 +45,6 @@ SYSTEM_FORMS: list[tuple[str, Clause | None]] = [
 COMBINATIONS = list(itertools.product(VALID_FORMS, SYSTEM_FORMS))
 
 
-@pytest.fixture(scope="module")
-def history_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("sql-temporal") / "ledger.db"
-    build_history(path)
-    return path
-
-
-@pytest.fixture(scope="module", params=["live", "snapshot"])
-def analytics(request: pytest.FixtureRequest, history_path: Path):
-    with Analytics(history_path, snapshot=request.param == "snapshot", clock=lambda: NOW) as instance:
-        yield instance
-
-
 def ids(analytics: Analytics, query: str) -> list[int]:
     return sorted(row[0] for row in analytics.fetch(query)[1])
 
