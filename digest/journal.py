@@ -34,13 +34,14 @@ class Journal:
             return AppendOutcome(None, "skipped", cleaned.reason)
         if cleaned.action == "refuse":
             return AppendOutcome(None, "refused", cleaned.reason)
-        stored = Turn(scope=turn.scope, text=cleaned.text, role=turn.role, session=turn.session, said_at=turn.said_at)
+        stored = Turn(scope=turn.scope, text=cleaned.text, role=turn.role, session=turn.session, said_at=turn.said_at,
+                      speaker=turn.speaker)
         digest = turn_hash(stored)
         # One statement on the common path; a duplicate (same scope, session, role, time and text) is
         # reported with the id it already has.
         row = self.storage.one(
-            "INSERT INTO journal (scope, session, role, text, said_at, hash, redactions, appended_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING RETURNING id",
+            "INSERT INTO journal (scope, session, role, text, said_at, hash, redactions, appended_at, speaker)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING RETURNING id",
             (
                 stored.scope,
                 stored.session,
@@ -50,6 +51,7 @@ class Journal:
                 digest,
                 json.dumps(sorted(set(cleaned.kinds))),
                 self.ledger.clock(),
+                stored.speaker,
             ),
         )
         if row is None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -16,6 +18,22 @@ ROLES = ("user", "assistant")
 OPS = ("add", "supersede", "retract")
 
 
+SPEAKER_MAX = 80
+_SPEAKER_BAD = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff<>]")
+
+
+def check_speaker(speaker: object) -> str | None:
+    """A speaker's display name: one short line of text (it is shown in recalled excerpts), or None."""
+    if speaker is None:
+        return None
+    if not isinstance(speaker, str):
+        raise ValidationError(f"must be a string, got {type(speaker).__name__}", field="speaker")
+    cleaned = " ".join(_SPEAKER_BAD.sub(" ", unicodedata.normalize("NFKC", speaker)).split())
+    if len(cleaned) > SPEAKER_MAX:
+        raise ValidationError(f"at most {SPEAKER_MAX} characters", field="speaker")
+    return cleaned or None
+
+
 @dataclass(frozen=True)
 class Turn:
     """One conversation turn offered to the journal."""
@@ -25,6 +43,7 @@ class Turn:
     role: Role = "user"
     session: str | None = None
     said_at: str | None = None  # ISO; None means now
+    speaker: str | None = None  # who spoke, when known (a display name); the role says the rest
 
     def checked(self, now: str | None = None) -> "Turn":
         """A copy with every field validated and said_at in canonical UTC form."""
@@ -36,21 +55,22 @@ class Turn:
         if self.session is not None and not isinstance(self.session, str):
             raise ValidationError("must be a string", field="session")
         said_at = parse_time(self.said_at, "said_at") if self.said_at is not None else (now or utc_now())
-        return Turn(scope=self.scope, text=self.text, role=self.role, session=self.session or None, said_at=said_at)
+        return Turn(scope=self.scope, text=self.text, role=self.role, session=self.session or None, said_at=said_at,
+                    speaker=check_speaker(self.speaker))
 
     @classmethod
     def from_dict(cls, data: object) -> "Turn":
         """A turn from a decoded JSON object; unknown or mistyped fields are named in the error."""
         if not isinstance(data, dict):
             raise ValidationError("each line must be a JSON object", field="line")
-        allowed = {"scope", "session", "role", "text", "said_at"}
+        allowed = {"scope", "session", "role", "text", "said_at", "speaker"}
         for name in data:
             if name not in allowed:
                 raise ValidationError(f"unknown field (allowed: {', '.join(sorted(allowed))})", field=name)
         for name in ("scope", "text"):
             if data.get(name) in (None, ""):
                 raise ValidationError("required", field=name)
-        for name in ("scope", "text", "role", "session", "said_at"):
+        for name in ("scope", "text", "role", "session", "said_at", "speaker"):
             if data.get(name) is not None and not isinstance(data[name], str):
                 raise ValidationError(f"must be a string, got {type(data[name]).__name__}", field=name)
         return cls(
@@ -59,6 +79,7 @@ class Turn:
             role=data.get("role") or "user",
             session=data.get("session"),
             said_at=data.get("said_at"),
+            speaker=data.get("speaker"),
         ).checked()
 
 
@@ -83,6 +104,7 @@ class JournalEntry:
     text: str
     said_at: str
     digested_at: str | None = None
+    speaker: str | None = None
     extractor: str | None = None
     attempts: int = 0
     last_error: str = ""
@@ -104,7 +126,13 @@ class JournalEntry:
             extractor=row["extractor"],
             attempts=row["attempts"],
             last_error=row["last_error"],
+            speaker=row["speaker"] if "speaker" in row.keys() else None,
         )
+
+    @property
+    def speaker_label(self) -> str:
+        """The name to show for who said it: the speaker when known, else the role."""
+        return self.speaker or self.role
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -47,21 +47,28 @@ class RecallConfig:
     # ... and at least this share of the query's content words must be whole words the embedder knows
     # (when the embedder can tell), because mash and ids shred into word pieces with arbitrary vectors.
     vector_min_known_share: float = 0.5
-    # The prompt block: a handful of items within a character budget; items must reach this share of
-    # the best item's fused score.
+    # Episodes (what was said) against facts: their fused score is multiplied by this.
+    episode_weight: float = 1.0
+    # The prompt block: a handful of facts, then a few excerpts of past conversation, within a character
+    # budget; items must reach this share of the best item's fused score of their kind. A question about
+    # the present that facts answer gets at most `prompt_episode_items_present` excerpts.
     prompt_items: int = 5
-    prompt_chars: int = 1200
+    prompt_episode_items: int = 3
+    prompt_episode_items_present: int = 1
+    prompt_excerpt_chars: int = 240
+    prompt_chars: int = 1600
     prompt_relative_floor: float = 0.35
 
     def __post_init__(self) -> None:
         if self.lexical_budget < 0:
             raise ValidationError("must not be negative", field="lexical_budget")
-        for name in ("lane_depth", "prompt_items", "prompt_chars"):
+        for name in ("lane_depth", "prompt_items", "prompt_chars", "prompt_excerpt_chars"):
             if getattr(self, name) < 1:
                 raise ValidationError("must be at least 1", field=name)
         for name in (
             "rrf_k", "lexical_weight", "vector_weight", "exact_weight", "body_weight", "context_weight",
-            "subject_boost", "neighbour_share", "vector_margin", "prompt_relative_floor",
+            "subject_boost", "neighbour_share", "vector_margin", "prompt_relative_floor", "episode_weight",
+            "prompt_episode_items", "prompt_episode_items_present",
         ):
             if getattr(self, name) < 0:
                 raise ValidationError("must not be negative", field=name)
@@ -91,5 +98,5 @@ PRESETS: dict[str, RecallConfig] = {
     "lexical": RecallConfig(name="lexical", vector_weight=0.0),
     # Stricter gating and a smaller prompt block, for hosts that prefer silence to a weak match.
     "precise": RecallConfig(name="precise", vector_floor=0.55, vector_margin=0.18, prompt_items=3,
-                            prompt_relative_floor=0.5),
+                            prompt_episode_items=2, prompt_relative_floor=0.5),
 }

@@ -30,6 +30,22 @@ class Visibility:
 
 
 @dataclass(frozen=True)
+class FtsTables:
+    """Where one kind of item is indexed: its FTS5 table, trigram twin, term counts, and the rows (a
+    table or view with the ledger's time columns) the visibility predicate is applied to as alias c."""
+
+    kind: str
+    fts: str
+    trigram: str
+    terms: str
+    rows: str
+
+
+FACT_FTS = FtsTables("fact", "recall_fts", "recall_fts_trigram", "recall_fts_terms", "claims")
+EPISODE_FTS = FtsTables("episode", "recall_episode_fts", "recall_episode_fts_trigram", "recall_episode_fts_terms", "episodes")
+
+
+@dataclass(frozen=True)
 class LaneHit:
     id: int
     score: float
@@ -45,8 +61,9 @@ class TermStats:
     a cost estimate, never a filter, so a slightly stale one changes speed, not results' visibility.
     """
 
-    def __init__(self, ledger: Ledger, *, capacity: int = 20000):
+    def __init__(self, ledger: Ledger, *, capacity: int = 20000, tables: "FtsTables | None" = None):
         self.ledger = ledger
+        self.tables = tables or FACT_FTS
         self._cache: dict[str, int] = {}
         self._capacity = capacity
         self._lock = threading.Lock()
@@ -60,7 +77,7 @@ class TermStats:
         return forms
 
     def df(self, words: Sequence[str]) -> dict[str, int]:
-        newest = self.ledger.storage.one("SELECT MAX(id) FROM claims")[0] or 0
+        newest = self.ledger.storage.one(f"SELECT MAX(rowid) FROM {self.tables.fts}")[0] or 0
         with self._lock:
             if newest > self._counted_at * 1.25 + 100:  # the index grew by a quarter: counts are stale
                 self._cache.clear()
@@ -69,7 +86,7 @@ class TermStats:
         if missing:
             forms = sorted({f for w in missing for f in self._candidates(w)})
             rows = self.ledger.storage.query(
-                "SELECT term, doc FROM recall_fts_terms WHERE term IN (SELECT value FROM json_each(?))",
+                f"SELECT term, doc FROM {self.tables.terms} WHERE term IN (SELECT value FROM json_each(?))",
                 (json.dumps(forms, ensure_ascii=False),),
             )
             counts = {r["term"]: int(r["doc"]) for r in rows}
@@ -118,15 +135,16 @@ def budgeted_match(query: LexicalQuery, stats: TermStats, budget: int) -> Budget
 
 
 def _fts_hits(
-    ledger: Ledger, match: str, seen: Visibility, visible: str, depth: int, body_weight: float,
+    ledger: Ledger, tables: FtsTables, match: str, seen: Visibility, visible: str, depth: int, body_weight: float,
     context_weight: float, *, newest: bool,
 ) -> list[LaneHit]:
     """One FTS5 query under the visibility predicate: BM25 order, or newest first (cheap: FTS5 walks
     rowids in order and stops at the limit) for terms too common to rank."""
     order = "f.rowid DESC" if newest else "rank"
+    fts = tables.fts
     rows = ledger.storage.query(
-        "SELECT f.rowid AS id, bm25(recall_fts, :wb, :wc) AS rank, bm25(recall_fts, 1.0, 0.0) AS own FROM recall_fts f"
-        f" CROSS JOIN claims c ON c.id = f.rowid WHERE recall_fts MATCH :match AND {visible}"
+        f"SELECT f.rowid AS id, bm25({fts}, :wb, :wc) AS rank, bm25({fts}, 1.0, 0.0) AS own FROM {fts} f"
+        f" CROSS JOIN {tables.rows} c ON c.id = f.rowid WHERE {fts} MATCH :match AND {visible}"
         f" ORDER BY {order} LIMIT :depth",
         {**seen.params(), "match": match, "wb": body_weight, "wc": context_weight, "depth": depth},
     )
@@ -146,25 +164,36 @@ def lexical_lane(
     context_weight: float,
     stats: TermStats | None = None,
     budget: int = 0,
+    tables: FtsTables = FACT_FTS,
+    subject_words: frozenset[str] = frozenset(),
 ) -> list[LaneHit]:
-    """BM25 over claim sentences (and their window context), best first; then trigram hits for CJK."""
+    """BM25 over sentences (and their window context), best first; then trigram hits for CJK.
+
+    `subject_words` are query words that name a known subject (or speaker). When the query has other
+    content words too, a row that matches only the subject's name is not about the query (every
+    sentence of a one-user store starts with "user"), so it is dropped, and a row's own sentence counts
+    as matched only through the other words.
+    """
     visible = ledger.visible_sql()
     hits: list[LaneHit] = []
     plan = BudgetedMatch(query.match, False, None)
     if stats is not None and budget > 0:
         plan = budgeted_match(query, stats, budget)
     if plan.ranked is not None:
-        hits.extend(_fts_hits(ledger, plan.ranked, seen, visible, depth, body_weight, context_weight, newest=plan.flood))
+        hits.extend(_fts_hits(ledger, tables, plan.ranked, seen, visible, depth, body_weight, context_weight, newest=plan.flood))
     if plan.rest is not None and len(hits) < depth:
         seen_ids = {h.id for h in hits}
-        extra = _fts_hits(ledger, plan.rest, seen, visible, depth, body_weight, context_weight, newest=True)
+        extra = _fts_hits(ledger, tables, plan.rest, seen, visible, depth, body_weight, context_weight, newest=True)
         hits.extend(h for h in extra if h.id not in seen_ids)
         hits = hits[:depth]
+    topical = [w for w in query.words if w not in subject_words]
+    if hits and topical and len(topical) < len(query.words):
+        hits = _about_topic(ledger, tables, hits, topical)
     known = {h.id for h in hits}
     if query.trigram_match is not None:
         rows = ledger.storage.query(
-            "SELECT f.rowid AS id, bm25(recall_fts_trigram) AS rank FROM recall_fts_trigram f"
-            f" CROSS JOIN claims c ON c.id = f.rowid WHERE recall_fts_trigram MATCH :match AND {visible}"
+            f"SELECT f.rowid AS id, bm25({tables.trigram}) AS rank FROM {tables.trigram} f"
+            f" CROSS JOIN {tables.rows} c ON c.id = f.rowid WHERE {tables.trigram} MATCH :match AND {visible}"
             " ORDER BY rank LIMIT :depth",
             {**seen.params(), "match": query.trigram_match, "depth": depth},
         )
@@ -175,7 +204,7 @@ def lexical_lane(
         short.extend(query.cjk_bigrams)  # no three characters in a row matched: try the two-character words
     for run in short:  # two-character words are below the trigram size: a scan of the (few) CJK rows
         rows = ledger.storage.query(
-            "SELECT f.rowid AS id FROM recall_fts_trigram f CROSS JOIN claims c ON c.id = f.rowid"
+            f"SELECT f.rowid AS id FROM {tables.trigram} f CROSS JOIN {tables.rows} c ON c.id = f.rowid"
             f" WHERE instr(f.body, :run) > 0 AND {visible} LIMIT :depth",
             {**seen.params(), "run": run, "depth": depth},
         )
@@ -184,11 +213,32 @@ def lexical_lane(
     return hits
 
 
+def _about_topic(ledger: Ledger, tables: FtsTables, hits: list[LaneHit], topical: Sequence[str]) -> list[LaneHit]:
+    """The hits that match a topical (non-subject) word anywhere, each marked `own` when its own sentence
+    does: two rowid-restricted MATCHes, cheap next to the ranked query."""
+    words = " OR ".join(quote_term(w) for w in topical)
+    ids = json.dumps([h.id for h in hits])
+    fts = tables.fts
+    anywhere = {
+        r[0] for r in ledger.storage.query(
+            f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))", (words, ids)
+        )
+    }
+    own = {
+        r[0] for r in ledger.storage.query(
+            f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))",
+            ("{body} : (" + words + ")", ids),
+        )
+    }
+    return [LaneHit(h.id, h.score, own=h.id in own) for h in hits if h.id in anywhere]
+
+
 @dataclass
 class _Vocabulary:
     """Subjects and predicate holders per scope, read incrementally (claim ids only grow)."""
 
     last_id: int = 0
+    last_episode_id: int = 0
     predicates_stamp: tuple = ()
     subjects: dict[str, set[str]] = field(default_factory=dict)  # scope -> subject keys
     holders: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (scope, predicate) -> subjects
@@ -229,6 +279,12 @@ class ExactLane:
                 vocab.subjects.setdefault(r["scope"], set()).add(r["subject_key"])
                 vocab.holders.setdefault((r["scope"], r["predicate"]), set()).add(r["subject_key"])
                 vocab.last_id = r["id"]
+            # Speakers of episodes name people too ("when did Caroline ..."): they count as subjects.
+            for r in storage.query(
+                "SELECT id, scope, speaker FROM episodes WHERE id > ? ORDER BY id", (vocab.last_episode_id,)
+            ):
+                vocab.subjects.setdefault(r["scope"], set()).add(key_normalise(r["speaker"]))
+                vocab.last_episode_id = r["id"]
             stamp = tuple(storage.one("SELECT COUNT(*), MAX(defined_at) FROM predicates"))
             if stamp != vocab.predicates_stamp:
                 vocab.predicates = {

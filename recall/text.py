@@ -107,6 +107,32 @@ def lexical_query(text: str) -> LexicalQuery:
     return LexicalQuery(tuple(terms), match, trigram, tuple(short), tuple(dict.fromkeys(bigrams)))
 
 
+# Words that point a question at the past ("what did I say in March", "when did she go"): such a
+# question may be answered by what was said; one about the present prefers the facts.
+_PAST_CUES = frozenset(
+    """
+    did was were had said told mentioned talked asked went used ago last yesterday earlier before
+    previously once back then former formerly originally first
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday
+    """.split()
+)
+_YEAR = re.compile(r"\b(?:1[89]|2[01])\d\d\b")
+# Characters that must not reach a prompt as themselves: controls, line and paragraph separators, and
+# zero-width or direction marks that can hide text.
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]+")
+
+
+def asks_about_past(text: str) -> bool:
+    """Whether a question is about what was (said, done, true) rather than what is."""
+    return bool(_PAST_CUES.intersection(words(text))) or bool(_YEAR.search(text))
+
+
+def flat(text: str) -> str:
+    """Any text as one printable line (an item of the prompt block cannot start a line of its own)."""
+    return " ".join(_UNPRINTABLE.sub(" ", text).split())
+
+
 def valid_time_note(valid_from: str, valid_to: str | None) -> str:
     """'since 2024-06-01' for an open interval, '2020-01-01 to 2022-03-01' for a closed one."""
     if valid_to is None:

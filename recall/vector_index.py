@@ -1,6 +1,7 @@
-"""The vector companion: one LanceDB table keyed by claim version id. The only module importing lancedb.
+"""The vector companion: one LanceDB table keyed by (kind, id) — claim versions ("fact") and journal
+turns ("episode"). The only module importing lancedb.
 
-Each row mirrors a claim version's scope and time columns, so the search can prefilter with the same
+Each row mirrors its item's scope and time columns, so the search can prefilter with the same
 terms as the visibility predicate; the ledger stays the judge (every hit is re-read from it). The
 folder holds nothing the ledger does not: deleting it loses nothing, `rebuild` writes it again.
 """
@@ -24,14 +25,17 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import BTree, HnswSq
 
-TABLE = "claims"
+TABLE = "items"
 META_FILE = "factledger-index.json"
+# The table's layout; a folder written with another one is rebuilt (layout 1 held claim versions only).
+LAYOUT = 2
 # Below this many rows a flat scan is as fast as an index and needs no training.
 INDEX_MIN_ROWS = 5000
 
 
 @dataclass(frozen=True)
 class VectorRow:
+    kind: str  # "fact" (a claim version id) or "episode" (a journal id)
     id: int
     scope: str
     valid_from: str
@@ -43,6 +47,7 @@ class VectorRow:
 
 @dataclass(frozen=True)
 class VectorHit:
+    kind: str
     id: int
     similarity: float
 
@@ -133,7 +138,11 @@ class VectorIndex:
     def usable_for(self, identity: str, dim: int) -> bool:
         meta = self.meta()
         return (
-            meta is not None and meta.get("embedder") == identity and meta.get("dim") == dim and self.table() is not None
+            meta is not None
+            and meta.get("embedder") == identity
+            and meta.get("dim") == dim
+            and meta.get("layout") == LAYOUT
+            and self.table() is not None
         )
 
     def reset(self, identity: str, dim: int) -> None:
@@ -146,6 +155,7 @@ class VectorIndex:
             db = self._connect()
             schema = pa.schema(
                 [
+                    pa.field("kind", pa.string(), nullable=False),
                     pa.field("id", pa.int64(), nullable=False),
                     pa.field("scope", pa.string(), nullable=False),
                     pa.field("valid_from", pa.string(), nullable=False),
@@ -156,7 +166,7 @@ class VectorIndex:
                 ]
             )
             self._table = self._loop.run(db.create_table(TABLE, schema=schema))
-            (self.folder / META_FILE).write_text(json.dumps({"embedder": identity, "dim": dim}) + "\n", "utf-8")
+            (self.folder / META_FILE).write_text(json.dumps({"embedder": identity, "dim": dim, "layout": LAYOUT}) + "\n", "utf-8")
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -165,6 +175,7 @@ class VectorIndex:
         vectors = np.stack([r.vector for r in rows]).astype(np.float32).reshape(-1)
         return pa.table(
             {
+                "kind": pa.array([r.kind for r in rows], pa.string()),
                 "id": pa.array([r.id for r in rows], pa.int64()),
                 "scope": pa.array([r.scope for r in rows], pa.string()),
                 "valid_from": pa.array([r.valid_from for r in rows], pa.string()),
@@ -181,7 +192,7 @@ class VectorIndex:
         with self._lock:
             table = self.table()
             assert table is not None, "reset() the index first"
-            builder = table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
+            builder = table.merge_insert(["kind", "id"]).when_matched_update_all().when_not_matched_insert_all()
             self._loop.run(builder.execute(self._arrow(rows, dim)))
 
     def append(self, rows: Sequence[VectorRow], dim: int) -> None:
@@ -193,14 +204,14 @@ class VectorIndex:
             assert table is not None, "reset() the index first"
             self._loop.run(table.add(self._arrow(rows, dim)))
 
-    def delete(self, ids: Iterable[int]) -> None:
+    def delete(self, kind: str, ids: Iterable[int]) -> None:
         ids = sorted(set(int(i) for i in ids))
         if not ids:
             return
         with self._lock:
             table = self.table()
             if table is not None:
-                self._loop.run(table.delete(f"id IN ({', '.join(str(i) for i in ids)})"))
+                self._loop.run(table.delete(f"kind = {_quote(kind)} AND id IN ({', '.join(str(i) for i in ids)})"))
 
     def build_indexes(self) -> bool:
         """An HNSW (scalar-quantised) index on the vectors and B-trees on id and scope, once big enough."""
@@ -210,6 +221,7 @@ class VectorIndex:
                 return False
             self._loop.run(table.create_index("vector", config=HnswSq(distance_type="cosine"), replace=True))
             self._loop.run(table.create_index("id", config=BTree(), replace=True))
+            self._loop.run(table.create_index("kind", config=BTree(), replace=True))
             self._loop.run(table.create_index("scope", config=BTree(), replace=True))
             return True
 
@@ -231,13 +243,13 @@ class VectorIndex:
             return False
         return any("vector" in list(ix.columns) for ix in self._loop.run(table.list_indices()))
 
-    def rows_state(self) -> dict[int, str | None]:
-        """id -> tx_to for every row (repair compares this with the ledger)."""
+    def rows_state(self) -> dict[tuple[str, int], str | None]:
+        """(kind, id) -> tx_to for every row (repair compares this with the ledger)."""
         table = self.table()
         if table is None:
             return {}
-        data = self._loop.run(table.query().select(["id", "tx_to"]).to_arrow()).to_pydict()
-        return dict(zip(data["id"], data["tx_to"]))
+        data = self._loop.run(table.query().select(["kind", "id", "tx_to"]).to_arrow()).to_pydict()
+        return {(k, i): t for k, i, t in zip(data["kind"], data["id"], data["tx_to"])}
 
     @staticmethod
     async def _query(table, vector: np.ndarray, where: str, fetch: int, keep: int, *, post: bool) -> dict:
@@ -246,7 +258,7 @@ class VectorIndex:
             .column("vector")
             .distance_type("cosine")
             .where(where)
-            .select(["id", "_distance"])
+            .select(["kind", "id", "_distance"])
             .limit(fetch)
         )
         if post:
@@ -254,7 +266,7 @@ class VectorIndex:
         data = (await query.to_arrow()).to_pydict()
         if len(data["id"]) > keep:  # the best `keep` of the wider set
             order = sorted(range(len(data["id"])), key=lambda i: data["_distance"][i])[:keep]
-            data = {"id": [data["id"][i] for i in order], "_distance": [data["_distance"][i] for i in order]}
+            data = {name: [data[name][i] for i in order] for name in ("kind", "id", "_distance")}
         return data
 
     async def _search(self, table, vector: np.ndarray, where: str, limit: int) -> list[VectorHit]:
@@ -265,14 +277,15 @@ class VectorIndex:
         if len(rows["id"]) < limit // 2:
             rows = await self._query(table, vector, where, limit, limit, post=False)
         hits = []
-        for claim_id, distance in zip(rows["id"], rows["_distance"]):
+        for kind, item_id, distance in zip(rows["kind"], rows["id"], rows["_distance"]):
             if distance is None or not np.isfinite(distance):
                 continue  # a zero vector (a text the model knows nothing of) has no direction
-            hits.append(VectorHit(int(claim_id), 1.0 - float(distance)))
+            hits.append(VectorHit(str(kind), int(item_id), 1.0 - float(distance)))
         return hits
 
     def start_search(
-        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int
+        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int,
+        kinds: Sequence[str] = ("fact", "episode"),
     ) -> Future:
         """Begin a search on the index's event loop; the caller collects `.result()` when it needs it,
         so the SQL lanes run meanwhile."""
@@ -286,9 +299,12 @@ class VectorIndex:
             f" AND valid_from <= {_quote(valid_at)} AND (valid_to IS NULL OR valid_to > {_quote(valid_at)})"
             f" AND tx_from <= {_quote(known_at)} AND (tx_to IS NULL OR tx_to > {_quote(known_at)})"
         )
+        if set(kinds) != {"fact", "episode"}:
+            where += f" AND kind IN ({', '.join(_quote(k) for k in kinds)})"
         return asyncio.run_coroutine_threadsafe(self._search(table, vector, where, limit), self._loop.loop)
 
     def search(
-        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int
+        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int,
+        kinds: Sequence[str] = ("fact", "episode"),
     ) -> list[VectorHit]:
-        return self.start_search(vector, scopes, valid_at, known_at, limit).result()
+        return self.start_search(vector, scopes, valid_at, known_at, limit, kinds).result()

@@ -72,26 +72,26 @@ def test_vector_lane_finds_a_paraphrase(stocked, recall):
 def test_a_row_the_ledger_does_not_confirm_is_dropped_and_flagged(stocked, recall, embedder):
     recall.sync()
     forged = VectorRow(
-        id=9999, scope="s", valid_from="2024-01-01T00:00:00.000000Z", valid_to=None,
+        kind="fact", id=9999, scope="s", valid_from="2024-01-01T00:00:00.000000Z", valid_to=None,
         tx_from="2025-01-01T00:00:00.000000Z", tx_to=None, vector=embedder.embed(["user lives in Lisbon"])[0],
     )
     recall.index.upsert([forged], embedder.dim)
     hits = recall.search(VECTOR_ONLY, "s")
-    assert 9999 not in [h.claim.id for h in hits]
+    assert 9999 not in [h.claim.id for h in hits if h.claim]
     status = recall.status()
     assert status.needs_repair and "9999" in status.reason
     report = recall.repair()
     assert report.deleted == 1
     assert not recall.status().needs_repair
-    assert 9999 not in recall.index.rows_state()
+    assert ("fact", 9999) not in recall.index.rows_state()
 
 
 def test_a_stale_row_is_repaired(stocked, recall):
     recall.sync()
     claim_id = stocked.current("s", predicate="lives_in")[0].id
-    recall.index.delete([claim_id])
+    recall.index.delete("fact", [claim_id])
     assert recall.repair().upserted == 1
-    assert claim_id in recall.index.rows_state()
+    assert ("fact", claim_id) in recall.index.rows_state()
 
 
 def test_losing_the_folder_loses_nothing(stocked, index_dir, embedder):
