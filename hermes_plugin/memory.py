@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from factledger.digest import DigestConfig, Digester, Journal, Turn, build_extractor, forget, remember
@@ -49,7 +49,7 @@ class MemorySession:
     """Everything one provider instance does; owns its connections and its worker thread."""
 
     def __init__(self, paths: HermesPaths, identity: HermesIdentity, settings: ProviderSettings,
-                 environ: Mapping[str, str] | None = None):
+                 environ: Mapping[str, str] | None = None, *, clock: Callable[[], str] | None = None):
         self.paths = paths
         self.settings = settings
         self._lock = threading.Lock()  # guards identity/scopes (switch_session) and the written-scope set
@@ -61,11 +61,12 @@ class MemorySession:
         recall_config = RecallConfig.preset(settings.recall_configuration) if settings.recall_configuration else None
         paths.state_dir.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as undo:  # on any failure below, close what was opened
-            self.writer = Ledger.open(paths.ledger_path)
+            clocked = {"clock": clock} if clock is not None else {}
+            self.writer = Ledger.open(paths.ledger_path, **clocked)
             undo.callback(self.writer.close)
-            self.reader = Ledger.open(paths.ledger_path)
+            self.reader = Ledger.open(paths.ledger_path, **clocked)
             undo.callback(self.reader.close)
-            self.recall = shared_recall.acquire(paths.ledger_path, paths.index_dir, recall_config)
+            self.recall = shared_recall.acquire(paths.ledger_path, paths.index_dir, recall_config, clock=clock)
             undo.callback(shared_recall.release, self.recall)
             self.journal = Journal(self.writer)
             self.digester = Digester(self.writer, build_extractor(config), policy=config.policy,
@@ -81,8 +82,9 @@ class MemorySession:
         self.worker.flush(wait=False)  # warm the vector index off the turn's thread
 
     @classmethod
-    def open(cls, paths: HermesPaths, identity: HermesIdentity, *, environ: Mapping[str, str] | None = None) -> "MemorySession":
-        return cls(paths, identity, ProviderSettings.load(paths.settings_path), environ)
+    def open(cls, paths: HermesPaths, identity: HermesIdentity, *, environ: Mapping[str, str] | None = None,
+             clock: Callable[[], str] | None = None) -> "MemorySession":
+        return cls(paths, identity, ProviderSettings.load(paths.settings_path), environ, clock=clock)
 
     @staticmethod
     def _with_session(identity: HermesIdentity) -> HermesIdentity:
@@ -133,10 +135,17 @@ class MemorySession:
             logger.warning("factledger: prefetch failed", exc_info=True)
             return ""
 
+    def _speaker(self, role: str) -> str | None:
+        if role == "user":
+            return self._identity.user_name or None
+        return self.settings.assistant_name or None
+
     def _append(self, scope: str, text: str, role: str) -> int:
         if not text or not text.strip():
             return 0
-        outcome = self.journal.append(Turn(scope=scope, text=text, role=role, session=self._identity.session_id))  # type: ignore[arg-type]
+        outcome = self.journal.append(
+            Turn(scope=scope, text=text, role=role, session=self._identity.session_id, speaker=self._speaker(role))  # type: ignore[arg-type]
+        )
         return 1 if outcome.status in ("stored", "redacted") else 0
 
     def record_turn(self, user_content: str, assistant_content: str) -> None:
@@ -200,19 +209,29 @@ class MemorySession:
                                   limit=args.limit)
         return {
             "as_of": {"valid_at": args.valid_at or "now", "known_at": args.known_at or "now"},
-            "results": [
-                {
-                    "fact": hit.sentence,
-                    "subject": hit.claim.subject,
-                    "predicate": hit.claim.predicate,
-                    "value": hit.claim.value,
-                    "valid_from": hit.claim.valid_from,
-                    "valid_to": hit.claim.valid_to,
-                    "memory": self._label(hit.claim.scope),
-                    "claim_id": hit.claim.id,
-                }
-                for hit in hits
-            ],
+            "results": [self._result(hit) for hit in hits],
+        }
+
+    def _result(self, hit: Any) -> dict[str, Any]:
+        if hit.claim is None:  # an episode: what was said, evidence rather than a fact
+            episode = hit.episode
+            return {
+                "kind": "said",
+                "excerpt": hit.sentence,
+                "speaker": episode.speaker,
+                "said_at": episode.said_at,
+                "memory": self._label(episode.scope),
+            }
+        return {
+            "kind": "fact",
+            "fact": hit.sentence,
+            "subject": hit.claim.subject,
+            "predicate": hit.claim.predicate,
+            "value": hit.claim.value,
+            "valid_from": hit.claim.valid_from,
+            "valid_to": hit.claim.valid_to,
+            "memory": self._label(hit.claim.scope),
+            "claim_id": hit.claim.id,
         }
 
     def _history(self, args: HistoryArgs) -> dict[str, Any]:

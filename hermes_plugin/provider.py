@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,9 @@ longer holds; history keeps it). Facts you store may be held for an operator's r
 class FactledgerMemoryProvider(MemoryProvider):
     """Bitemporal, ledger-first long-term memory for Hermes Agent."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Callable[[], str] | None = None) -> None:
+        # `clock`: evals and tests replaying a conversation's own dates; Hermes passes nothing (UTC now).
+        self._clock = clock
         self._session: MemorySession | None = None
         self._init_error: str | None = None
         self._lock = threading.Lock()  # guards this instance's session reference only
@@ -61,7 +64,7 @@ class FactledgerMemoryProvider(MemoryProvider):
         try:
             from .memory import MemorySession  # heavy: ledger, digest, recall (lancedb)
 
-            session = MemorySession.open(paths, identity)
+            session = MemorySession.open(paths, identity, clock=self._clock)
         except Exception as exc:
             self._init_error = f"{type(exc).__name__}: {exc}"
             logger.warning("factledger: cannot open memory in %s: %s", paths.state_dir, self._init_error)

@@ -81,6 +81,8 @@ class HermesIdentity:
     chat_type: str = ""
     thread_id: str = ""
     gateway_session_key: str = ""
+    # Display only (never part of a scope): how the user's turns are labelled in recalled excerpts.
+    user_name: str = ""
 
     @classmethod
     def from_kwargs(cls, session_id: str, kwargs: Mapping[str, Any]) -> "HermesIdentity":
@@ -95,6 +97,7 @@ class HermesIdentity:
             chat_type=_text(kwargs.get("chat_type")).lower(),
             thread_id=_text(kwargs.get("thread_id")),
             gateway_session_key=_text(kwargs.get("gateway_session_key")),
+            user_name=_text(kwargs.get("user_name")),
         )
 
     @property

@@ -23,6 +23,8 @@ digest:
     api_key_env: ""       # the NAME of the environment variable holding the key (never the key itself)
 recall:
   configuration: ""       # a named recall configuration; empty for the default
+journal:
+  assistant_name: ""      # how the assistant's turns are labelled in recalled excerpts; empty: "assistant"
 """
 
 
@@ -47,6 +49,7 @@ class ProviderSettings:
     max_delay_seconds: float = 20.0
     model: ModelSettings = field(default_factory=ModelSettings)
     recall_configuration: str = ""
+    assistant_name: str = ""
 
     @classmethod
     def load(cls, path: Path) -> "ProviderSettings":
@@ -66,6 +69,10 @@ class ProviderSettings:
         digest = _section(data, "digest")
         model = _section(digest, "model", prefix="digest.")
         recall = _section(data, "recall")
+        journal = _section(data, "journal")
+        assistant_name = journal.get("assistant_name") or ""
+        if not isinstance(assistant_name, str):
+            raise ValidationError("must be text", field="journal.assistant_name")
         policy = str(digest.get("policy", "auto") or "auto")
         if policy not in ("auto", "strict"):
             raise ValidationError(f"{policy!r} is not 'auto' or 'strict'", field="digest.policy")
@@ -81,6 +88,7 @@ class ProviderSettings:
                 api_key_env=str(model.get("api_key_env") or ""),
             ),
             recall_configuration=str(recall.get("configuration") or ""),
+            assistant_name=assistant_name.strip(),
         )
 
 

@@ -9,6 +9,7 @@ file lock does the same across processes. It holds no per-user state: every sear
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,13 +32,15 @@ def _key(index_dir: Path, config: RecallConfig | None) -> tuple[str, str]:
     return (str(index_dir.resolve()), (config or RecallConfig()).name)
 
 
-def acquire(ledger_path: Path, index_dir: Path, config: RecallConfig | None = None) -> Recall:
-    """The process's Recall for this folder (opened on first use); pair every call with `release`."""
+def acquire(ledger_path: Path, index_dir: Path, config: RecallConfig | None = None, *,
+            clock: Callable[[], str] | None = None) -> Recall:
+    """The process's Recall for this folder (opened on first use); pair every call with `release`.
+    `clock` (tests and evals that replay a conversation's own dates) applies when it is opened."""
     key = _key(index_dir, config)
     with _lock:
         entry = _shared.get(key)
         if entry is None:
-            ledger = Ledger.open(ledger_path)
+            ledger = Ledger.open(ledger_path, **({"clock": clock} if clock is not None else {}))
             try:
                 entry = _Shared(Recall(ledger, index_dir, config=config), ledger, 0)
             except BaseException:

@@ -54,7 +54,7 @@ class RecallConfig:
     # the present that facts answer gets at most `prompt_episode_items_present` excerpts.
     prompt_items: int = 5
     prompt_episode_items: int = 3
-    prompt_episode_items_present: int = 1
+    prompt_episode_items_present: int = 0
     prompt_excerpt_chars: int = 240
     prompt_chars: int = 1600
     prompt_relative_floor: float = 0.35

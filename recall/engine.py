@@ -26,7 +26,7 @@ from factledger.ledger.keys import normalise as key_normalise
 from .config import RecallConfig
 from .embedders import Embedder, default_embedder
 from .lanes import EPISODE_FTS, FACT_FTS, ExactLane, NamedSlots, TermStats, Visibility, lexical_lane
-from .text import asks_about_past, content_words, flat, lexical_query, sentence, words
+from .text import asks_about_past, content_words, flat, is_question, lexical_query, sentence, words
 
 if TYPE_CHECKING:
     from .vector_index import VectorIndex, VectorRow
@@ -764,15 +764,18 @@ class Recall:
         facts = _above_floor([h for h in hits if h.kind == FACT and h.scores.grounded], config.prompt_relative_floor)
         facts = facts[: config.prompt_items]
         episode_room = config.prompt_episode_items
-        if facts and not asks_about_past(query):
+        if not asks_about_past(query) and any(f.scores.exact is not None for f in facts):
+            # A question about the present that a fact answers directly: what was said before is noise
+            # at best and a stale value at worst.
             episode_room = min(episode_room, config.prompt_episode_items_present)
-        shown_sources = {ref for f in facts for ref in f.sources}
-        episodes = []
+        episodes: list[Hit] = []
         for hit in _above_floor([h for h in hits if h.kind == EPISODE and h.scores.grounded], config.prompt_relative_floor):
             if len(episodes) >= episode_room:
                 break
-            if hit.episode.ref in shown_sources and not _adds_to(hit, facts):  # type: ignore[union-attr]
-                continue  # the fact it became is shown; the excerpt would only repeat it
+            if is_question(hit.text):
+                continue  # a question asked is not evidence of anything
+            if not _adds_to(hit, facts + episodes):
+                continue  # the facts (or excerpts) shown already say what it says
             episodes.append(hit)
         return self._render(facts, episodes, scopes, valid_at, known_at)
 
@@ -826,8 +829,12 @@ def _above_floor(hits: list[Hit], share: float) -> list[Hit]:
     return [h for h in hits if h.scores.fused >= floor]
 
 
-def _adds_to(episode: Hit, facts: Sequence[Hit]) -> bool:
-    """Whether an excerpt says more than the facts shown from it: a few content words beyond theirs."""
-    covered = {w for f in facts for w in content_words(f.text)}
-    new = [w for w in content_words(episode.text) if w not in covered]
-    return len(set(new)) >= 4
+def _adds_to(episode: Hit, shown: Sequence[Hit]) -> bool:
+    """Whether an excerpt says more than what is shown already (the fact it became, an excerpt that
+    repeats it): more than a quarter of its content words, and at least two, are new."""
+    own = {w for w in content_words(episode.text) if not w.isdigit()}  # dates repeat everywhere
+    if not own:
+        return False
+    covered = {w for h in shown for w in content_words(h.text)}
+    new = own - covered
+    return len(new) >= 2 and len(new) > len(own) / 4

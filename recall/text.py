@@ -128,6 +128,12 @@ def asks_about_past(text: str) -> bool:
     return bool(_PAST_CUES.intersection(words(text))) or bool(_YEAR.search(text))
 
 
+def is_question(text: str) -> bool:
+    """A turn that only asks (every sentence ends in a question mark): it is no evidence of an answer."""
+    parts = [p.strip() for p in re.split(r"(?<=[.!?…])\s+", text.strip()) if p.strip()]
+    return bool(parts) and all(p.rstrip("\"')] ").endswith("?") for p in parts)
+
+
 def flat(text: str) -> str:
     """Any text as one printable line (an item of the prompt block cannot start a line of its own)."""
     return " ".join(_UNPRINTABLE.sub(" ", text).split())
