@@ -5,6 +5,11 @@ must-be-empty query (random ids, UUIDs, base64, keyboard mash, emoji, punctuatio
 noise) is run through search and the prompt block; each positive control must find its row in both.
 Exits non-zero, loudly, if a control misses (an empty system cannot pass) or a negative returns anything.
 
+The store also holds a short conversation as episodes (journal turns), so the episode lanes face the
+same queries. A second set of negatives, HELD_OUT, was written after the gates were tuned and is never
+used to tune them: queries that share only a subject's name (or a speaker's) with what is stored
+("the user's dentist appointment" where every sentence starts with "user"). It is reported apart.
+
     .venv/bin/python evals/negative_retrieval.py [--config balanced] [--json]
 """
 
@@ -18,6 +23,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
+from factledger.digest import Journal, Turn
 from factledger.ledger import Ledger
 from factledger.recall import Recall, RecallConfig
 
@@ -64,6 +70,54 @@ POSITIVE = [
 ]
 
 
+# A conversation kept as episodes (what was said), beside the facts.
+CONVERSATION = [
+    ("user", "I started a pottery class on Tuesday evenings, the teacher is very patient"),
+    ("assistant", "That sounds relaxing. What are you making first?"),
+    ("user", "A lopsided bowl for my sister, she collects odd ceramics"),
+    ("assistant", "She will love it. Is she still in Porto?"),
+    ("user", "Yes, and she just adopted a rescue greyhound named Pixel"),
+    ("assistant", "Greyhounds are gentle dogs. Did you visit her recently?"),
+    ("user", "We went surfing near Matosinhos in the spring, the water was freezing"),
+]
+
+# (label, query, words the episode must contain)
+POSITIVE_EPISODES = [
+    ("episode keyword", "pottery class", "pottery class"),
+    ("episode speaker+topic", "what did I say about the greyhound", "greyhound named Pixel"),
+    ("episode paraphrase", "when did we go surfing", "surfing near Matosinhos"),
+]
+
+# Queries that share only a subject's or a speaker's name with the store, nothing they are about. The
+# subject-only gates were tuned on these (they are part of the tuning set, like every negative above).
+SUBJECT_ONLY = [
+    ("subject only", "the user's dentist appointment"),
+    ("subject only", "user passport number"),
+    ("subject only", "when is the sister's wedding"),
+    ("subject only", "sister's favourite football team"),
+    ("subject only", "project atlas budget approval"),
+    ("subject only", "what is the user's blood type"),
+    ("subject only", "the user's tax return"),
+    ("subject only", "user insurance claim status"),
+    ("speaker only", "what did the assistant say about mortgages"),
+    ("speaker only", "assistant opinion on cryptocurrency"),
+]
+
+# Written after the gates were tuned and never used to tune them (2026-12-01); reported apart.
+HELD_OUT = [
+    ("subject only", "user's electricity bill"),
+    ("subject only", "did the sister ever learn to ski"),
+    ("subject only", "project atlas office address"),
+    ("subject only", "the user's shoe size"),
+    ("subject only", "sister's car registration"),
+    ("speaker only", "what did the assistant recommend for back pain"),
+    ("subject only", "user's wifi password hint"),
+    ("subject only", "what time does the user's gym open"),
+    ("subject only", "sister's graduation ceremony"),
+    ("speaker only", "user talked about volcanoes"),
+]
+
+
 def negative_queries(seed: int = 7) -> list[tuple[str, str]]:
     rng = random.Random(seed)
     hexes = "0123456789abcdef"
@@ -102,7 +156,7 @@ def negative_queries(seed: int = 7) -> list[tuple[str, str]]:
         ("mixed noise", "🙂 asdf 鑫"),
         ("mixed noise", "%%%% 1e9f"),
     ]
-    return out
+    return out + SUBJECT_ONLY
 
 
 def build_store(ledger: Ledger) -> None:
@@ -118,6 +172,13 @@ def build_store(ledger: Ledger) -> None:
             activity, city = rng.choice(ACTIVITIES), rng.choice(CITIES)
             tx.add(SCOPE, "user", "did", f"{activity} in {city}", valid_from=f"2023-{1 + i % 12:02d}-{1 + i % 27:02d}",
                    source=f"diary:{i}")
+    journal = Journal(ledger)
+    for minute, (role, text) in enumerate(CONVERSATION):
+        journal.append(Turn(scope=SCOPE, text=text, role=role, session="chat-1", said_at=f"2024-05-02T10:{minute:02d}:00Z"))
+
+
+def _shown(hits) -> list[str]:
+    return [h.claim.value if h.claim is not None else h.text for h in hits]
 
 
 def run(config: RecallConfig) -> dict:
@@ -130,16 +191,26 @@ def run(config: RecallConfig) -> dict:
         for label, query in negative_queries():
             hits = recall.search(query, [SCOPE], limit=10)
             block = recall.prompt_block(query, [SCOPE])
-            negatives.append({"label": label, "query": query, "search": [h.claim.value for h in hits], "prompt_block": block})
+            negatives.append({"label": label, "query": query, "search": _shown(hits), "prompt_block": block})
+        held_out = []
+        for label, query in HELD_OUT:
+            hits = recall.search(query, [SCOPE], limit=10)
+            block = recall.prompt_block(query, [SCOPE])
+            held_out.append({"label": label, "query": query, "search": _shown(hits), "prompt_block": block})
         positives = []
         for label, query, want in POSITIVE:
             hits = recall.search(query, [SCOPE], limit=5)
             block = recall.prompt_block(query, [SCOPE])
-            rank = next((i + 1 for i, h in enumerate(hits) if h.claim.value == want), None)
+            rank = next((i + 1 for i, h in enumerate(hits) if h.claim is not None and h.claim.value == want), None)
+            positives.append({"label": label, "query": query, "want": want, "rank": rank, "in_prompt_block": want in block})
+        for label, query, want in POSITIVE_EPISODES:
+            hits = recall.search(query, [SCOPE], limit=5)
+            block = recall.prompt_block(query, [SCOPE])
+            rank = next((i + 1 for i, h in enumerate(hits) if h.episode is not None and want in h.text), None)
             positives.append({"label": label, "query": query, "want": want, "rank": rank, "in_prompt_block": want in block})
         recall.close()
         ledger.close()
-    return {"config": config.name, "negatives": negatives, "positives": positives}
+    return {"config": config.name, "negatives": negatives, "held_out": held_out, "positives": positives}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report = run(RecallConfig.preset(args.config))
     leaked = [n for n in report["negatives"] if n["search"] or n["prompt_block"]]
+    held_leaked = [n for n in report["held_out"] if n["search"] or n["prompt_block"]]
     missed = [p for p in report["positives"] if p["rank"] is None or not p["in_prompt_block"]]
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
@@ -157,14 +229,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"negatives: {len(report['negatives']) - len(leaked)}/{len(report['negatives'])} returned nothing")
         for n in leaked:
             print(f"  LEAK [{n['label']}] {n['query']!r}: {n['search'][:3]} block={bool(n['prompt_block'])}")
+        print(f"held-out negatives (written after tuning): {len(report['held_out']) - len(held_leaked)}/"
+              f"{len(report['held_out'])} returned nothing")
+        for n in held_leaked:
+            print(f"  LEAK [{n['label']}] {n['query']!r}: {n['search'][:3]} block={bool(n['prompt_block'])}")
         print(f"positive controls: {len(report['positives']) - len(missed)}/{len(report['positives'])} found (search top 5 and prompt block)")
         for p in report["positives"]:
             print(f"  [{p['label']}] {p['query']!r} -> rank {p['rank']}, in block: {p['in_prompt_block']}")
     if missed:
         print(f"FAIL: {len(missed)} positive control(s) missing: {[p['query'] for p in missed]}", file=sys.stderr)
         return 1
-    if leaked:
-        print(f"FAIL: {len(leaked)} must-be-empty quer(ies) returned results", file=sys.stderr)
+    if leaked or held_leaked:
+        print(f"FAIL: {len(leaked) + len(held_leaked)} must-be-empty quer(ies) returned results", file=sys.stderr)
         return 1
     print("OK")
     return 0

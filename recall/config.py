@@ -36,6 +36,10 @@ class RecallConfig:
     lexical_budget: int = 5000
     # A claim whose subject the query names gets this much more fused score (0 = off).
     subject_boost: float = 0.3
+    # A query naming a subject that facts are about gets only that subject's facts ("the sister's
+    # favourite team" is not answered by the user's favourite food). Episodes are never filtered so:
+    # the other speaker's turn is often the evidence.
+    named_subject_facts_only: bool = True
     # Window smoothing: a claim gains this share of its best window neighbour's fused score, because
     # an answer often sits next to the turn that shares the question's words.
     neighbour_share: float = 0.15
@@ -47,6 +51,9 @@ class RecallConfig:
     # ... and at least this share of the query's content words must be whole words the embedder knows
     # (when the embedder can tell), because mash and ids shred into word pieces with arbitrary vectors.
     vector_min_known_share: float = 0.5
+    # ... and when the query names a subject, the query without the subject's words must be this near
+    # too, or the hit is near only through the name (every sentence of a one-user store has "user").
+    vector_topic_floor: float = 0.35
     # Episodes (what was said) against facts: their fused score is multiplied by this.
     episode_weight: float = 1.0
     # The prompt block: a handful of facts, then a few excerpts of past conversation, within a character

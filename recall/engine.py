@@ -518,13 +518,15 @@ class Recall:
             return []
         config = self.config
         candidates: dict[Key, _Candidate] = {}
+        lexical = lexical_query(query)
+        if lexical.empty:
+            return []  # only stop words, punctuation or emoji: nothing to be about
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
         vector_search = self._start_vector_search(query, seen, kinds) if self.uses_vectors else None
 
         named = self._exact.named(query, seen.scopes)
         subject_words = frozenset(w for subject in named.subjects for w in words(subject))
-        lexical = lexical_query(query)
-        if not lexical.empty and config.lexical_weight > 0:
+        if config.lexical_weight > 0:
             for tables in (FACT_FTS, EPISODE_FTS):
                 if tables.kind not in kinds:
                     continue
@@ -545,6 +547,11 @@ class Recall:
         vector_pending: set[Key] = set()
         if vector_search is not None:
             vector_pending = self._gate_vector_hits(query, self._vector_results(vector_search, seen, kinds), candidates)
+            topical = [w for w in lexical.words if w not in subject_words]
+            if vector_pending and (topical or lexical.words):
+                for key in self._off_topic(topical, vector_pending):
+                    del candidates[key]
+                    vector_pending.discard(key)
 
         if not candidates:
             return []
@@ -600,6 +607,28 @@ class Recall:
             entry.vector = hit.similarity
         return only_vector
 
+    def _off_topic(self, topical: Sequence[str], keys: set[Key]) -> list[Key]:
+        """Vector-only hits near the query only through its function words or a subject's name: what the
+        query is about — its content words without the subject's ("dentist appointment" of "the user's
+        dentist appointment") — must be near the hit too. Nothing left to be about: all are off topic."""
+        if not topical:
+            return sorted(keys)
+        texts: dict[Key, str] = {}
+        for kind, (_, text_view, _, _) in _VECTOR_SOURCES.items():
+            ids = [i for k, i in keys if k == kind]
+            if ids:
+                for r in self.ledger.storage.query(
+                    f"SELECT id, text FROM {text_view} WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
+                ):
+                    texts[(kind, r["id"])] = r["text"]
+        order = sorted(texts)
+        vectors = self.embedder.embed([" ".join(topical)] + [texts[k] for k in order])
+        query, rows = vectors[0], vectors[1:]
+        norms = np.linalg.norm(rows, axis=1) * (np.linalg.norm(query) or 1.0)
+        similarity = rows @ query / np.where(norms == 0, 1.0, norms)
+        floor = self.config.vector_topic_floor
+        return [k for k, sim in zip(order, similarity) if sim < floor]
+
     def _read_candidates(self, candidates: dict[Key, _Candidate], seen: Visibility) -> dict[Key, Any]:
         """Every candidate re-read under the visibility predicate (the ledger is the judge)."""
         visible: dict[Key, Any] = {}
@@ -651,6 +680,8 @@ class Recall:
                 score += config.exact_weight / (config.rrf_k + 1)
             if key[0] == FACT:
                 subject = row["subject_key"]
+                if config.named_subject_facts_only and named.fact_subjects and subject not in named.fact_subjects:
+                    continue  # the query is about another subject: this fact does not answer it
             else:
                 subject = key_normalise(row["speaker"])
                 score *= config.episode_weight

@@ -241,6 +241,7 @@ class _Vocabulary:
     last_episode_id: int = 0
     predicates_stamp: tuple = ()
     subjects: dict[str, set[str]] = field(default_factory=dict)  # scope -> subject keys
+    speakers: dict[str, set[str]] = field(default_factory=dict)  # scope -> speaker keys of episodes
     holders: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (scope, predicate) -> subjects
     predicates: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> content stems
 
@@ -251,6 +252,8 @@ class NamedSlots:
 
     subjects: frozenset[str]
     predicates: frozenset[str]
+    # The named subjects that facts are about (the others are only speakers of episodes).
+    fact_subjects: frozenset[str] = frozenset()
 
 
 class ExactLane:
@@ -283,7 +286,7 @@ class ExactLane:
             for r in storage.query(
                 "SELECT id, scope, speaker FROM episodes WHERE id > ? ORDER BY id", (vocab.last_episode_id,)
             ):
-                vocab.subjects.setdefault(r["scope"], set()).add(key_normalise(r["speaker"]))
+                vocab.speakers.setdefault(r["scope"], set()).add(key_normalise(r["speaker"]))
                 vocab.last_episode_id = r["id"]
             stamp = tuple(storage.one("SELECT COUNT(*), MAX(defined_at) FROM predicates"))
             if stamp != vocab.predicates_stamp:
@@ -297,16 +300,17 @@ class ExactLane:
     def named(self, query: str, scopes: Sequence[str]) -> NamedSlots:
         vocab = self._vocabulary()
         tokens = words(query)
-        known = [vocab.subjects.get(scope, set()) for scope in scopes]
+        facts = set().union(*(vocab.subjects.get(scope, set()) for scope in scopes))
+        known = facts.union(*(vocab.speakers.get(scope, set()) for scope in scopes))
         subjects = set()
         for n in range(1, self.MAX_NGRAM + 1):
             for i in range(len(tokens) - n + 1):
                 gram = key_normalise(" ".join(tokens[i : i + n]))
-                if any(gram in k for k in known) and not (n == 1 and gram in STOP_WORDS):
+                if gram in known and not (n == 1 and gram in STOP_WORDS):
                     subjects.add(gram)
         stems = {stem(t) for t in tokens}
         predicates = {name for name, need in vocab.predicates.items() if need and set(need) <= stems}
-        return NamedSlots(frozenset(subjects), frozenset(predicates))
+        return NamedSlots(frozenset(subjects), frozenset(predicates), frozenset(subjects & facts))
 
     def lane(self, named: NamedSlots, seen: Visibility) -> list[LaneHit]:
         if not named.predicates:

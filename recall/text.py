@@ -31,7 +31,7 @@ STOP_WORDS = frozenset(
     won would wouldn you your yours yourself yourselves s t d m o y also ever else yet may might must
     shall us let lets get got gets go goes went gone kind sort thing things something anything
     everything nothing really much many well still even way ok okay yes yeah oh hey hi hello please
-    thanks thank tell know say said says
+    thanks thank tell know say said says one ones
     """.split()
 )
 

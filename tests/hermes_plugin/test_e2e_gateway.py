@@ -13,6 +13,15 @@ def telegram(user: str, chat: str, chat_type: str = "dm") -> dict:
     return dict(platform="telegram", user_id=user, chat_id=chat, chat_type=chat_type)
 
 
+def facts(search: dict) -> list[dict]:
+    return [r for r in search["results"] if r["kind"] == "fact"]
+
+
+def said(search: dict) -> list[dict]:
+    """Episodes: what was said (evidence beside the facts)."""
+    return [r for r in search["results"] if r["kind"] == "said"]
+
+
 def ask_everything(server, seen: dict, key: str):
     """Script: the model calls search and history, then reports. Records the prefetch block and results."""
 
@@ -62,20 +71,22 @@ def test_two_users_in_one_process_see_only_their_own_memory(hermes):
     ask_everything(server, seen, "alice")
     alice_dm.say("What do you know about me?")
     search, history = seen["alice"]["results"]
-    assert [r["value"] for r in search["results"]] == ["Paris"]
+    assert [r["value"] for r in facts(search)] == ["Paris"]
+    assert all("I live in Rome" not in r["excerpt"] for r in said(search))  # what Bob said stays his
     assert [v["value"] for v in history["versions"]] == ["Paris"]
 
     ask_everything(server, seen, "bob")
     bob_dm.say("Where do I live and what music do I like? Paris? jazz?")
     assert "Rome" in seen["bob-block"] and "Paris" not in seen["bob-block"] and "jazz" not in seen["bob-block"]
     search, history = seen["bob"]["results"]
-    assert [r["value"] for r in search["results"]] == ["Rome"]
+    assert [r["value"] for r in facts(search)] == ["Rome"]
+    assert all("I live in Paris" not in r["excerpt"] for r in said(search))
     assert [v["value"] for v in history["versions"]] == ["Rome"]
 
     ask_everything(server, seen, "group")
     alice_group.say("What do I like? Where do I live?")
     search, _ = seen["group"]["results"]
-    assert {(r["value"], r["memory"]) for r in search["results"]} == {("Paris", "long_term"), ("jazz", "this_chat")}
+    assert {(r["value"], r["memory"]) for r in facts(search)} == {("Paris", "long_term"), ("jazz", "this_chat")}
 
 
 def test_a_gateway_user_without_an_id_gets_no_long_term_memory(hermes):

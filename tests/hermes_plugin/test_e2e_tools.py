@@ -41,10 +41,14 @@ def test_search_and_history_tools_return_the_ledgers_answer(hermes):
 
     (search,) = [parsed(c) for c in seen["search"]]
     assert search["as_of"] == {"valid_at": "now", "known_at": "now"}
-    assert [(r["subject"], r["predicate"], r["value"], r["memory"]) for r in search["results"]] == [
+    facts = [r for r in search["results"] if r["kind"] == "fact"]
+    assert [(r["subject"], r["predicate"], r["value"], r["memory"]) for r in facts] == [
         ("user", "lives_in", "Lisbon", "long_term")
     ]
-    assert search["results"][0]["fact"].startswith("user lives in Lisbon")
+    assert search["results"][0]["fact"].startswith("user lives in Lisbon")  # the fact ranks first
+    # what was said comes as evidence, labelled, with who said it and when
+    said = [r for r in search["results"] if r["kind"] == "said"]
+    assert said and all(r["speaker"] == "user" and r["said_at"] for r in said)
 
     assert len(seen["history"]) == 2  # the search result, then the history result
     history = parsed(seen["history"][-1])
@@ -69,7 +73,10 @@ def test_search_as_of_a_past_time_shows_what_was_true_then(hermes):
 
     hermes.server.push(ModelReply.call("factledger_search", {"query": "user lives in", "valid_at": before_move}), reply)
     hermes.chat(**CLI).say("Where did I live back then?")
-    assert [r["value"] for r in seen["result"]["results"]] == ["Paris"]
+    results = seen["result"]["results"]
+    assert [r["value"] for r in results if r["kind"] == "fact"] == ["Paris"]
+    # as of then, only what had been said by then: not the later turn about Lisbon
+    assert all("Lisbon" not in r["excerpt"] for r in results if r["kind"] == "said")
 
 
 def test_remember_writes_as_the_agent_and_an_operator_confirmed_value_is_held(hermes):
