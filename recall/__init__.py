@@ -1,4 +1,4 @@
-"""factledger.recall: hybrid retrieval over the ledger's claims.
+"""factledger.recall: hybrid retrieval over the ledger's claims (facts) and journal turns (episodes).
 
 Lanes: lexical (SQLite FTS5, BM25; trigram for CJK), exact (a named subject and predicate), vector
 (a LanceDB companion fed through an outbox, rebuilt from the ledger at will). Fusion and gating follow
@@ -7,11 +7,21 @@ a named RecallConfig. Imports run one way: this package uses factledger.ledger a
 
 from .config import PRESETS, RecallConfig
 from .embedders import Embedder, EmbedderError, OpenAIEmbedder, SentenceTransformerEmbedder, StaticEmbedder, default_embedder
-from .engine import PROMPT_HEADING, Hit, IndexStatus, LaneScores, Memory, Recall, RepairReport
+from .engine import (
+    EPISODE, EPISODES_HEADING, FACT, FACTS_HEADING, KINDS, PROMPT_HEADING, Episode, Hit, IndexStatus, LaneScores, Memory,
+    PromptBlock, Recall, RepairReport,
+)
 
 __all__ = [
+    "EPISODE",
+    "EPISODES_HEADING",
+    "FACT",
+    "FACTS_HEADING",
+    "KINDS",
     "PRESETS",
     "PROMPT_HEADING",
+    "Episode",
+    "PromptBlock",
     "Embedder",
     "EmbedderError",
     "Hit",
