@@ -12,6 +12,7 @@ from factledger.digest import (
     DigestConfig,
     Digester,
     Journal,
+    prune_said_before,
     Turn,
     accept,
     build_extractor,
@@ -94,6 +95,20 @@ def journal_list_cmd(app: AppContext, scope: str | None, limit: int, as_json: bo
         ["id", "scope", "role", "said at", "digested", "text"],
         [[e.id, e.scope, e.role, e.said_at[:16], e.extractor or ("failed" if e.attempts else ""), _short(e.text)] for e in entries],
     )
+
+
+@journal_group.command("prune")
+@click.option("--said-before", "before", required=True, help="Remove digested turns said before this time (ISO).")
+@click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable). Default: every scope.")
+@json_option
+@pass_app
+def journal_prune_cmd(app: AppContext, before: str, scopes: tuple[str, ...], as_json: bool) -> None:
+    """Retention: remove old digested turns (and so their episodes); the facts they became stay."""
+    removed = prune_said_before(app.ledger(), before, scopes=list(scopes) or None)
+    if as_json:
+        emit_json({"removed": removed})
+    else:
+        click.echo(f"removed {removed} journal turn(s) said before {before}")
 
 
 # -- digest -------------------------------------------------------------------------------------

@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 
 from factledger.ledger import LedgerError, ValidationError
-from factledger.recall import PRESETS, Recall, RecallConfig
+from factledger.ledger.times import display
+from factledger.recall import KINDS, PRESETS, Hit, Recall, RecallConfig
+from factledger.recall.text import flat
 
 from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
 
@@ -75,6 +77,8 @@ def _batch_line(recall: Recall, text: str, number: int) -> dict:
 @click.option("--scope", "scopes", multiple=True, help="Scope to search (repeatable; required for a single query).")
 @_with_time
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="At most this many results.")
+@click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True,
+              help="Search only facts (claim versions) or only episodes (what was said). Default: both.")
 @click.option("--batch", "batch", default=None, help='JSON Lines file (or - for stdin) of {"id","query","scope","limit"}.')
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @index_dir_option
@@ -82,12 +86,13 @@ def _batch_line(recall: Recall, text: str, number: int) -> dict:
 @pass_app
 def search_cmd(
     app: AppContext, query: str | None, scopes: tuple[str, ...], valid_at: str | None, known_at: str | None,
-    limit: int, batch: str | None, as_json: bool, index_dir: Path | None, config_name: str,
+    limit: int, kinds: tuple[str, ...], batch: str | None, as_json: bool, index_dir: Path | None, config_name: str,
 ) -> None:
-    """Search claims: lexical, exact and vector lanes fused, under the visibility predicate.
+    """Search facts and episodes: lexical, exact and vector lanes fused, under the visibility predicate.
 
-    With --batch, each input line is one query; one JSON line is printed per query with its id and
-    results (or its error), and the models and indexes are loaded once.
+    Each result says its kind: a fact (a claim version, with its valid interval) or an episode (a
+    journal turn: who said what, when). With --batch, each input line is one query; one JSON line is
+    printed per query with its id and results (or its error), and the models and indexes are loaded once.
     """
     recall = _recall(app, index_dir, config_name)
     if batch is not None:
@@ -114,21 +119,24 @@ def search_cmd(
         raise CliError("give a QUERY (or --batch FILE)")
     if not scopes:
         raise CliError("scope: name at least one --scope to search")
-    hits = recall.search(query, list(scopes), valid_at=valid_at, known_at=known_at, limit=limit)
+    hits = recall.search(query, list(scopes), valid_at=valid_at, known_at=known_at, limit=limit, kinds=kinds or KINDS)
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return
     emit_table(
-        ["id", "subject", "predicate", "value", "valid", "source", "lexical", "exact", "vector", "fused"],
-        [
-            [
-                h.claim.id, h.claim.subject, h.claim.predicate, h.claim.value,
-                interval(h.claim.valid_from, h.claim.valid_to), ",".join(h.claim.source),
-                _score(h.scores.lexical), _score(h.scores.exact), _score(h.scores.vector), f"{h.scores.fused:.4f}",
-            ]
-            for h in hits
-        ],
+        ["kind", "id", "who / subject", "what", "when", "source", "lexical", "exact", "vector", "fused"],
+        [[*_hit_columns(h), _score(h.scores.lexical), _score(h.scores.exact), _score(h.scores.vector),
+          f"{h.scores.fused:.4f}"] for h in hits],
     )
+
+
+def _hit_columns(hit: Hit) -> list[object]:
+    if hit.episode is not None:
+        e = hit.episode
+        return ["episode", e.id, e.speaker, flat(e.text), display(e.said_at), e.ref]
+    c = hit.claim
+    assert c is not None
+    return ["fact", c.id, c.subject, f"{c.predicate}: {c.value}", interval(c.valid_from, c.valid_to), ",".join(c.source)]
 
 
 @click.command("recall")
@@ -165,6 +173,30 @@ def memories_cmd(app: AppContext, scopes: tuple[str, ...], valid_at: str | None,
         click.echo(f"[{memory.claim.id}] {memory.sentence}")
 
 
+@click.command("episodes")
+@click.option("--scope", "scopes", multiple=True, required=True, help="Scope to read (repeatable).")
+@click.option("--session", default=None, help="Only this conversation session.")
+@_with_time
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the latest N turns.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@pass_app
+def episodes_cmd(
+    app: AppContext, scopes: tuple[str, ...], session: str | None, valid_at: str | None, known_at: str | None,
+    limit: int | None, as_json: bool,
+) -> None:
+    """What was said: the journal's turns as episodes (evidence, not current truth), oldest first."""
+    episodes = Recall(app.ledger(), config=RecallConfig.preset("lexical")).episodes(
+        list(scopes), session=session, valid_at=valid_at, known_at=known_at, limit=limit
+    )
+    if as_json:
+        emit_json([e.to_dict() for e in episodes])
+        return
+    emit_table(
+        ["id", "said at", "session", "speaker", "text"],
+        [[e.id, display(e.said_at), flat(e.session or ""), e.speaker, flat(e.text)] for e in episodes],
+    )
+
+
 @click.group("index")
 def index_group() -> None:
     """The vector companion (LanceDB): status, rebuild, repair. It is always rebuildable from the ledger."""
@@ -190,9 +222,10 @@ def index_status_cmd(app: AppContext, index_dir: Path | None, as_json: bool) -> 
 def index_rebuild_cmd(app: AppContext, index_dir: Path | None, as_json: bool) -> None:
     """Write the vector index again from the ledger."""
     recall = _recall(app, index_dir)
-    total = app.ledger().storage.one("SELECT COUNT(*) FROM claims")[0]
+    status = recall.status()
+    total = status.claim_versions + status.episodes
     # Progress goes to stderr so --json output on stdout stays one clean object.
-    with click.progressbar(length=max(total, 1), label="embedding claim versions", file=sys.stderr) as bar:
+    with click.progressbar(length=max(total, 1), label="embedding facts and episodes", file=sys.stderr) as bar:
         last = [0]
 
         def progress(done: int, _total: int) -> None:
@@ -204,7 +237,7 @@ def index_rebuild_cmd(app: AppContext, index_dir: Path | None, as_json: bool) ->
     if as_json:
         emit_json({"written": written, **status.to_dict()})
     else:
-        click.echo(f"rebuilt {status.folder}: {written} claim versions with {status.embedder}")
+        click.echo(f"rebuilt {status.folder}: {written} facts and episodes with {status.embedder}")
 
 
 @index_group.command("repair")
@@ -222,4 +255,4 @@ def index_repair_cmd(app: AppContext, index_dir: Path | None, as_json: bool) -> 
         click.echo(f"repaired: {report.upserted} rows written, {report.deleted} rows removed")
 
 
-COMMANDS = [search_cmd, recall_cmd, memories_cmd, index_group]
+COMMANDS = [search_cmd, recall_cmd, memories_cmd, episodes_cmd, index_group]

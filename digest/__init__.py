@@ -9,7 +9,7 @@ from .digester import Digester
 from .explicit import forget, remember
 from .extractor import ExtractionRequest, Extractor, ExtractorError, build_extractor
 from .grounding import ground
-from .journal import Journal, erase_journal, journal_ids
+from .journal import Journal, erase_journal, journal_ids, prune_said_before
 from .model import (
     AppendOutcome,
     Confirmation,
@@ -61,6 +61,7 @@ __all__ = [
     "build_extractor",
     "confirm",
     "erase_journal",
+    "prune_said_before",
     "forget",
     "get_proposal",
     "ground",

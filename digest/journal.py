@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from factledger.ledger import Ledger, ValidationError
+from factledger.ledger.times import parse_time
 
 from .model import AppendOutcome, JournalEntry, Turn
 from .sanitise import sanitise
@@ -113,6 +114,22 @@ class Journal:
         sql += " ORDER BY id DESC LIMIT ?"
         params.append(int(limit))
         return [JournalEntry.from_row(r) for r in self.storage.query(sql, params)]
+
+
+def prune_said_before(ledger: Ledger, before: object, *, scopes: Sequence[str] | None = None) -> int:
+    """Retention: remove the turns said before `before` that the digest is done with (undigested ones
+    wait for it). Their episodes leave recall with them (the journal's triggers drop the FTS rows and
+    queue the vector deletions); the facts they became stay, citing `journal:<id>` as their source,
+    and so do the proposals (the review record). Returns turns removed. Erase, not retention, is how a
+    value leaves everything."""
+    cutoff = parse_time(before, "before")
+    sql = "DELETE FROM journal WHERE said_at < ? AND digested_at IS NOT NULL"
+    params: list[object] = [cutoff]
+    if scopes:
+        sql += f" AND scope IN ({', '.join('?' for _ in scopes)})"
+        params.extend(scopes)
+    with ledger.storage.atomic():
+        return ledger.storage.execute(sql, params)
 
 
 def journal_ids(refs: Iterable[str]) -> list[int]:

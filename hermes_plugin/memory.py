@@ -15,11 +15,13 @@ import logging
 import os
 import threading
 import uuid
+from datetime import timedelta
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from factledger.digest import DigestConfig, Digester, Journal, Turn, build_extractor, forget, remember
+from factledger.digest import DigestConfig, Digester, Journal, Turn, build_extractor, forget, prune_said_before, remember
 from factledger.ledger import Ledger, ValidationError
+from factledger.ledger.times import format_time, to_datetime
 from factledger.recall import RecallConfig
 
 from . import shared_recall
@@ -182,6 +184,9 @@ class MemorySession:
         report = self.digester.run(limit=self.settings.batch_size, scopes=scopes)
         if report.errors:
             logger.warning("factledger: digest left %d entries undigested: %s", report.backlog, "; ".join(report.errors[:3]))
+        if self.settings.retention_days > 0:
+            cutoff = to_datetime(self.writer.clock()) - timedelta(days=self.settings.retention_days)
+            prune_said_before(self.writer, format_time(cutoff), scopes=scopes)
         return report.entries_digested
 
     def _sync_index(self) -> None:

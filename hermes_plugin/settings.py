@@ -25,6 +25,7 @@ recall:
   configuration: ""       # a named recall configuration; empty for the default
 journal:
   assistant_name: ""      # how the assistant's turns are labelled in recalled excerpts; empty: "assistant"
+  retention_days: 0       # keep conversation turns (episodes) this many days after they were said; 0: keep them
 """
 
 
@@ -50,6 +51,7 @@ class ProviderSettings:
     model: ModelSettings = field(default_factory=ModelSettings)
     recall_configuration: str = ""
     assistant_name: str = ""
+    retention_days: float = 0.0
 
     @classmethod
     def load(cls, path: Path) -> "ProviderSettings":
@@ -73,6 +75,9 @@ class ProviderSettings:
         assistant_name = journal.get("assistant_name") or ""
         if not isinstance(assistant_name, str):
             raise ValidationError("must be text", field="journal.assistant_name")
+        retention = journal.get("retention_days", 0) or 0
+        if isinstance(retention, bool) or not isinstance(retention, (int, float)) or retention < 0:
+            raise ValidationError(f"{retention!r} is not a number of days (0 keeps every turn)", field="journal.retention_days")
         policy = str(digest.get("policy", "auto") or "auto")
         if policy not in ("auto", "strict"):
             raise ValidationError(f"{policy!r} is not 'auto' or 'strict'", field="digest.policy")
@@ -89,6 +94,7 @@ class ProviderSettings:
             ),
             recall_configuration=str(recall.get("configuration") or ""),
             assistant_name=assistant_name.strip(),
+            retention_days=float(retention),
         )
 
 

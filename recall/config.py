@@ -54,8 +54,9 @@ class RecallConfig:
     # ... and when the query names a subject, the query without the subject's words must be this near
     # too, or the hit is near only through the name (every sentence of a one-user store has "user").
     vector_topic_floor: float = 0.35
-    # Episodes (what was said) against facts: their fused score is multiplied by this.
-    episode_weight: float = 1.0
+    # Episodes (what was said) against facts: their fused score is multiplied by this, so at equal
+    # evidence a fact (what is held true) ranks first.
+    episode_weight: float = 0.8
     # The prompt block: a handful of facts, then a few excerpts of past conversation, within a character
     # budget; items must reach this share of the best item's fused score of their kind. A question about
     # the present that facts answer gets at most `prompt_episode_items_present` excerpts.

@@ -81,6 +81,17 @@ FROM {RAW}.predicates AS p
 """,
         "the predicate registry: cardinality, display name, sentence template",
     ),
+    ViewDef(
+        "episodes",
+        ("journal",),
+        f"""
+SELECT j.id, j.scope, j.session, j.role, coalesce(j.speaker, j.role) AS speaker, j.text,
+       CAST(j.said_at AS TIMESTAMP) AS said_at, CAST(j.appended_at AS TIMESTAMP) AS learned_at,
+       j.digested_at IS NOT NULL AS digested
+FROM {RAW}.journal AS j
+""",
+        "what was said: one row per journal turn (evidence beside the facts, never current truth)",
+    ),
 )
 
 # Tables other parts add (migration 0002, the digest). Their columns are theirs: the view passes every

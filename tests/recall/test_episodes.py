@@ -150,3 +150,19 @@ def test_speaker_names_are_one_short_line():
     with pytest.raises(ValidationError) as caught:
         Turn(scope="s", text="hi there", speaker="x" * 81).checked()
     assert caught.value.field == "speaker"
+
+
+def test_retention_removes_old_digested_turns_and_their_episodes(clocked_ledger, clock, journal, recall):
+    from factledger.digest import prune_said_before
+
+    old = say(journal, clock, "2024-01-10T10:00:00Z", "I live in Porto these days")
+    Digester(clocked_ledger, RulesExtractor()).run()
+    waiting = say(journal, clock, "2024-01-11T10:00:00Z", "the harbour in Porto smells of the sea")  # not digested
+    say(journal, clock, "2024-09-01T10:00:00Z", "Porto was lovely in summer")
+    recall.sync()
+    assert prune_said_before(clocked_ledger, "2024-06-01") == 1
+    assert {e.id for e in recall.episodes(SCOPE)} == {waiting, waiting + 1}
+    assert old not in {h.episode.id for h in recall.search("Porto", SCOPE) if h.episode}
+    assert [c.value for c in clocked_ledger.current([SCOPE])] == ["Porto"]  # the fact stays
+    recall.sync()
+    assert ("episode", old) not in recall.index.rows_state()
