@@ -56,7 +56,7 @@ class RecallConfig:
     vector_topic_floor: float = 0.35
     # Episodes (what was said) against facts: their fused score is multiplied by this, so at equal
     # evidence a fact (what is held true) ranks first.
-    episode_weight: float = 0.8
+    episode_weight: float = 0.9
     # The prompt block: a handful of facts, then a few excerpts of past conversation, within a character
     # budget; items must reach this share of the best item's fused score of their kind. A question about
     # the present that facts answer gets at most `prompt_episode_items_present` excerpts.

@@ -527,6 +527,7 @@ class Recall:
         named = self._exact.named(query, seen.scopes)
         subject_words = frozenset(w for subject in named.subjects for w in words(subject))
         if config.lexical_weight > 0:
+            found: list[tuple[float, Key, bool]] = []
             for tables in (FACT_FTS, EPISODE_FTS):
                 if tables.kind not in kinds:
                     continue
@@ -536,9 +537,13 @@ class Recall:
                     stats=self._terms[tables.kind], budget=config.lexical_budget, tables=tables,
                     subject_words=subject_words,
                 )
-                for rank, hit in enumerate(hits, start=1):
-                    entry = candidates.setdefault((tables.kind, hit.id), _Candidate())
-                    entry.lexical_rank, entry.lexical, entry.own = rank, hit.score, hit.own
+                found.extend((hit.score, (tables.kind, hit.id), hit.own) for hit in hits)
+            # One lexical ranking over both kinds, by BM25: a turn matching every query word outranks
+            # facts matching one of them (ranked apart, each kind's best would tie at rank 1).
+            found.sort(key=lambda f: (-f[0], f[1]))
+            for rank, (lexical_score, key, own) in enumerate(found[: config.lane_depth], start=1):
+                entry = candidates.setdefault(key, _Candidate())
+                entry.lexical_rank, entry.lexical, entry.own = rank, lexical_score, own
 
         if FACT in kinds:
             for hit in self._exact.lane(named, seen):
