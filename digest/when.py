@@ -60,7 +60,7 @@ POINT = (
     rf"|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
     rf"|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
     rf"|{_MONTH}(?:\s+of)?\s+{_YEAR}"
-    rf"|(?:last|this|next)\s+(?:{_MONTH}|{_WEEKDAY}|week|month|year|summer|winter|spring|autumn|fall)"
+    rf"|(?:last|this|next)\s+(?:{_MONTH}|{_WEEKDAY}|weekend|week|month|year|summer|winter|spring|autumn|fall)"
     rf"|{_COUNT}\s+{_UNIT}\s+ago"
     rf"|yesterday|today|tomorrow"
     rf"|(?:on\s+)?{_WEEKDAY}"
@@ -146,6 +146,9 @@ def _point(text: str, today: date, future: bool) -> _Period | None:
         if what == "week":
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
             return _Period(monday, monday + timedelta(days=7))
+        if what == "weekend":  # Saturday and Sunday of that calendar week ("last weekend": the one before this week)
+            saturday = today - timedelta(days=today.weekday()) + timedelta(days=5, weeks=step)
+            return _Period(saturday, saturday + timedelta(days=2))
         if what == "month":
             first = _shift_months(today.replace(day=1), step)
             return _month_period(first.year, first.month)
