@@ -78,7 +78,7 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|at|right|nowadays|for)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|at|right|nowadays|for|again)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
@@ -114,7 +114,7 @@ _BIRTHDAY = re.compile(rf"^(?:my\s+birthday\s+is(?:\s+on)?|my\s+birthday's(?:\s+
 _LIKE_VERB = r"(?:like|love|enjoy|adore|(?:now\s+)?prefer|am\s+a\s+(?:big\s+|huge\s+)?fan\s+of|'m\s+a\s+(?:big\s+|huge\s+)?fan\s+of|am\s+into|'m\s+into)"
 _LIKES = re.compile(rf"^I(?:\s+(?:really|also|just|absolutely|still|totally))*\s*{_LIKE_VERB}\s+(?P<v>[^,.;!]+)")
 _UNLIKES = re.compile(
-    r"^I(?:\s+(?:really|just))*\s+(?:no\s+longer\s+(?:like|love|enjoy)|don't\s+(?:like|love|enjoy)|do\s+not\s+(?:like|love|enjoy)|"
+    r"^I(?:\s+(?:really|just))*(?:\s+|(?='))(?:no\s+longer\s+(?:like|love|enjoy)|don't\s+(?:like|love|enjoy)|do\s+not\s+(?:like|love|enjoy)|"
     r"stopped\s+(?:liking|loving|enjoying)|am\s+not\s+into|'m\s+not\s+into|'m\s+no\s+longer\s+into|am\s+no\s+longer\s+into|"
     r"(?:have|'ve)\s+gone\s+off)\s+(?P<v>[^,.;!]+)"
 )
