@@ -40,6 +40,8 @@ class DigestConfig:
     validation_retries: int = 2  # extra attempts (instructor re-asks) after output fails validation
     retry_backoff: float = 1.0  # seconds before the first transient retry, doubled each time
     context_turns: int = 6  # earlier turns of the session shown to the model
+    window_turns: int = 10  # turns of one session the model reads (and digests) per call
+    window_chars: int = 6000  # and at most this many characters of their text
 
     def __post_init__(self) -> None:
         check_policy(self.policy)
@@ -52,6 +54,9 @@ class DigestConfig:
         for name in ("transient_retries", "validation_retries", "context_turns"):
             if getattr(self, name) < 0:
                 raise ValidationError("must not be negative", field=name)
+        for name in ("window_turns", "window_chars"):
+            if getattr(self, name) < 1:
+                raise ValidationError("must be at least 1", field=name)
 
     @property
     def uses_model(self) -> bool:

@@ -1,9 +1,11 @@
 """The digest: journal entries -> extractor -> grounding -> rejection memory -> policy -> ledger.
 
-Resumable and idempotent per journal entry: the model is called outside any write transaction, then an
-entry's proposals, the ledger transactions they cause and the entry's "digested" mark are written in ONE
-SQLite transaction. A crash leaves the entry undigested with nothing of it written; a rerun digests only
-what is left. A broken model never loses the journal: its entries stay in the backlog with the error.
+Resumable and idempotent per journal entry: the extractor is called outside any write transaction (a
+batched extractor once per window of consecutive turns of one scope and session), then each entry's
+proposals, the ledger transactions they cause and the entry's "digested" mark are written in ONE SQLite
+transaction per entry. A crash leaves the entries not yet committed undigested with nothing of them
+written; a rerun digests only what is left. A broken model never loses the journal: its entries stay in
+the backlog with the error.
 """
 
 from __future__ import annotations
@@ -13,15 +15,41 @@ from collections.abc import Callable, Sequence
 from factledger.ledger import Ledger, LedgerError, ValidationError
 
 from .config import check_policy
-from .extractor import ExtractionRequest, Extractor, ExtractorError
+from .extractor import ExtractionRequest, Extractor, ExtractorError, WindowExtractor, WindowRequest
 from .grounding import ground
 from .journal import Journal
 from .memory import active_rejection, believed_claims, confirmed_values_touched
 from .model import DigestReport, Draft, JournalEntry
 from .policy import decide
-from .proposals import Planned, check_draft, insert_proposal, set_status, try_apply
+from .proposals import Planned, check_draft, insert_proposal, set_status, transaction_reason, try_apply
 
 Progress = Callable[[int, int], None]  # (entries done, entries in this run)
+
+
+def plan_windows(entries: Sequence[JournalEntry], *, max_turns: int, max_chars: int) -> list[list[JournalEntry]]:
+    """Cut a backlog (oldest first) into windows: runs of consecutive entries of one scope and session,
+    each at most `max_turns` entries and `max_chars` characters of text (a longer single turn is a window
+    of its own). Within a scope the order of entries is kept, so digesting window after window reads
+    every scope's turns in the order they were journaled; scopes never share a window.
+    """
+    if max_turns < 1:
+        raise ValidationError("must be at least 1", field="window_turns")
+    windows: list[list[JournalEntry]] = []
+    open_by_scope: dict[str, list[JournalEntry]] = {}
+    for entry in entries:
+        window = open_by_scope.get(entry.scope)
+        if window is not None and (
+            window[-1].session != entry.session
+            or len(window) >= max_turns
+            or sum(len(e.text) for e in window) + len(entry.text) > max_chars
+        ):
+            window = None
+        if window is None:
+            window = []
+            windows.append(window)
+            open_by_scope[entry.scope] = window
+        window.append(entry)
+    return windows
 
 
 class Digester:
@@ -38,44 +66,64 @@ class Digester:
     def principal(self) -> str:
         return f"digest:{self.extractor.name}"
 
+    @property
+    def batched(self) -> bool:
+        return callable(getattr(self.extractor, "extract_window", None))
+
     def run(self, *, limit: int | None = None, scopes: Sequence[str] | None = None, progress: Progress | None = None) -> DigestReport:
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise ValidationError("must be a non-negative whole number", field="limit")
         report = DigestReport(extractor=self.extractor.name, policy=self.policy)
         entries = self.journal.backlog(scopes=scopes, limit=limit)
         total = len(entries)
+        done = 0
         if progress:
             progress(0, total)
-        for done, entry in enumerate(entries, start=1):
-            report.entries_seen += 1
+        if self.batched:
+            extractor: WindowExtractor = self.extractor  # type: ignore[assignment]
+            windows = plan_windows(entries, max_turns=extractor.window_turns, max_chars=extractor.window_chars)
+        else:  # a per-entry extractor reads the ledger as the previous entry left it
+            windows = [[entry] for entry in entries]
+        for window in windows:
+            report.entries_seen += len(window)
             try:
-                drafts = self.extractor.extract(self._request(entry))
+                drafts = self._extract(window)
             except ExtractorError as exc:
-                self._record_failure(entry, exc)
-                report.entries_failed += 1
-                report.errors.append(f"journal:{entry.id}: {exc.message}")
+                for entry in window:
+                    self._record_failure(entry, exc)
+                    report.entries_failed += 1
+                    report.errors.append(f"journal:{entry.id}: {exc.message}")
+                done += len(window)
+                if progress:
+                    progress(done, total)
                 if exc.stops_run:  # the endpoint is down or refuses us: the rest would fail the same way
                     report.stopped_early = done < total
-                    if progress:
-                        progress(done, total)
                     break
-            else:
-                if self._commit(entry, drafts, report):
+                continue
+            # One model call for the window; each entry still commits on its own (see _commit).
+            for entry in window:
+                if self._commit(entry, drafts.get(entry.id, []), report):
                     report.entries_digested += 1
-            if progress:
-                progress(done, total)
+                done += 1
+                if progress:
+                    progress(done, total)
         report.backlog = self.journal.backlog_size(scopes=scopes)
         return report
 
-    # -- one entry ------------------------------------------------------------------------------
+    # -- extraction -----------------------------------------------------------------------------
 
-    def _request(self, entry: JournalEntry) -> ExtractionRequest:
-        return ExtractionRequest(
-            entry=entry,
-            recent=self.journal.recent(entry, self.context_turns),
-            current=believed_claims(self.ledger, entry.scope),
-            predicates=self.ledger.predicates(),
-        )
+    def _extract(self, window: list[JournalEntry]) -> dict[int, list[Draft]]:
+        first = window[0]
+        current = believed_claims(self.ledger, first.scope)
+        predicates = self.ledger.predicates()
+        recent = self.journal.recent(first, self.context_turns)
+        if self.batched:
+            request = WindowRequest(entries=list(window), recent=recent, current=current, predicates=predicates)
+            return self.extractor.extract_window(request)  # type: ignore[attr-defined]
+        (entry,) = window
+        return {entry.id: self.extractor.extract(ExtractionRequest(entry=entry, recent=recent, current=current, predicates=predicates))}
+
+    # -- one entry ------------------------------------------------------------------------------
 
     def _record_failure(self, entry: JournalEntry, exc: ExtractorError) -> None:
         with self.ledger.storage.atomic():
@@ -115,6 +163,10 @@ class Digester:
             scope=entry.scope, draft=draft, sources=(entry.ref,), extractor=self.extractor.name, entry_id=entry.id, ordinal=ordinal
         )
         common = {"policy": self.policy}
+        if draft.drop_reason:  # the extractor itself knows why this cannot stand (a receipt, not a claim)
+            insert_proposal(ledger, planned, status="dropped", decision="drop", reason=draft.drop_reason, **common)
+            return "dropped", None
+        # Grounded in its OWN turn only: in a window, a quote from a neighbouring turn does not count.
         grounding = ground(draft.quote, [(entry.ref, entry.text)])
         if not grounding.grounded:
             insert_proposal(ledger, planned, status="dropped", decision="drop", reason=grounding.receipt, **common)
@@ -154,7 +206,7 @@ class Digester:
             insert_proposal(ledger, planned, status="pending", decision="hold", reason=decision.reason, **common)
             return "pending", None
         proposal_id = insert_proposal(ledger, planned, status="pending", decision="apply", reason=decision.reason, **common)
-        reason = f"digest {self.policy}: proposal #{proposal_id} from {entry.ref}: {planned.describe()}"
+        reason = transaction_reason(f"digest {self.policy}", proposal_id, entry.ref)
         outcome = try_apply(ledger, planned, principal=self.principal, reason=reason)
         if outcome.status == "applied":
             assert outcome.result is not None

@@ -13,7 +13,7 @@ from factledger.ledger.times import parse_optional
 
 from .memory import active_rejection, confirmed_values_touched, slot_versions
 from .model import Draft, ExplicitWrite
-from .proposals import Planned, check_draft, insert_proposal, set_status, try_apply
+from .proposals import Planned, check_draft, insert_proposal, set_status, transaction_reason, try_apply
 
 
 def _sources(source: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -61,7 +61,8 @@ def _gate(ledger: Ledger, planned: Planned, principal: str, reason: str) -> Expl
         )
         return ExplicitWrite("held", f"held for review: {values} was confirmed by an operator", proposal_id=proposal_id)
     proposal_id = insert_proposal(ledger, planned, status="pending", decision="apply", policy="explicit", reason=reason or "explicit write")
-    outcome = try_apply(ledger, planned, principal=principal, reason=reason or f"explicit: {planned.describe()}")
+    # The caller's reason is kept on the proposal row; the transaction names the proposal by id only.
+    outcome = try_apply(ledger, planned, principal=principal, reason=transaction_reason("explicit write", proposal_id))
     if outcome.status == "applied":
         assert outcome.result is not None
         set_status(ledger, proposal_id, status="applied", tx=outcome.result.id, decided_by=principal)

@@ -21,6 +21,17 @@ class ExtractionRequest:
     predicates: list[Predicate] = field(default_factory=list)  # the predicate registry
 
 
+@dataclass(frozen=True)
+class WindowRequest:
+    """What a batched extractor sees for one window: consecutive undigested turns of one scope and
+    session (every one of them to be digested), with earlier turns of the session as read-only context."""
+
+    entries: list[JournalEntry]  # the turns to digest, oldest first
+    recent: list[JournalEntry] = field(default_factory=list)  # earlier turns of the session, context only
+    current: list[ClaimVersion] = field(default_factory=list)  # current claims of the scope, before the window
+    predicates: list[Predicate] = field(default_factory=list)  # the predicate registry
+
+
 class ExtractorError(LedgerError):
     """The extractor could not produce proposals for an entry.
 
@@ -50,6 +61,16 @@ class Extractor(Protocol):
     name: str  # recorded on proposals and as the principal 'digest:<name>'
 
     def extract(self, request: ExtractionRequest) -> list[Draft]: ...
+
+
+class WindowExtractor(Extractor, Protocol):
+    """An extractor that reads a window of turns in one pass (one model call), and returns each turn's
+    drafts under its entry id. Every draft must stand on a quote of its own turn; the digester checks."""
+
+    window_turns: int  # at most this many turns per window
+    window_chars: int  # and at most this many characters of their text
+
+    def extract_window(self, request: WindowRequest) -> dict[int, list[Draft]]: ...
 
 
 def build_extractor(config: DigestConfig | None = None) -> Extractor:

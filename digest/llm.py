@@ -18,8 +18,9 @@ from instructor.core import InstructorRetryException
 from pydantic import ValidationError as PydanticValidationError
 
 from .config import DigestConfig
-from .extractor import ExtractionRequest, ExtractorError
-from .model import Draft
+from .events import EVENT_PREDICATES, event_draft
+from .extractor import ExtractionRequest, ExtractorError, WindowRequest
+from .model import Draft, JournalEntry
 from .prompts.extract_claims import Extraction, ExtractedClaim, build_messages
 from .when import resolve_time_phrase
 
@@ -50,13 +51,15 @@ def _first(links: list[BaseException], kinds: tuple[type[BaseException], ...]) -
 
 
 class LLMExtractor:
-    """Proposals from a chat model through instructor's TOOLS mode."""
+    """Proposals from a chat model through instructor's TOOLS mode, one call per window of turns."""
 
     def __init__(self, config: DigestConfig, *, sleep: Callable[[float], None] = time.sleep):
         if not config.model:
             raise ExtractorError("no model configured", kind="refused")
         self.config = config
         self.name = f"llm:{config.model}"
+        self.window_turns = config.window_turns
+        self.window_chars = config.window_chars
         self._sleep = sleep
         # max_retries=0 on the client: transient retries are counted here, in one place.
         client = openai.OpenAI(
@@ -67,8 +70,8 @@ class LLMExtractor:
         )
         self._client = instructor.from_openai(client, mode=instructor.Mode.TOOLS)
 
-    def _call(self, request: ExtractionRequest) -> Extraction:
-        messages = build_messages(request.entry, request.recent, request.current, request.predicates)
+    def _call(self, request: WindowRequest) -> Extraction:
+        messages = build_messages(request.entries, request.recent, request.current, request.predicates)
         attempts = 0
         while True:
             attempts += 1
@@ -105,34 +108,74 @@ class LLMExtractor:
                 raise ExtractorError(f"model call failed: {type(exc).__name__}: {_short(exc)}", kind="refused") from None
 
     def extract(self, request: ExtractionRequest) -> list[Draft]:
-        # Only the user's own word is evidence: an assistant turn is context for later turns, never a
-        # source (a model's paraphrase would ground on itself). This also saves a call per turn.
-        if request.entry.role != "user":
-            return []
-        extraction = self._call(request)
-        return [self._draft(claim, request) for claim in extraction.claims]
+        """One turn: a window of one."""
+        window = WindowRequest(entries=[request.entry], recent=request.recent, current=request.current, predicates=request.predicates)
+        return self.extract_window(window).get(request.entry.id, [])
 
-    def _draft(self, claim: ExtractedClaim, request: ExtractionRequest) -> Draft:
-        said_at = request.entry.said_at
-        span = resolve_time_phrase(claim.when, said_at) if claim.when.strip() else None
-        unresolved = bool(claim.when.strip()) and span is None
+    def extract_window(self, request: WindowRequest) -> dict[int, list[Draft]]:
+        # Only the user's own word is evidence: an assistant turn is context, never a source (a model's
+        # paraphrase would ground on itself). A window with no user turn needs no call at all.
+        out: dict[int, list[Draft]] = {entry.id: [] for entry in request.entries}
+        users = [entry for entry in request.entries if entry.role == "user"]
+        if not users:
+            return out
+        extraction = self._call(request)
+        for claim in extraction.claims:
+            entry = request.entries[claim.turn - 1] if claim.turn <= len(request.entries) else None
+            if entry is None or entry.role != "user":
+                # Not a user turn of this window: kept as a receipt on the window's first user turn.
+                what = f"turn T{claim.turn} is not in this window" if entry is None else f"turn T{claim.turn} is an assistant turn"
+                out[users[0].id].append(_receipt(claim, f"dropped: the model named {what}"))
+                continue
+            out[entry.id].append(self._draft(claim, entry))
+        return out
+
+    def _draft(self, claim: ExtractedClaim, entry: JournalEntry) -> Draft:
+        said_at = entry.said_at
+        when = claim.when.strip()
         value = claim.value.strip() if claim.value and claim.value.strip() else None
+        if claim.predicate in EVENT_PREDICATES and claim.op == "add" and value and when:
+            event = event_draft(claim.predicate, claim.subject, value, claim.quote, when, said_at, upcoming=claim.upcoming)
+            if event is not None:
+                return event
+            return _receipt(claim, f"held: could not resolve the event time {when!r}", hold=True)
+        span = resolve_time_phrase(when, said_at) if when else None
+        unresolved = bool(when) and span is None
+        # The event predicates have one registration whatever the model says; others are the model's.
+        cardinality, template = EVENT_PREDICATES.get(claim.predicate, (claim.cardinality, claim.template))
         return Draft(
             op=claim.op,
             subject=claim.subject,
             predicate=claim.predicate,
             value=value if (value is not None or claim.op == "retract") else "",
             quote=claim.quote,
-            cardinality=claim.cardinality,
-            template=claim.template,
+            cardinality=cardinality,  # type: ignore[arg-type]
+            template=template,
             replaces=claim.replaces.strip() if claim.replaces and claim.replaces.strip() else None,
             valid_from=span.valid_from if span else None,
             valid_to=span.valid_to if span else None,
             all_valid_time=claim.never_true and claim.op == "retract",
-            time_phrase=claim.when.strip(),
-            note=f"held: could not resolve the time phrase {claim.when.strip()!r}" if unresolved else "",
+            time_phrase=when,
+            note=f"held: could not resolve the time phrase {when!r}" if unresolved else "",
             hold=unresolved,
         )
+
+
+def _receipt(claim: ExtractedClaim, reason: str, *, hold: bool = False) -> Draft:
+    """The claim as the model gave it, kept for the reviewer: held (hold=True) or dropped with `reason`."""
+    return Draft(
+        op=claim.op,
+        subject=claim.subject,
+        predicate=claim.predicate,
+        value=claim.value.strip() if claim.value and claim.value.strip() else ("" if claim.op != "retract" else None),
+        quote=claim.quote,
+        cardinality=claim.cardinality,
+        template=claim.template,
+        time_phrase=claim.when.strip(),
+        note=reason if hold else "",
+        hold=hold,
+        drop_reason="" if hold else reason,
+    )
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:

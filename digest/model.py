@@ -156,6 +156,7 @@ class Draft:
     time_phrase: str = ""
     note: str = ""  # a reason the extractor wants the reviewer to see (e.g. an unresolved time phrase)
     hold: bool = False  # the extractor itself asks for review (e.g. it could not resolve a time)
+    drop_reason: str = ""  # the extractor's receipt for something it cannot propose (stored as dropped)
 
 
 @dataclass(frozen=True)

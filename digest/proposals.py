@@ -31,6 +31,15 @@ class Planned:
         return f"{d.op} {what}"
 
 
+def transaction_reason(action: str, proposal_id: int, *refs: str) -> str:
+    """The ledger transaction's reason: what caused it, by id only (proposal #N, journal:<id>).
+
+    Transactions are append-only and erase cannot rewrite them, so a reason must never carry a value or
+    a quote: the value lives in the claim versions and the proposal row, which erase does reach.
+    """
+    return f"{action}: proposal #{int(proposal_id)}" + (f" from {', '.join(refs)}" if refs else "")
+
+
 def check_draft(draft: Draft) -> None:
     """Field checks before a draft is stored; errors name the field."""
     if draft.op not in ("add", "supersede", "retract"):

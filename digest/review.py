@@ -13,7 +13,7 @@ from factledger.ledger import ConflictError, Ledger, NotFoundError, PermissionDe
 
 from .memory import record_confirmation, record_rejection
 from .model import Confirmation, Draft, Proposal, Rejection
-from .proposals import Planned, apply_in_tx, load_proposal, set_status
+from .proposals import Planned, apply_in_tx, load_proposal, set_status, transaction_reason
 
 STATUSES = ("pending", "applied", "rejected", "rejected_again", "dropped")
 
@@ -81,7 +81,9 @@ def accept(ledger: Ledger, proposal_id: int, *, principal: str, reason: str = ""
         if p.status != "pending":
             raise ConflictError(f"proposal #{p.id} is {p.status}, not pending", field="proposal")
         planned = Planned(scope=p.scope, draft=_draft_of(p), sources=p.sources, extractor=p.extractor, entry_id=p.entry_id)
-        why = f"review accept of proposal #{p.id} ({planned.describe()})" + (f": {reason}" if reason else "")
+        # The operator's own words stay on the proposal (review_reason), which erase reaches; the
+        # append-only transaction names the proposal by id only.
+        why = transaction_reason("review accept", p.id)
         with ledger.transaction(principal=principal, reason=why, sources=p.sources) as tx:
             apply_in_tx(tx, p.scope, planned.draft, p.sources, force_supersede=True)
         set_status(ledger, p.id, status="applied", tx=tx.id, decided_by=principal, review_reason=reason or "accepted")

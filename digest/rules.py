@@ -4,19 +4,29 @@ It does not try to be clever. Each pattern names a fact it is sure of; a sentenc
 ("if", "maybe", "will", a question) or a third person says nothing. Right on what it claims, silent
 otherwise. Only the user's own turns are read: an assistant's paraphrase is not the user's word.
 
-Handled (subject is always "user", the speaker):
+Handled (the subject is "user", the speaker, unless the clause is about a third person, below):
 - lives_in (one): "I live in / I'm based in / I moved to / I relocated to X", "I lived in X from A to B";
-  "I moved out of X" / "I left X" (when X is where they live) retracts.
-- works_at (one): "I work at/for X", "I got a job at X", "I started working at X"; "I left / quit X",
-  "I no longer work at X" retracts.
+  "I moved out of X" / "I left X" (when X is where they live), "I no longer live in X" retracts.
+- works_at (one): "I work at/for X", "I got a (new) job at X", "I started working at X", "I'm now at X"
+  (when they hold a job, or the clause says it is work); "I left / quit X", "I no longer work at X"
+  retracts. "I switched from X to Y" replaces the one held value X (any of these slots) by Y.
+- dated events (factledger.digest.events): "I went to the support group yesterday", "Last Saturday I ran
+  a charity race" -> did (many) "went to the support group on 13 March 2026", valid from that day;
+  "my sister's wedding is on June 3", "I have a dentist appointment on Friday" -> has_event (many).
+  Only with time words that name one period; the date is resolved by factledger.digest.when.
+- third persons: "my sister Anna lives in Rome" -> (Anna, lives_in, Rome) and (Anna, relation, sister);
+  "my brother works at Initech" -> subject "user's brother"; a name the ledger already holds as a
+  subject ("Anna moved to Milan") is that person. The same patterns as for the user apply; the quote is
+  the whole clause.
 - name (one): "my name is X", "call me X". birthday (one): "my birthday is <date>", "I was born on <date>".
-- likes (many): "I like / love / enjoy X", "I'm a fan of X"; "I no longer like X", "I don't like X anymore",
+- likes (many): "I like / love / enjoy / prefer X", "I'm a fan of X"; "I no longer like X", "I don't like X anymore",
   "I stopped liking X" retract (and "I don't like X" when the ledger says they do).
 - has (many), for possessions and family from a fixed noun list: "I have / I own / I've got a X",
   "I bought / adopted a X"; "I no longer have X", "I sold / gave away my X", "my X died" retract.
 - note (many): "remember that …".
 - corrections: "actually it was March, not April" replaces the one current value containing the
-  corrected word(s); if none or several do, nothing is said.
+  corrected word(s) (for a dated event the date is resolved again); if none or several do, the
+  extractor returns a receipt saying so (stored as a dropped proposal), never a guess.
 """
 
 from __future__ import annotations
@@ -27,9 +37,10 @@ from dataclasses import dataclass
 from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
+from .events import EVENT_PREDICATES, event_draft
 from .extractor import ExtractionRequest
 from .model import Draft
-from .when import MONTHS, find_time_phrase, resolve_time_phrase
+from .when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
 
 SUBJECT = "user"
 
@@ -42,6 +53,8 @@ PREDICATES: dict[str, tuple[str, str]] = {
     "likes": ("many", "{subject} likes {value}"),
     "has": ("many", "{subject} has {value}"),
     "note": ("many", "{subject} asked to remember: {value}"),
+    "relation": ("many", "{subject} is the user's {value}"),
+    **EVENT_PREDICATES,
 }
 
 _LEAD = re.compile(
@@ -65,7 +78,7 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|at|right|nowadays|for)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|at|right|nowadays|for|again)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
@@ -98,15 +111,15 @@ _DATE_WORDS = (
 )
 _BIRTHDAY = re.compile(rf"^(?:my\s+birthday\s+is(?:\s+on)?|my\s+birthday's(?:\s+on)?|I\s+was\s+born\s+on)\s+(?:the\s+)?{_DATE_WORDS}(?=\s*(?:$|[,.!;]))", re.I)
 
-_LIKE_VERB = r"(?:like|love|enjoy|adore|am\s+a\s+(?:big\s+|huge\s+)?fan\s+of|'m\s+a\s+(?:big\s+|huge\s+)?fan\s+of|am\s+into|'m\s+into)"
+_LIKE_VERB = r"(?:like|love|enjoy|adore|(?:now\s+)?prefer|am\s+a\s+(?:big\s+|huge\s+)?fan\s+of|'m\s+a\s+(?:big\s+|huge\s+)?fan\s+of|am\s+into|'m\s+into)"
 _LIKES = re.compile(rf"^I(?:\s+(?:really|also|just|absolutely|still|totally))*\s*{_LIKE_VERB}\s+(?P<v>[^,.;!]+)")
 _UNLIKES = re.compile(
-    r"^I(?:\s+(?:really|just))*\s+(?:no\s+longer\s+(?:like|love|enjoy)|don't\s+(?:like|love|enjoy)|do\s+not\s+(?:like|love|enjoy)|"
+    r"^I(?:\s+(?:really|just))*(?:\s+|(?='))(?:no\s+longer\s+(?:like|love|enjoy)|don't\s+(?:like|love|enjoy)|do\s+not\s+(?:like|love|enjoy)|"
     r"stopped\s+(?:liking|loving|enjoying)|am\s+not\s+into|'m\s+not\s+into|'m\s+no\s+longer\s+into|am\s+no\s+longer\s+into|"
     r"(?:have|'ve)\s+gone\s+off)\s+(?P<v>[^,.;!]+)"
 )
 _FAVOURITE = re.compile(r"^(?P<v>[A-Za-z][\w'\- ]{0,40}?)\s+(?:is|are)\s+my\s+(?:absolute\s+|all-time\s+)?favou?rites?\b(?:\s+[a-z]+)?$")
-_CLAUSE_TAIL = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as|ever\s+since|now\s+that)\b.*$")
+_CLAUSE_TAIL = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as|ever\s+since|now\s+that|over|rather\s+than|instead\s+of)\b.*$")
 _ANYMORE = re.compile(r"(?i)\s+(?:any\s?more|these\s+days|now)\s*$")
 
 _POSSESSIONS = {
@@ -141,6 +154,58 @@ _TRAILING_NOISE = re.compile(
     r"(?i)(?:\s+(?:a\s+lot|so\s+much|very\s+much|too|as\s+well|a\s+bit|quite\s+a\s+bit|these\s+days|now|though|"
     r"and\s+stuff|and\s+all|lately|more\s+than\s+anything|most))+\s*$"
 )
+
+
+# "I don't live in X" alone is often a denial ("lol no, I don't live in Paris"); "anymore" makes it news.
+_NO_LONGER_LIVES = re.compile(
+    rf"^I(?:\s+no\s+longer\s+live\s+in\s+{_PROPER}{_TAIL}|\s+(?:don't|do\s+not)\s+live\s+in\s+{_PROPER.replace('<v>', '<v2>')}\s+any\s?more)"
+)
+_NOW_AT = re.compile(rf"^I(?:'m| am)\s+now\s+(?:working\s+)?at\s+{_PROPER}{_TAIL}")
+_SWITCHED_FROM = re.compile(
+    rf"^I(?:'ve| have)?(?:\s+(?:just|finally|recently))?\s+(?:switched|changed|moved)\s+from\s+(?P<old>[A-Z][^,.;!]*?)\s+to\s+{_PROPER}{_TAIL}"
+)
+_SWITCHED_JOB = re.compile(
+    rf"^I(?:'ve| have)?(?:\s+(?:just|finally|recently))?\s+(?:switched|changed)\s+(?:jobs|companies|employers)\s+(?:to|and\s+(?:I'm|am)\s+now\s+at)\s+{_PROPER}{_TAIL}"
+)
+_WORK_WORDS = re.compile(r"(?i)\b(?:job|work|working|as\s+an?|team|company|employer|hired|position|role)\b")
+
+_EVENT_VERB = (
+    r"(?:went|attended|visited|ran|joined|took\s+part\s+in|participated\s+in|competed\s+in|finished|completed|hosted|"
+    r"celebrated|won|watched|saw|met|played|gave|organi[sz]ed|volunteered|signed\s+up\s+for|graduated|got\s+married|"
+    r"got\s+engaged|started|began|tried|learned|learnt|painted|baked|cooked|climbed|hiked|traveled|travelled|flew|"
+    r"performed|took|spoke|presented)"
+)
+_EVENT = re.compile(rf"^(?:I|[Ww]e)(?:\s+(?:just|finally|also|actually|recently|even))*\s+(?P<what>{_EVENT_VERB}\b.*)$")
+_LEADING_TIME = re.compile(rf"^(?P<phrase>{TIME_PHRASE.pattern[4:]}),?\s+(?P<rest>(?:I|[Ww]e)\s.*)$", re.I)
+_EVENT_NOUNS = {
+    "appointment", "meeting", "interview", "exam", "test", "wedding", "party", "concert", "game", "match", "trip",
+    "flight", "date", "dinner", "lunch", "conference", "recital", "performance", "show", "surgery", "check-up",
+    "checkup", "class", "lesson", "race", "marathon", "tournament", "ceremony", "graduation", "reunion", "festival",
+    "competition", "audition", "presentation", "workshop", "retreat", "vacation", "holiday", "birthday",
+}
+_UPCOMING_IS = re.compile(
+    r"^(?:[Mm]y|[Oo]ur)\s+(?P<what>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,3})\s+is\s+(?P<phrase>(?:on|this|next|in)\s+.+|tomorrow|today)$"
+)
+_UPCOMING_HAVE = re.compile(
+    r"^(?:I|[Ww]e)\s+(?:have|'ve\s+got|have\s+got)\s+(?:a|an|my|our|the)\s+(?P<what>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,3})\s+"
+    r"(?P<phrase>(?:on|this|next|in)\s+.+|tomorrow|today)$"
+)
+
+_RELATIONS = (
+    r"(?:sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|best\s+friend|friend|boyfriend|"
+    r"girlfriend|fianc[ée]e?|boss|colleague|coworker|co-worker|cousin|aunt|uncle|grandma|grandmother|grandpa|"
+    r"grandfather|niece|nephew|roommate|flatmate|neighbou?r|twin|stepmom|stepdad|stepson|stepdaughter)"
+)
+_THIRD = re.compile(
+    rf"^(?:[Mm]y|[Oo]ur)\s+(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w'\-]*)(?=[\s,])(?!\s*'s\b),?)?\s+(?P<rest>(?!is\s+called|'s\s)[a-z].*)$"
+)
+_NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)\s+(?P<rest>[a-z].*)$")
+_THIRD_VERBS = {
+    "lives": "live", "works": "work", "is": "am", "has": "have", "resides": "reside", "loves": "love", "likes": "like",
+    "enjoys": "enjoy", "owns": "own", "adores": "adore", "doesn't": "don't", "prefers": "prefer", "'s": "'m",
+}
+_THIRD_AND = re.compile(r",?\s+and\s+(?=(?:lives|works|loves|likes|enjoys|has|owns|moved|got|started|is)\b)")
+_ADVERBS = {"just", "now", "recently", "finally", "still", "also", "currently", "actually", "no", "longer"}
 
 
 @dataclass
@@ -210,68 +275,117 @@ class RulesExtractor:
             return []
         drafts: list[Draft] = []
         for clause in _clauses(entry.text):
-            drafts.extend(self._clause(clause, request))
+            third = self._third_person(clause, request)
+            drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))
+        return drafts
+
+    # -- a third person ---------------------------------------------------------------------------
+
+    def _third_person(self, clause: _Clause, request: ExtractionRequest) -> list[Draft] | None:
+        """A clause about someone else: the first-person patterns with that subject, quoting the clause.
+        None when the clause is not about a third person."""
+        text = clause.text
+        m = _THIRD.match(text)
+        relation = None
+        if m:
+            relation = " ".join(m["rel"].split())
+            subject = m["name"] or f"{SUBJECT}'s {relation}"
+            rest = m["rest"]
+        else:
+            named = _NAMED.match(text)
+            known = {c.subject_key for c in request.current if c.subject_key != SUBJECT}
+            if not named or normalise(named["name"]) not in known:
+                return None
+            subject, rest = named["name"], named["rest"]
+        drafts: list[Draft] = []
+        for part in _THIRD_AND.split(rest):  # "loves gardening and lives in Perth": two facts, one subject
+            words = part.split()
+            for i, word in enumerate(words):
+                if word.casefold() not in _ADVERBS:
+                    words[i] = _THIRD_VERBS.get(word.casefold(), word)
+                    break
+            mirrored = _Clause("I " + " ".join(words), clause.offset, clause.lead)
+            drafts += [Draft(**{**d.__dict__, "quote": text}) for d in self._clause(mirrored, request, subject) if not d.drop_reason]
+        if drafts and relation and m and m["name"]:
+            drafts.insert(0, self._draft("add", "relation", relation, text, subject=subject))
         return drafts
 
     # -- one clause ------------------------------------------------------------------------------
 
-    def _clause(self, clause: _Clause, request: ExtractionRequest) -> list[Draft]:
+    def _clause(self, clause: _Clause, request: ExtractionRequest, subject: str) -> list[Draft]:
         text = clause.text
         said_at = request.entry.said_at
         remember = _REMEMBER.match(text) if not text.rstrip().endswith("?") else None
         if remember:
             value = remember.group("v").strip(" ,")
-            return [self._draft("add", "note", value, remember.group(0))] if value else []
+            return [self._draft("add", "note", value, remember.group(0), subject=subject)] if value else []
         correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) else None
         if correction:
-            return self._correction(correction, request)
+            return self._correction(correction, request, subject)
         if _HEDGE.search(text) or _MODAL_MAY.search(text):
             return []
+        who = _Who(request, subject)
 
         m = _LIVED_RANGE.match(text)
         if m:
             span = resolve_time_phrase(m["when"].replace("between", "from").replace(" and ", " to "), said_at)
             if span is None or span.valid_to is None:
                 return []
-            return [self._one(request, "lives_in", m["v"], m.group(0), span.valid_from, span.valid_to, m["when"])]
+            return [self._one(who, "lives_in", m["v"], m.group(0), span.valid_from, span.valid_to, m["when"])]
+        m = _NO_LONGER_LIVES.match(text)
+        if m:
+            place = (m["v"] or m["v2"]).strip().rstrip(".")
+            return [self._timed("retract", "lives_in", place, text, m.group(0), said_at, subject=subject)]
         for pattern in (_LIVES, _LIVED_SINCE, _MOVED):
             m = pattern.match(text)
             if m:
-                return [self._one_timed(request, "lives_in", m["v"], text, m.group(0), said_at)]
+                return [self._one_timed(who, "lives_in", m["v"], text, m.group(0), said_at)]
+        m = _SWITCHED_FROM.match(text)
+        if m:
+            return self._switched(who, m)
         m = _MOVED_OUT.match(text)
         if m:
-            return self._left(request, m, text, said_at, prefer="lives_in")
+            return self._left(who, m, text, said_at, prefer="lives_in")
         m = _LEFT_JOB.match(text)
         if m:
-            return self._left(request, m, text, said_at, prefer="works_at")
-        m = _WORKS.match(text) or _WORKED_SINCE.match(text)
+            return self._left(who, m, text, said_at, prefer="works_at")
+        m = _WORKS.match(text) or _WORKED_SINCE.match(text) or _SWITCHED_JOB.match(text)
         if m:
-            return [self._one_timed(request, "works_at", m["v"], text, m.group(0), said_at)]
-        m = _NAME.match(text)
+            return [self._one_timed(who, "works_at", m["v"], text, m.group(0), said_at)]
+        m = _NOW_AT.match(text)
+        if m and (_WORK_WORDS.search(text) or any(c.predicate == "works_at" for c in who.held())):
+            return [self._one_timed(who, "works_at", m["v"], text, m.group(0), said_at)]
+        m = _NAME.match(text) if subject == SUBJECT else None
         if m:
-            return [self._one(request, "name", m["v"], m.group(0), None, None, "")]
+            return [self._one(who, "name", m["v"], m.group(0), None, None, "")]
         m = _BIRTHDAY.match(text)
         if m:
             value = _birthday_value(m["v"])
-            return [self._one(request, "birthday", value, m.group(0), None, None, "")] if value else []
+            return [self._one(who, "birthday", value, m.group(0), None, None, "")] if value else []
+        upcoming = self._upcoming(text, said_at, subject)
+        if upcoming is not None:
+            return upcoming
         m = _FAVOURITE.match(text)
         if m and not _NOT_A_LIKE.match(m["v"]) and len(m["v"].split()) <= 4:
-            return [self._draft("add", "likes", m["v"].strip(), m.group(0))]
+            return [self._draft("add", "likes", m["v"].strip(), m.group(0), subject=subject)]
         m = _UNLIKES.match(text)
         if m:
-            return self._unlike(request, m, text, said_at)
+            return self._unlike(who, m, text, said_at)
         m = _LIKES.match(text)
         if m:
             value = _TRAILING_NOISE.sub("", _CLAUSE_TAIL.sub("", _strip_time(m["v"]))).strip()
             if not value or _NOT_A_LIKE.match(value) or len(value.split()) > 5:
                 return []
-            return [self._timed("add", "likes", value, text, m.group(0), said_at)]
+            return [self._timed("add", "likes", value, text, m.group(0), said_at, subject=subject)]
         m = _HAS_GONE.match(text) or _DIED.match(text)
         if m:
-            return self._lost(request, m, text, said_at)
+            return self._lost(who, m, text, said_at)
+        event = self._event(text, said_at, subject)
+        if event is not None:
+            return event
         m = _HAS.match(text)
         if m:
-            return self._has(m, text, said_at)
+            return self._has(m, text, said_at, subject)
         return []
 
     # -- builders -------------------------------------------------------------------------------
@@ -283,6 +397,7 @@ class RulesExtractor:
         value: str | None,
         quote: str,
         *,
+        subject: str = SUBJECT,
         valid_from: str | None = None,
         valid_to: str | None = None,
         replaces: str | None = None,
@@ -291,7 +406,7 @@ class RulesExtractor:
         cardinality, template = PREDICATES[predicate]
         return Draft(
             op=op,  # type: ignore[arg-type]
-            subject=SUBJECT,
+            subject=subject,
             predicate=predicate,
             value=value,
             quote=quote.strip(),
@@ -303,7 +418,9 @@ class RulesExtractor:
             time_phrase=phrase,
         )
 
-    def _timed(self, op: str, predicate: str, value: str, text: str, quote: str, said_at: str, replaces: str | None = None) -> Draft:
+    def _timed(
+        self, op: str, predicate: str, value: str, text: str, quote: str, said_at: str, replaces: str | None = None, *, subject: str = SUBJECT
+    ) -> Draft:
         """A draft whose valid time comes from a time phrase after the match (which then joins the quote).
 
         Every pattern is anchored at the clause start, so `quote` is a prefix of `text`.
@@ -321,50 +438,59 @@ class RulesExtractor:
             predicate,
             value,
             quote,
+            subject=subject,
             valid_from=span.valid_from if span else None,
             valid_to=span.valid_to if span else None,
             replaces=replaces,
             phrase=phrase or "",
         )
 
-    def _one(
-        self, request: ExtractionRequest, predicate: str, value: str, quote: str, valid_from: str | None, valid_to: str | None, phrase: str
-    ) -> Draft:
+    def _one(self, who: "_Who", predicate: str, value: str, quote: str, valid_from: str | None, valid_to: str | None, phrase: str) -> Draft:
         value = value.strip().rstrip(".")
-        start = valid_from or request.entry.said_at
-        op = "supersede" if _holds_other(request.current, predicate, value, start, valid_to) else "add"
-        return self._draft(op, predicate, value, quote, valid_from=valid_from, valid_to=valid_to, phrase=phrase)
+        start = valid_from or who.request.entry.said_at
+        op = "supersede" if who.holds_other(predicate, value, start, valid_to) else "add"
+        return self._draft(op, predicate, value, quote, subject=who.subject, valid_from=valid_from, valid_to=valid_to, phrase=phrase)
 
-    def _one_timed(self, request: ExtractionRequest, predicate: str, value: str, text: str, quote: str, said_at: str) -> Draft:
+    def _one_timed(self, who: "_Who", predicate: str, value: str, text: str, quote: str, said_at: str) -> Draft:
         value = value.strip().rstrip(".")
-        draft = self._timed("add", predicate, value, text, quote, said_at)
+        draft = self._timed("add", predicate, value, text, quote, said_at, subject=who.subject)
         start = draft.valid_from or said_at
-        if _holds_other(request.current, predicate, value, start, draft.valid_to):
+        if who.holds_other(predicate, value, start, draft.valid_to):
             draft = Draft(**{**draft.__dict__, "op": "supersede"})
         return draft
 
-    def _left(self, request: ExtractionRequest, m: re.Match[str], text: str, said_at: str, *, prefer: str) -> list[Draft]:
+    def _switched(self, who: "_Who", m: re.Match[str]) -> list[Draft]:
+        """'I switched from X to Y': Y replaces the one held value X, in whichever slot holds it."""
+        old, new = m["old"].strip(), m["v"].strip().rstrip(".")
+        held = [c for c in who.held() if c.value_key == normalise(old) and c.predicate in PREDICATES]
+        if len({c.predicate for c in held}) != 1:
+            return []
+        predicate = held[0].predicate
+        many = PREDICATES[predicate][0] == "many"
+        return [self._draft("supersede", predicate, new, m.group(0), subject=who.subject, replaces=held[0].value if many else None)]
+
+    def _left(self, who: "_Who", m: re.Match[str], text: str, said_at: str, *, prefer: str) -> list[Draft]:
         """'I left X': retract where they live or work, whichever the ledger says X is."""
         value = m["v"].strip().rstrip(".")
         for predicate in (prefer, "works_at" if prefer == "lives_in" else "lives_in"):
-            if _current_value(request.current, predicate, value) is not None:
-                return [self._timed("retract", predicate, value, text, m.group(0), said_at)]
+            if who.current_value(predicate, value) is not None:
+                return [self._timed("retract", predicate, value, text, m.group(0), said_at, subject=who.subject)]
         if prefer == "works_at" and re.search(r"(?i)\b(job|work|fired|laid off|retired|resigned)\b", m.group(0)):
-            return [self._timed("retract", "works_at", value, text, m.group(0), said_at)]
+            return [self._timed("retract", "works_at", value, text, m.group(0), said_at, subject=who.subject)]
         return []
 
-    def _unlike(self, request: ExtractionRequest, m: re.Match[str], text: str, said_at: str) -> list[Draft]:
+    def _unlike(self, who: "_Who", m: re.Match[str], text: str, said_at: str) -> list[Draft]:
         raw = m["v"]
         value = _TRAILING_NOISE.sub("", _ANYMORE.sub("", _CLAUSE_TAIL.sub("", _strip_time(raw)))).strip()
         if not value or _NOT_A_LIKE.match(value):
             return []
         said_change = bool(re.search(r"(?i)no longer|stopped|gone off|any\s?more", text))
-        held = _current_value(request.current, "likes", value)
+        held = who.current_value("likes", value)
         if not said_change and held is None:
             return []  # "I don't like X" is news only when the ledger says they do
-        return [self._timed("retract", "likes", held.value if held else value, text, m.group(0), said_at)]
+        return [self._timed("retract", "likes", held.value if held else value, text, m.group(0), said_at, subject=who.subject)]
 
-    def _has(self, m: re.Match[str], text: str, said_at: str) -> list[Draft]:
+    def _has(self, m: re.Match[str], text: str, said_at: str, subject: str) -> list[Draft]:
         phrase = _TRAILING_NOISE.sub("", _strip_time(m["v"])).strip()
         count = m["count"].casefold()
         value = _article_free(phrase)
@@ -373,41 +499,84 @@ class RulesExtractor:
             return []
         if count not in ("a", "an", "one"):
             value = f"{m['count']} {value}"
-        return [self._timed("add", "has", value, text, m.group(0), said_at)]
+        return [self._timed("add", "has", value, text, m.group(0), said_at, subject=subject)]
 
-    def _lost(self, request: ExtractionRequest, m: re.Match[str], text: str, said_at: str) -> list[Draft]:
+    def _lost(self, who: "_Who", m: re.Match[str], text: str, said_at: str) -> list[Draft]:
         value = _article_free(_CLAUSE_TAIL.sub("", _strip_time(m["v"])))
         words = [w.casefold() for w in value.split()]
         if not words or not any(w in _POSSESSIONS for w in words):
             return []
         # Name the held value when the head noun matches exactly one ("my car" -> "red car").
         head = words[-1]
-        held = [c for c in request.current if c.predicate == "has" and c.valid_to is None and c.value_key.split()[-1:] == [head]]
+        held = [c for c in who.held() if c.predicate == "has" and c.valid_to is None and c.value_key.split()[-1:] == [head]]
         target = held[0].value if len(held) == 1 else value
-        return [self._timed("retract", "has", target, text, m.group(0), said_at)]
+        return [self._timed("retract", "has", target, text, m.group(0), said_at, subject=who.subject)]
 
-    def _correction(self, m: re.Match[str], request: ExtractionRequest) -> list[Draft]:
-        """'actually it was March, not April': replace the one current value that contains 'April'."""
+    def _event(self, text: str, said_at: str, subject: str) -> list[Draft] | None:
+        """'I went to the support group yesterday' / 'Last Saturday I ran a charity race': a dated event.
+        None when the clause is not one (no event verb, or no time words naming one period)."""
+        lead = _LEADING_TIME.match(text)
+        body, phrase = (lead["rest"], lead["phrase"]) if lead else (text, None)
+        m = _EVENT.match(body)
+        if not m:
+            return None
+        what = m["what"]
+        if phrase is None:
+            found = TIME_PHRASE.search(what)
+            if not found:
+                return None
+            phrase, what = found.group(0), what[: found.start()]
+        what = re.sub(r"(?i)\s+(?:and|but|with|so|because|when|which|where)\s*$", "", what.strip(" ,"))
+        if not what or len(what.split()) > 10 or resolve_event_time(phrase, said_at) is None:
+            return None
+        draft = event_draft("did", subject, what, text, phrase, said_at)
+        return [draft] if draft else None
+
+    def _upcoming(self, text: str, said_at: str, subject: str) -> list[Draft] | None:
+        """'my sister's wedding is on June 3', 'I have a dentist appointment on Friday': has_event."""
+        m = _UPCOMING_IS.match(text) or _UPCOMING_HAVE.match(text)
+        if not m:
+            return None
+        what = m["what"].strip()
+        if what.split()[-1].casefold() not in _EVENT_NOUNS:
+            return None
+        draft = event_draft("has_event", subject, what, text, m["phrase"], said_at, upcoming=True)
+        return [draft] if draft else None
+
+    def _correction(self, m: re.Match[str], request: ExtractionRequest, subject: str) -> list[Draft]:
+        """'actually it was March, not April': replace the one current value that contains 'April'.
+        When that cannot be done, a receipt (a dropped proposal) says why, rather than silence."""
         old = m["old"].strip()
         body = m["body"].strip()
         old_words = old.split()
+
+        def receipt(why: str, new: str = "") -> list[Draft]:
+            draft = self._draft("supersede", "note", new or old, m.group(0), subject=subject, phrase="correction")
+            return [Draft(**{**draft.__dict__, "drop_reason": f"not proposed: {why}"})]
+
         if not old_words or len(old_words) > 4:
-            return []
+            return receipt("the corrected words are too long to match a held value")
         if old[0].isupper() or old[0].isdigit():
             run = re.search(r"((?:[A-Z][\w'’\-]*|\d+(?:st|nd|rd|th)?)(?:\s+(?:[A-Z][\w'’\-]*|\d+(?:st|nd|rd|th)?))*)$", body)
             new = run.group(1) if run else ""
         else:
             new = " ".join(body.split()[-len(old_words) :])
         if not new or normalise(new) == normalise(old):
-            return []
+            return receipt("no corrected value was found before 'not'")
         pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
         candidates = [
-            c for c in request.current if c.subject_key == SUBJECT and c.predicate in PREDICATES and pattern.search(c.value)
+            c for c in request.current if c.subject_key == normalise(subject) and c.predicate in PREDICATES and pattern.search(c.value)
         ]
-        if len({(c.predicate, c.value_key) for c in candidates}) != 1:
-            return []
+        slots = {(c.predicate, c.value_key) for c in candidates}
+        if len(slots) != 1:
+            found = "no held value" if not slots else f"{len(slots)} held values"
+            return receipt(f"the corrected words match {found}; exactly one is needed", new)
         target = candidates[-1]
         new_value = pattern.sub(new, target.value, count=1)
+        if target.predicate in EVENT_PREDICATES:
+            return self._event_correction(target, new_value, m.group(0), request, subject) or receipt(
+                "the corrected date of the event could not be resolved", new
+            )
         if target.predicate == "birthday":
             new_value = _birthday_value(new_value) or new_value
         many = PREDICATES[target.predicate][0] == "many"
@@ -417,30 +586,55 @@ class RulesExtractor:
                 target.predicate,
                 new_value,
                 m.group(0),
+                subject=subject,
                 valid_from=min(c.valid_from for c in candidates),
                 replaces=target.value if many else None,
                 phrase="correction",
             )
         ]
 
+    def _event_correction(self, target: ClaimVersion, new_value: str, quote: str, request: ExtractionRequest, subject: str) -> list[Draft]:
+        """A dated event's date was wrong: it never happened then (retract all valid time), it did at the
+        corrected date (add, with the date resolved again from the corrected label)."""
+        label = re.search(r"\s(?:on|in)\s+(?P<when>(?:\d{1,2}\s+)?[A-Z][a-z]+\s+\d{4}|\d{4})$", new_value)
+        when = resolve_event_time(label["when"], request.entry.said_at) if label else None
+        if when is None:
+            return []
+        what = new_value[: label.start()] if label else new_value
+        added = event_draft(target.predicate, subject, what, quote, label["when"] if label else "", request.entry.said_at)
+        if added is None:
+            return []
+        retract = self._draft("retract", target.predicate, target.value, quote, subject=subject, phrase="correction")
+        return [Draft(**{**retract.__dict__, "all_valid_time": True}), Draft(**{**added.__dict__, "time_phrase": "correction"})]
 
-def _current_value(current: list[ClaimVersion], predicate: str, value: str) -> ClaimVersion | None:
-    wanted = normalise(value)
-    for claim in current:
-        if claim.subject_key == SUBJECT and claim.predicate == predicate and claim.value_key == wanted and claim.valid_to is None:
-            return claim
-    return None
 
+@dataclass(frozen=True)
+class _Who:
+    """The subject a clause is about, and what the ledger holds for them."""
 
-def _holds_other(current: list[ClaimVersion], predicate: str, value: str, start: str, end: str | None) -> bool:
-    """Whether the slot holds a different value somewhere in [start, end)."""
-    wanted = normalise(value)
-    for claim in current:
-        if claim.subject_key != SUBJECT or claim.predicate != predicate or claim.value_key == wanted:
-            continue
-        if (claim.valid_to is None or start < claim.valid_to) and (end is None or claim.valid_from < end):
-            return True
-    return False
+    request: ExtractionRequest
+    subject: str
+
+    def held(self) -> list[ClaimVersion]:
+        key = normalise(self.subject)
+        return [c for c in self.request.current if c.subject_key == key]
+
+    def current_value(self, predicate: str, value: str) -> ClaimVersion | None:
+        wanted = normalise(value)
+        for claim in self.held():
+            if claim.predicate == predicate and claim.value_key == wanted and claim.valid_to is None:
+                return claim
+        return None
+
+    def holds_other(self, predicate: str, value: str, start: str, end: str | None) -> bool:
+        """Whether the slot holds a different value somewhere in [start, end)."""
+        wanted = normalise(value)
+        for claim in self.held():
+            if claim.predicate != predicate or claim.value_key == wanted:
+                continue
+            if (claim.valid_to is None or start < claim.valid_to) and (end is None or claim.valid_from < end):
+                return True
+        return False
 
 
 _MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]

@@ -60,7 +60,7 @@ POINT = (
     rf"|{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?"
     rf"|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
     rf"|{_MONTH}(?:\s+of)?\s+{_YEAR}"
-    rf"|(?:last|this|next)\s+(?:{_MONTH}|{_WEEKDAY}|week|month|year|summer|winter|spring|autumn|fall)"
+    rf"|(?:last|this|next)\s+(?:{_MONTH}|{_WEEKDAY}|weekend|week|month|year|summer|winter|spring|autumn|fall)"
     rf"|{_COUNT}\s+{_UNIT}\s+ago"
     rf"|yesterday|today|tomorrow"
     rf"|(?:on\s+)?{_WEEKDAY}"
@@ -146,6 +146,9 @@ def _point(text: str, today: date, future: bool) -> _Period | None:
         if what == "week":
             monday = today - timedelta(days=today.weekday()) + timedelta(weeks=step)
             return _Period(monday, monday + timedelta(days=7))
+        if what == "weekend":  # Saturday and Sunday of that calendar week ("last weekend": the one before this week)
+            saturday = today - timedelta(days=today.weekday()) + timedelta(days=5, weeks=step)
+            return _Period(saturday, saturday + timedelta(days=2))
         if what == "month":
             first = _shift_months(today.replace(day=1), step)
             return _month_period(first.year, first.month)
@@ -261,3 +264,54 @@ def find_time_phrase(text: str) -> str | None:
     """The first time phrase in `text`, as written (for the rules extractor)."""
     match = TIME_PHRASE.search(text)
     return match.group(0) if match else None
+
+
+# -- dated events ---------------------------------------------------------------------------------
+
+_MONTH_LABELS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+
+@dataclass(frozen=True)
+class EventTime:
+    """When a dated event happens: the period its time words name (closed-open days) and a label."""
+
+    start: str
+    end: str
+    label: str  # "on 7 May 2023", "in May 2023", "in 2023", "in the week of 1 May 2023"
+
+
+def _label(p: _Period) -> str:
+    days = (p.end - p.start).days
+    if days == 1:
+        return f"on {p.start.day} {_MONTH_LABELS[p.start.month - 1]} {p.start.year}"
+    if p.start.day == 1 and p.end == _month_period(p.start.year, p.start.month).end:
+        return f"in {_MONTH_LABELS[p.start.month - 1]} {p.start.year}"
+    if (p.start.month, p.start.day) == (1, 1) and p.end == date(p.start.year + 1, 1, 1):
+        return f"in {p.start.year}"
+    if days == 7 and p.start.weekday() == 0:
+        return f"in the week of {p.start.day} {_MONTH_LABELS[p.start.month - 1]} {p.start.year}"
+    last = p.end - timedelta(days=1)
+    return f"between {p.start.day} {_MONTH_LABELS[p.start.month - 1]} {p.start.year} and {last.day} {_MONTH_LABELS[last.month - 1]} {last.year}"
+
+
+def resolve_event_time(phrase: str | None, said_at: str, *, upcoming: bool = False) -> EventTime | None:
+    """The period of a dated event ("yesterday", "last Saturday", "on June 3", "in September").
+
+    A month, weekday or day without a year is its most recent occurrence for an event that happened, and
+    its next occurrence (on or after the turn) for an upcoming one ("my sister's wedding is on June 3").
+    Ranges ("since", "until") are not one event: None, like anything not understood.
+    """
+    if not phrase or not phrase.strip():
+        return None
+    text = re.sub(r"\s+", " ", phrase.strip())
+    if _RANGE.match(text) or _SINCE.match(text) or _UNTIL.match(text):
+        return None
+    try:
+        today = to_datetime(said_at).date()
+        future = upcoming or bool(re.match(r"(?i)^(next|tomorrow)", text))
+        p = _point(text, today, future=future)
+    except (ValueError, OverflowError):
+        return None
+    if p is None:
+        return None
+    return EventTime(_stamp(p.start), _stamp(p.end), _label(p))

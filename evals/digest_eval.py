@@ -145,6 +145,7 @@ def run_dialogue(dialogue: Dialogue, extractor: Extractor) -> tuple[list[Labelle
                 (p.valid_from or "")[:10] or None,
             )
             for p in reversed(list_proposals(ledger, status=None, limit=1000))
+            if not p.reason.startswith("not proposed:")  # an extractor's receipt (why it proposed nothing)
         ]
         return emitted, report.entries_failed
     finally:

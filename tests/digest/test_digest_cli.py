@@ -112,4 +112,5 @@ def test_digest_exits_1_when_the_model_is_down(run, monkeypatch) -> None:
         result = run("digest", "--json")
     assert result.exit_code == 1
     summary = json.loads(result.output)
-    assert summary["entries_failed"] == 1 and summary["backlog"] == 3 and summary["extractor"] == "llm:fake-model"
+    # The first window (the two turns of session x, one model call) failed; the run stopped there.
+    assert summary["entries_failed"] == 2 and summary["backlog"] == 3 and summary["extractor"] == "llm:fake-model"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from factledger.digest import confirm, forget, list_proposals, remember
+from factledger.digest import confirm, forget, get_proposal, list_proposals, remember
 from factledger.ledger import NotFoundError, ValidationError
 
 
@@ -19,7 +19,8 @@ def test_remember_adds_then_supersedes_a_one_slot(fresh_ledger) -> None:
     assert [c.value for c in ledger.as_of(["s"], valid_at="2024-06-01")] == ["Paris"]
     assert [c.value for c in ledger.current(["s"])] == ["Rome"]
     tx = ledger.transaction_record(second.tx)
-    assert (tx.principal, tx.reason) == ("agent:hermes", "user said so")
+    assert (tx.principal, tx.reason) == ("agent:hermes", f"explicit write: proposal #{second.proposal_id}")
+    assert get_proposal(ledger, second.proposal_id).reason == "user said so"  # the caller's words, on the proposal
     first_claim = ledger.as_of(["s"], valid_at="2024-06-01")[0]
     assert first_claim.source == ("hermes:turn-1",)
 

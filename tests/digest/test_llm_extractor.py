@@ -15,7 +15,7 @@ SAID = "2026-03-14T10:00:00Z"
 
 
 def claim(**fields) -> dict:
-    base = {"op": "add", "subject": "user", "predicate": "lives_in", "cardinality": "one",
+    base = {"turn": 2, "op": "add", "subject": "user", "predicate": "lives_in", "cardinality": "one",
             "template": "{subject} lives in {value}", "value": "Lisbon", "when": "last month",
             "quote": "I moved to Lisbon last month"}
     base.update(fields)
@@ -47,7 +47,7 @@ def said(fresh_ledger):
 
 
 def test_tools_mode_proposals_are_applied_with_resolved_times(said) -> None:
-    with FakeOpenAI([extraction(), extraction(claim(), claim(predicate="likes", cardinality="many", template=None, value="fado", when="", quote="I adore fado"))]) as server:
+    with FakeOpenAI([extraction(claim(), claim(predicate="likes", cardinality="many", template=None, value="fado", when="", quote="I adore fado"))]) as server:
         report = digest(said, server)
     assert report.to_dict()["proposals"]["applied"] == 2 and report.complete
     assert report.extractor == "llm:fake-model"
@@ -55,16 +55,17 @@ def test_tools_mode_proposals_are_applied_with_resolved_times(said) -> None:
     assert (lives.value, lives.valid_from, lives.source) == ("Lisbon", "2026-02-01T00:00:00.000000Z", ("journal:2",))
     assert said.transaction_record(lives.opened_by).principal == "digest:llm:fake-model"
     assert said.predicate("lives_in").template == "{subject} lives in {value}"
-    request = server.chat_requests[1]
+    (request,) = server.chat_requests  # one call for the window of both turns
     assert request["model"] == "fake-model"
     assert request["tools"][0]["function"]["name"] == "Extraction"
     assert request["tool_choice"]["function"]["name"] == "Extraction"
     prompt = request["messages"][-1]["content"]
-    assert "NEW turn" in prompt and "I moved to Lisbon last month" in prompt and "Hello there" in prompt
+    assert "[T1 user, said at 2026-03-14T09:59:00.000000Z] Hello there" in prompt
+    assert "[T2 user, said at 2026-03-14T10:00:00.000000Z] I moved to Lisbon last month" in prompt
 
 
 def test_schema_sent_to_the_model_describes_every_field(said) -> None:
-    with FakeOpenAI([extraction(), extraction()]) as server:
+    with FakeOpenAI([extraction()]) as server:
         digest(said, server)
     parameters = server.chat_requests[0]["tools"][0]["function"]["parameters"]
     claim_schema = parameters["$defs"]["ExtractedClaim"]["properties"]
@@ -74,33 +75,33 @@ def test_schema_sent_to_the_model_describes_every_field(said) -> None:
 def test_invalid_output_is_retried_with_the_error(said) -> None:
     missing_quote = claim()
     del missing_quote["quote"]
-    script = [extraction(), tool_call("Extraction", {"claims": [missing_quote]}), extraction(claim())]
+    script = [tool_call("Extraction", {"claims": [missing_quote]}), extraction(claim())]
     with FakeOpenAI(script) as server:
         report = digest(said, server)
     assert report.to_dict()["proposals"]["applied"] == 1
-    assert len(server.chat_requests) == 3
-    retry_messages = json.dumps(server.chat_requests[2]["messages"])
+    assert len(server.chat_requests) == 2
+    retry_messages = json.dumps(server.chat_requests[1]["messages"])
     assert "quote" in retry_messages  # instructor re-asked with the validation error
 
 
-def test_output_that_stays_invalid_leaves_the_entry_undigested(said) -> None:
-    script = [extraction(), tool_call("Extraction", "{not json"), tool_call("Extraction", '{"claims": [{"op": "explode"}]}')]
+def test_output_that_stays_invalid_leaves_the_window_undigested(said) -> None:
+    script = [tool_call("Extraction", "{not json"), tool_call("Extraction", '{"claims": [{"op": "explode"}]}')]
     with FakeOpenAI(script) as server:
         report = digest(said, server)
-    assert (report.entries_digested, report.entries_failed, report.complete) == (1, 1, False)
+    assert (report.entries_digested, report.entries_failed, report.complete) == (0, 2, False)
     assert "stayed invalid" in report.errors[0]
-    (left,) = Journal(said).backlog()
-    assert left.id == 2 and left.attempts == 1 and "invalid" in left.last_error
+    left = Journal(said).backlog()
+    assert [e.id for e in left] == [1, 2] and all(e.attempts == 1 and "invalid" in e.last_error for e in left)
 
 
 def test_a_timeout_is_retried(said) -> None:
-    with FakeOpenAI([extraction(), delay(1.0, extraction()), extraction(claim())]) as server:
+    with FakeOpenAI([delay(1.0, extraction()), extraction(claim())]) as server:
         report = digest(said, server, timeout=0.25)
     assert report.complete and report.to_dict()["proposals"]["applied"] == 1
 
 
 def test_a_500_is_retried(said) -> None:
-    with FakeOpenAI([status(500), extraction(), status(503), extraction(claim())]) as server:
+    with FakeOpenAI([status(500), status(503), extraction(claim())]) as server:
         report = digest(said, server)
     assert report.complete and report.entries_digested == 2
 
@@ -109,32 +110,33 @@ def test_a_model_that_stays_down_keeps_the_journal(said) -> None:
     with FakeOpenAI([status(500), status(500), status(500)]) as server:
         report = digest(said, server, transient_retries=2)
         assert len(server.chat_requests) == 3  # bounded
-    assert (report.entries_digested, report.entries_failed, report.stopped_early, report.backlog) == (0, 1, True, 2)
+    assert (report.entries_digested, report.entries_failed, report.backlog) == (0, 2, 2)
     assert "unavailable after 3 attempt(s)" in report.errors[0]
     assert said.storage.one("SELECT COUNT(*) FROM claims")[0] == 0
     # Back up: the same entries are digested, nothing was lost.
-    with FakeOpenAI([extraction(), extraction(claim())]) as server:
+    with FakeOpenAI([extraction(claim())]) as server:
         report = digest(said, server)
     assert report.entries_digested == 2 and Journal(said).backlog_size() == 0
 
 
 def test_a_client_error_is_not_retried(said) -> None:
+    Journal(said).append(Turn(scope="chat", text="I work at Acme now.", session="other", said_at=SAID))
     with FakeOpenAI([status(400, "bad request")]) as server:
         report = digest(said, server)
-        assert len(server.chat_requests) == 1
-    assert (report.entries_failed, report.stopped_early) == (1, True)  # a refusal would repeat: stop
-    assert "refused" in report.errors[0] and Journal(said).backlog_size() == 2
+        assert len(server.chat_requests) == 1  # the second window (another session) is not tried
+    assert (report.entries_failed, report.stopped_early) == (2, True)  # a refusal would repeat: stop
+    assert "refused" in report.errors[0] and Journal(said).backlog_size() == 3
 
 
 def test_a_quote_the_model_made_up_is_dropped(said) -> None:
-    with FakeOpenAI([extraction(), extraction(claim(quote="I live in Lisbon with my cat"))]) as server:
+    with FakeOpenAI([extraction(claim(quote="I live in Lisbon with my cat"))]) as server:
         report = digest(said, server)
     assert report.to_dict()["proposals"]["dropped"] == 1
     assert "is not in journal:2" in list_proposals(said, status="dropped")[0].reason
 
 
 def test_time_words_the_resolver_does_not_know_are_held(said) -> None:
-    with FakeOpenAI([extraction(), extraction(claim(when="around the time of the big storm"))]) as server:
+    with FakeOpenAI([extraction(claim(when="around the time of the big storm"))]) as server:
         report = digest(said, server)
     assert report.to_dict()["proposals"]["pending"] == 1
     assert "could not resolve the time phrase" in list_proposals(said, status="pending")[0].reason

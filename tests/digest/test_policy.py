@@ -32,10 +32,12 @@ def test_auto_holds_a_change_to_a_confirmed_value(talk) -> None:
     assert "operator-confirmed" in held.reason and "operator:ann" in held.reason
     assert talk.current("lives_in") == {"lives_in": ["Paris"]}
 
-    # The operator accepts: applied as the operator, with the reason on the transaction.
+    # The operator accepts: applied as the operator; the transaction names the proposal by id, and the
+    # operator's words stay on the proposal (which erase reaches; transactions it cannot rewrite).
     accepted = accept(talk.ledger, held.id, principal="operator:ann", reason="she told me too")
     tx = talk.ledger.transaction_record(accepted.tx)
-    assert tx.principal == "operator:ann" and "she told me too" in tx.reason and tx.sources == held.sources
+    assert tx.principal == "operator:ann" and tx.reason == f"review accept: proposal #{held.id}" and tx.sources == held.sources
+    assert accepted.review_reason == "she told me too"
     talk.clock.now = "2026-03-01T00:00:00.000000Z"
     assert talk.current("lives_in") == {"lives_in": ["Lisbon"]}
 

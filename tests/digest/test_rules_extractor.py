@@ -74,8 +74,6 @@ def test_first_person_facts(text: str, expected: list[tuple]) -> None:
         "I might move to Berlin next year",
         "I will work at Google soon",
         "I'm thinking about moving to Lisbon",
-        "My sister lives in Rome",
-        "My boss works at Initech",
         "I live in the countryside",
         "I work from home",
         "I like it",
@@ -153,10 +151,17 @@ def test_corrections_replace_the_one_matching_value(text: str, current, expected
     assert draft.valid_from == current[0].valid_from  # it was never the old value
 
 
-def test_ambiguous_or_unmatched_corrections_are_silent() -> None:
-    assert extract("Actually it was March, not April") == []
-    both = [held("birthday", "April 3"), held("note", "dentist in April", "many")]
-    assert extract("Actually it was March, not April", both) == []
+@pytest.mark.parametrize(
+    ("current", "why"),
+    [
+        ([], "the corrected words match no held value; exactly one is needed"),
+        ([held("birthday", "April 3"), held("note", "dentist in April", "many")], "the corrected words match 2 held values"),
+    ],
+)
+def test_ambiguous_or_unmatched_corrections_leave_a_receipt_not_a_guess(current, why) -> None:
+    (receipt,) = extract("Actually it was March, not April", current)
+    assert receipt.drop_reason.startswith("not proposed: ") and why in receipt.drop_reason
+    assert receipt.quote == "it was March, not April"
 
 
 def test_every_quote_is_a_substring_of_the_turn() -> None:
@@ -164,3 +169,86 @@ def test_every_quote_is_a_substring_of_the_turn() -> None:
     drafts = extract(text)
     assert len(drafts) == 4
     assert all(d.quote in text for d in drafts)
+
+
+# -- widened patterns (issue 9) ---------------------------------------------------------------------
+
+
+def on(subject: str, predicate: str, value: str, cardinality: str = "one", valid_from: str = "2020-01-01T00:00:00.000000Z") -> ClaimVersion:
+    return ClaimVersion(
+        id=1, scope="s", subject=subject, subject_key=subject.casefold(), predicate=predicate, cardinality=cardinality,  # type: ignore[arg-type]
+        value=value, value_key=value.casefold(), valid_from=valid_from, valid_to=None, tx_from=valid_from,
+        tx_to=None, opened_by=1, closed_by=None,
+    )
+
+
+def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
+    return [(d.op, d.subject, d.predicate, d.value, (d.valid_from or "")[:10] or None) for d in extract(text, current)]
+
+
+# SAID is Saturday 14 March 2026.
+@pytest.mark.parametrize(
+    ("text", "current", "expected"),
+    [
+        ("I switched from Acme to Globex", [held("works_at", "Acme")], [("supersede", "user", "works_at", "Globex", None)]),
+        ("I switched jobs to Globex", [], [("add", "user", "works_at", "Globex", None)]),
+        ("I'm now at Initech", [held("works_at", "Acme")], [("supersede", "user", "works_at", "Initech", None)]),
+        ("I'm now at Initech as a designer", [], [("add", "user", "works_at", "Initech", None)]),
+        ("I started working at Hooli last month", [], [("add", "user", "works_at", "Hooli", "2026-02-01")]),
+        ("I got a new job at Globex in January", [held("works_at", "Acme")], [("supersede", "user", "works_at", "Globex", "2026-01-01")]),
+        ("I moved to Porto", [held("lives_in", "Lisbon")], [("supersede", "user", "lives_in", "Porto", None)]),
+        ("I no longer live in Berlin", [held("lives_in", "Berlin")], [("retract", "user", "lives_in", "Berlin", None)]),
+        ("I don't live in Berlin anymore", [], [("retract", "user", "lives_in", "Berlin", None)]),
+        ("I went to the support group yesterday", [], [("add", "user", "did", "went to the support group on 13 March 2026", "2026-03-13")]),
+        ("I went to a LGBTQ support group yesterday and it was so powerful.", [],
+         [("add", "user", "did", "went to a LGBTQ support group on 13 March 2026", "2026-03-13")]),
+        ("Last Saturday I ran a charity race", [], [("add", "user", "did", "ran a charity race on 7 March 2026", "2026-03-07")]),
+        ("I ran a charity race last Saturday!", [], [("add", "user", "did", "ran a charity race on 7 March 2026", "2026-03-07")]),
+        ("Yesterday, we went camping at the lake", [], [("add", "user", "did", "went camping at the lake on 13 March 2026", "2026-03-13")]),
+        ("I went to Paris in 2019", [], [("add", "user", "did", "went to Paris in 2019", "2019-01-01")]),
+        ("My sister's wedding is on June 3", [], [("add", "user", "has_event", "sister's wedding on 3 June 2026", None)]),
+        ("I have a dentist appointment on Friday", [], [("add", "user", "has_event", "dentist appointment on 20 March 2026", None)]),
+        ("I don't like coffee anymore, I prefer tea", [held("likes", "coffee", "many")],
+         [("retract", "user", "likes", "coffee", None), ("add", "user", "likes", "tea", None)]),
+        ("I prefer tea over coffee", [], [("add", "user", "likes", "tea", None)]),
+        ("My sister Anna lives in Rome", [], [("add", "Anna", "relation", "sister", None), ("add", "Anna", "lives_in", "Rome", None)]),
+        ("My sister lives in Rome", [], [("add", "user's sister", "lives_in", "Rome", None)]),
+        ("My boss works at Initech", [], [("add", "user's boss", "works_at", "Initech", None)]),
+        ("Anna moved to Milan", [on("Anna", "lives_in", "Rome")], [("supersede", "Anna", "lives_in", "Milan", None)]),
+        ("My mom loves gardening and lives in Perth.", [],
+         [("add", "user's mom", "likes", "gardening", None), ("add", "user's mom", "lives_in", "Perth", None)]),
+        ("My sister got married last June", [], [("add", "user's sister", "did", "got married in June 2025", "2025-06-01")]),
+    ],
+)
+def test_widened_patterns(text: str, current: list[ClaimVersion], expected: list[tuple]) -> None:
+    assert full(text, current) == expected
+    assert all(d.quote and d.quote in text for d in extract(text, current))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "lol no, I don't live in Paris, that was a joke",  # a denial, not news
+        "I'm now at the hospital",  # not a name, not work
+        "I'm now at Heathrow",  # a name, but nothing says it is work
+        "I switched to Linux",  # what slot? silent
+        "I switched from Acme to Globex",  # nothing held named Acme
+        "I went to the gym",  # no time words: not a dated event
+        "I might go to the support group tomorrow",
+        "Will you go to the concert next week?",
+        "I went to the support group since 2019",  # a range is not one event
+        "I have a question on Friday",  # not an event noun
+        "Anna moved to Milan",  # Anna is no one the ledger knows
+        "My sister is called Anna",
+        "If my sister moves to Rome I'll visit",
+    ],
+)
+def test_widened_patterns_stay_silent(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_a_corrected_event_date_replaces_the_event_at_its_new_date() -> None:
+    october = on("user", "did", "went to the support group in October 2025", "many", "2025-10-01T00:00:00.000000Z")
+    retract, add = extract("Actually it was in September, not October", [october])
+    assert (retract.op, retract.value, retract.all_valid_time) == ("retract", october.value, True)
+    assert (add.op, add.value, add.valid_from) == ("add", "went to the support group in September 2025", "2025-09-01T00:00:00.000000Z")

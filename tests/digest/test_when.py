@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from factledger.digest import resolve_time_phrase
-from factledger.digest.when import find_time_phrase
+from factledger.digest.when import find_time_phrase, resolve_event_time
 
 SAID = "2026-03-14T10:00:00.000000Z"  # a Saturday
 
@@ -78,3 +78,35 @@ def test_find_time_phrase(sentence: str, phrase: str | None) -> None:
 
 def test_dates_outside_the_calendar_are_none() -> None:
     assert resolve_time_phrase("999 years ago", "0500-01-01T00:00:00.000000Z") is None
+
+
+# -- dated events -----------------------------------------------------------------------------------
+
+
+EVENT_SAID = "2026-03-14T10:00:00.000000Z"  # a Saturday
+
+
+@pytest.mark.parametrize(
+    ("phrase", "upcoming", "start", "end", "label"),
+    [
+        ("yesterday", False, "2026-03-13", "2026-03-14", "on 13 March 2026"),
+        ("last Saturday", False, "2026-03-07", "2026-03-08", "on 7 March 2026"),
+        ("last weekend", False, "2026-03-07", "2026-03-09", "between 7 March 2026 and 8 March 2026"),
+        ("in September", False, "2025-09-01", "2025-10-01", "in September 2025"),
+        ("on June 3", False, "2025-06-03", "2025-06-04", "on 3 June 2025"),
+        ("on June 3", True, "2026-06-03", "2026-06-04", "on 3 June 2026"),
+        ("on Friday", True, "2026-03-20", "2026-03-21", "on 20 March 2026"),
+        ("next week", False, "2026-03-16", "2026-03-23", "in the week of 16 March 2026"),
+        ("in 2019", False, "2019-01-01", "2020-01-01", "in 2019"),
+        ("two weeks ago", False, "2026-02-28", "2026-03-01", "on 28 February 2026"),
+    ],
+)
+def test_event_times(phrase: str, upcoming: bool, start: str, end: str, label: str) -> None:
+    when = resolve_event_time(phrase, EVENT_SAID, upcoming=upcoming)
+    assert when is not None
+    assert (when.start[:10], when.end[:10], when.label) == (start, end, label)
+
+
+@pytest.mark.parametrize("phrase", ["", "since 2019", "until Friday", "from 2015 to 2019", "around the big storm"])
+def test_what_is_not_one_event_time(phrase: str) -> None:
+    assert resolve_event_time(phrase, EVENT_SAID) is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from factledger.digest import confirm
+from factledger.digest import confirm, get_proposal
 from factledger.hermes_plugin.scripted_model import ModelReply, ToolCall
 from factledger.ledger import Ledger
 
@@ -104,8 +104,11 @@ def test_remember_writes_as_the_agent_and_an_operator_confirmed_value_is_held(he
     with hermes.ledger() as ledger:
         current = {(c.predicate, c.value) for c in ledger.current()}
         tx = ledger.transaction_record(liked["tx"])
+        proposal = get_proposal(ledger, liked["proposal_id"])
     assert ("likes", "jazz") in current and ("lives_in", "Lisbon") in current and ("lives_in", "Madrid") not in current
-    assert tx.principal.startswith("agent:") and tx.reason == "user said so"
+    # The transaction names the proposal by id; the agent's words are on the proposal (erase reaches it).
+    assert tx.principal.startswith("agent:") and tx.reason == f"explicit write: proposal #{proposal.id}"
+    assert proposal.reason == "user said so"
 
 
 FORBIDDEN_CALLS = [

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from factledger.digest import list_proposals, reject
+from factledger.digest import get_proposal, list_proposals, reject
 from factledger.hermes_plugin.provider import FactledgerMemoryProvider
 from factledger.ledger import Ledger
 
@@ -57,7 +57,10 @@ def test_forget_retracts_and_history_keeps_the_value(strict_provider, tmp_path):
     with Ledger.open(tmp_path / "factledger" / "ledger.db", read_only=True) as ledger:
         assert ledger.storage.one("SELECT COUNT(*) FROM tombstones")[0] == 0
         tx = ledger.transaction_record(gone["tx"])
-    assert tx.principal == "agent:default" and tx.reason == "sold it"
+        proposal = get_proposal(ledger, gone["proposal_id"])
+    # The transaction names the proposal by id; the agent's words are on the proposal (erase reaches it).
+    assert tx.principal == "agent:default" and tx.reason == f"explicit write: proposal #{proposal.id}"
+    assert proposal.reason == "sold it"
 
 
 def test_forgetting_nothing_is_a_clear_error(strict_provider):

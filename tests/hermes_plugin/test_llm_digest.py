@@ -9,7 +9,7 @@ from factledger.ledger import Ledger
 
 CELLO = {
     "claims": [
-        {"op": "add", "subject": "user", "predicate": "plays", "cardinality": "many",
+        {"turn": 1, "op": "add", "subject": "user", "predicate": "plays", "cardinality": "many",
          "template": "{subject} plays {value}", "value": "the cello", "quote": "I play the cello"}
     ]
 }
@@ -30,7 +30,7 @@ def test_a_configured_model_digests_in_the_background(hermes_runtime, tmp_path, 
     provider.on_session_end([])
     provider.shutdown()
 
-    (request,) = model_server.requests
+    (request,) = model_server.requests  # one call for the window (the user turn and the reply)
     assert request.body["model"] == "digest-model"
     assert request.last_user_text().count("I play the cello on weekends.") == 1
     with Ledger.open(tmp_path / "factledger" / "ledger.db", read_only=True) as ledger:
