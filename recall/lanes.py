@@ -233,6 +233,19 @@ def _about_topic(ledger: Ledger, tables: FtsTables, hits: list[LaneHit], topical
     return [LaneHit(h.id, h.score, own=h.id in own) for h in hits if h.id in anywhere]
 
 
+# Words a question uses for a well-known predicate besides the predicate's own name (the digest's rules
+# extractor defines these): "where is she based" asks lives_in, "what pets" asks has. Data, so another
+# deployment's predicates can gain theirs in one line.
+PREDICATE_CUES: dict[str, tuple[str, ...]] = {
+    "lives_in": ("live", "lives", "living", "based", "reside", "resides", "home", "city", "town", "address"),
+    "works_at": ("work", "works", "working", "job", "employer", "employed", "company"),
+    "likes": ("like", "likes", "enjoy", "enjoys", "love", "loves", "favourite", "favorite", "fan", "hobby", "hobbies"),
+    "has": ("own", "owns", "pet", "pets"),
+    "name": ("name", "called"),
+    "birthday": ("birthday", "born"),
+}
+
+
 @dataclass
 class _Vocabulary:
     """Subjects and predicate holders per scope, read incrementally (claim ids only grow)."""
@@ -244,6 +257,7 @@ class _Vocabulary:
     speakers: dict[str, set[str]] = field(default_factory=dict)  # scope -> speaker keys of episodes
     holders: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (scope, predicate) -> subjects
     predicates: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> content stems
+    cues: dict[str, frozenset[str]] = field(default_factory=dict)  # name -> stems of words that ask for it
 
 
 @dataclass(frozen=True)
@@ -294,6 +308,9 @@ class ExactLane:
                     p["name"]: tuple(stem(w) for w in words(p["display"].replace("_", " ")) if w not in STOP_WORDS)
                     for p in storage.query("SELECT name, display FROM predicates")
                 }
+                vocab.cues = {
+                    name: frozenset(stem(w) for w in PREDICATE_CUES.get(name, ())) for name in vocab.predicates
+                }
                 vocab.predicates_stamp = stamp
             return vocab
 
@@ -309,7 +326,10 @@ class ExactLane:
                 if gram in known and not (n == 1 and gram in STOP_WORDS):
                     subjects.add(gram)
         stems = {stem(t) for t in tokens}
-        predicates = {name for name, need in vocab.predicates.items() if need and set(need) <= stems}
+        predicates = {
+            name for name, need in vocab.predicates.items()
+            if (need and set(need) <= stems) or vocab.cues.get(name, frozenset()) & stems
+        }
         return NamedSlots(frozenset(subjects), frozenset(predicates), frozenset(subjects & facts))
 
     def lane(self, named: NamedSlots, seen: Visibility) -> list[LaneHit]:
