@@ -361,8 +361,9 @@ END;
 
 CREATE TRIGGER claims_closed_by_latest
 BEFORE UPDATE OF tx_to, closed_by ON claims
-WHEN NEW.closed_by IS NOT (SELECT MAX(id) FROM transactions)
-  OR NEW.tx_to IS NOT (SELECT MAX(tx_time) FROM transactions)
+WHEN NEW.tx_to IS NOT NULL
+ AND (NEW.closed_by IS NOT (SELECT MAX(id) FROM transactions)
+      OR NEW.tx_to IS NOT (SELECT MAX(tx_time) FROM transactions))
 BEGIN
     SELECT RAISE(ABORT, 'factledger: a claim version is closed by the latest transaction, with tx_to equal to its tx_time');
 END;
