@@ -12,194 +12,6 @@
 -- A client can still drop a trigger: what it then writes is found by `factledger verify`, which checks
 -- every row against these rules, this schema against the migrations, and the hash chain below.
 
--- == One timestamp form ==========================================================================
--- GLOB checks the shape, the substr/date pair the hour and the calendar (SQLite's date() alone
--- accepts 2024-02-30; with '+0 days' it normalises it to another date, which the comparison refuses).
-
-CREATE TRIGGER predicates_defined_at_form_insert
-BEFORE INSERT ON predicates
-WHEN NOT (NEW.defined_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.defined_at, 12, 2) < '24' AND date(substr(NEW.defined_at, 1, 10), '+0 days') = substr(NEW.defined_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: predicates.defined_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER transactions_tx_time_form_insert
-BEFORE INSERT ON transactions
-WHEN NOT (NEW.tx_time GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.tx_time, 12, 2) < '24' AND date(substr(NEW.tx_time, 1, 10), '+0 days') = substr(NEW.tx_time, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: transactions.tx_time must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER claims_valid_from_form_insert
-BEFORE INSERT ON claims
-WHEN NOT (NEW.valid_from GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.valid_from, 12, 2) < '24' AND date(substr(NEW.valid_from, 1, 10), '+0 days') = substr(NEW.valid_from, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: claims.valid_from must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER claims_valid_to_form_insert
-BEFORE INSERT ON claims
-WHEN NOT (NEW.valid_to GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.valid_to, 12, 2) < '24' AND date(substr(NEW.valid_to, 1, 10), '+0 days') = substr(NEW.valid_to, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: claims.valid_to must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER claims_tx_from_form_insert
-BEFORE INSERT ON claims
-WHEN NOT (NEW.tx_from GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.tx_from, 12, 2) < '24' AND date(substr(NEW.tx_from, 1, 10), '+0 days') = substr(NEW.tx_from, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: claims.tx_from must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER claims_tx_to_form_update
-BEFORE UPDATE OF tx_to ON claims
-WHEN NOT (NEW.tx_to GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.tx_to, 12, 2) < '24' AND date(substr(NEW.tx_to, 1, 10), '+0 days') = substr(NEW.tx_to, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: claims.tx_to must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER tombstones_erased_at_form_insert
-BEFORE INSERT ON tombstones
-WHEN NOT (NEW.erased_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.erased_at, 12, 2) < '24' AND date(substr(NEW.erased_at, 1, 10), '+0 days') = substr(NEW.erased_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: tombstones.erased_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER journal_said_at_form_insert
-BEFORE INSERT ON journal
-WHEN NOT (NEW.said_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.said_at, 12, 2) < '24' AND date(substr(NEW.said_at, 1, 10), '+0 days') = substr(NEW.said_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: journal.said_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER journal_appended_at_form_insert
-BEFORE INSERT ON journal
-WHEN NOT (NEW.appended_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.appended_at, 12, 2) < '24' AND date(substr(NEW.appended_at, 1, 10), '+0 days') = substr(NEW.appended_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: journal.appended_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER journal_digested_at_form_insert
-BEFORE INSERT ON journal
-WHEN NOT (NEW.digested_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.digested_at, 12, 2) < '24' AND date(substr(NEW.digested_at, 1, 10), '+0 days') = substr(NEW.digested_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: journal.digested_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER journal_digested_at_form_update
-BEFORE UPDATE OF digested_at ON journal
-WHEN NOT (NEW.digested_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.digested_at, 12, 2) < '24' AND date(substr(NEW.digested_at, 1, 10), '+0 days') = substr(NEW.digested_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: journal.digested_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER proposals_valid_from_form_insert
-BEFORE INSERT ON proposals
-WHEN NOT (NEW.valid_from GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.valid_from, 12, 2) < '24' AND date(substr(NEW.valid_from, 1, 10), '+0 days') = substr(NEW.valid_from, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: proposals.valid_from must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER proposals_valid_to_form_insert
-BEFORE INSERT ON proposals
-WHEN NOT (NEW.valid_to GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.valid_to, 12, 2) < '24' AND date(substr(NEW.valid_to, 1, 10), '+0 days') = substr(NEW.valid_to, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: proposals.valid_to must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER proposals_created_at_form_insert
-BEFORE INSERT ON proposals
-WHEN NOT (NEW.created_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.created_at, 12, 2) < '24' AND date(substr(NEW.created_at, 1, 10), '+0 days') = substr(NEW.created_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: proposals.created_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER proposals_decided_at_form_insert
-BEFORE INSERT ON proposals
-WHEN NOT (NEW.decided_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.decided_at, 12, 2) < '24' AND date(substr(NEW.decided_at, 1, 10), '+0 days') = substr(NEW.decided_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: proposals.decided_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER proposals_decided_at_form_update
-BEFORE UPDATE OF decided_at ON proposals
-WHEN NOT (NEW.decided_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.decided_at, 12, 2) < '24' AND date(substr(NEW.decided_at, 1, 10), '+0 days') = substr(NEW.decided_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: proposals.decided_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER rejections_rejected_at_form_insert
-BEFORE INSERT ON rejections
-WHEN NOT (NEW.rejected_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.rejected_at, 12, 2) < '24' AND date(substr(NEW.rejected_at, 1, 10), '+0 days') = substr(NEW.rejected_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: rejections.rejected_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER rejections_lifted_at_form_insert
-BEFORE INSERT ON rejections
-WHEN NOT (NEW.lifted_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.lifted_at, 12, 2) < '24' AND date(substr(NEW.lifted_at, 1, 10), '+0 days') = substr(NEW.lifted_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: rejections.lifted_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER rejections_lifted_at_form_update
-BEFORE UPDATE OF lifted_at ON rejections
-WHEN NOT (NEW.lifted_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.lifted_at, 12, 2) < '24' AND date(substr(NEW.lifted_at, 1, 10), '+0 days') = substr(NEW.lifted_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: rejections.lifted_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER confirmations_confirmed_at_form_insert
-BEFORE INSERT ON confirmations
-WHEN NOT (NEW.confirmed_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.confirmed_at, 12, 2) < '24' AND date(substr(NEW.confirmed_at, 1, 10), '+0 days') = substr(NEW.confirmed_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: confirmations.confirmed_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER confirmations_lifted_at_form_insert
-BEFORE INSERT ON confirmations
-WHEN NOT (NEW.lifted_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.lifted_at, 12, 2) < '24' AND date(substr(NEW.lifted_at, 1, 10), '+0 days') = substr(NEW.lifted_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: confirmations.lifted_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER confirmations_lifted_at_form_update
-BEFORE UPDATE OF lifted_at ON confirmations
-WHEN NOT (NEW.lifted_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.lifted_at, 12, 2) < '24' AND date(substr(NEW.lifted_at, 1, 10), '+0 days') = substr(NEW.lifted_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: confirmations.lifted_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
-CREATE TRIGGER recall_index_state_flagged_at_form_update
-BEFORE UPDATE OF flagged_at ON recall_index_state
-WHEN NOT (NEW.flagged_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
-         AND substr(NEW.flagged_at, 12, 2) < '24' AND date(substr(NEW.flagged_at, 1, 10), '+0 days') = substr(NEW.flagged_at, 1, 10))
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: recall_index_state.flagged_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
-END;
-
 -- == Transactions: append-only, in order, of known principals, not from the future ===============
 
 DROP TRIGGER transactions_no_delete;
@@ -336,13 +148,6 @@ END;
 
 -- == Claims: opened and closed only by the latest transaction, deleted only by a recorded erase ====
 
-CREATE TRIGGER claims_insert_open
-BEFORE INSERT ON claims
-WHEN NEW.tx_to IS NOT NULL OR NEW.closed_by IS NOT NULL
-BEGIN
-    SELECT RAISE(ABORT, 'factledger: a claim version is inserted open (tx_to NULL); a later transaction closes it');
-END;
-
 CREATE TRIGGER claims_opened_by_latest
 BEFORE INSERT ON claims
 WHEN NEW.opened_by IS NOT (SELECT MAX(id) FROM transactions)
@@ -387,6 +192,14 @@ WHEN EXISTS (
        AND NEW.valid_from < COALESCE(c.valid_to, '9999-12-31T23:59:59.999999Z'))
 BEGIN
     SELECT RAISE(ABORT, 'factledger: valid-time overlap in a slot');
+END;
+
+-- After the overlap and latest-transaction checks, so that it runs before them.
+CREATE TRIGGER claims_insert_open
+BEFORE INSERT ON claims
+WHEN NEW.tx_to IS NOT NULL OR NEW.closed_by IS NOT NULL
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: a claim version is inserted open (tx_to NULL); a later transaction closes it');
 END;
 
 -- The gate alone no longer opens the door: the version must be recorded as erased by the latest
@@ -446,4 +259,195 @@ WHEN NEW.name IS NOT OLD.name
   OR NEW.defined_at IS NOT OLD.defined_at
 BEGIN
     SELECT RAISE(ABORT, 'factledger: a predicate''s name, display, cardinality and defined_at are fixed; only its template and description change');
+END;
+
+-- == One timestamp form ==========================================================================
+-- Created last: SQLite runs the most recent trigger first, so a malformed time is reported as such
+-- before any rule that compares it.
+-- GLOB checks the shape, the substr/date pair the hour and the calendar (SQLite's date() alone
+-- accepts 2024-02-30; with '+0 days' it normalises it to another date, which the comparison refuses;
+-- IS, not =, because date() of a month 13 is NULL).
+
+CREATE TRIGGER predicates_defined_at_form_insert
+BEFORE INSERT ON predicates
+WHEN NOT (NEW.defined_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.defined_at, 12, 2) < '24' AND date(substr(NEW.defined_at, 1, 10), '+0 days') IS substr(NEW.defined_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: predicates.defined_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER transactions_tx_time_form_insert
+BEFORE INSERT ON transactions
+WHEN NOT (NEW.tx_time GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.tx_time, 12, 2) < '24' AND date(substr(NEW.tx_time, 1, 10), '+0 days') IS substr(NEW.tx_time, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: transactions.tx_time must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER claims_valid_from_form_insert
+BEFORE INSERT ON claims
+WHEN NOT (NEW.valid_from GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.valid_from, 12, 2) < '24' AND date(substr(NEW.valid_from, 1, 10), '+0 days') IS substr(NEW.valid_from, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: claims.valid_from must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER claims_valid_to_form_insert
+BEFORE INSERT ON claims
+WHEN NOT (NEW.valid_to GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.valid_to, 12, 2) < '24' AND date(substr(NEW.valid_to, 1, 10), '+0 days') IS substr(NEW.valid_to, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: claims.valid_to must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER claims_tx_from_form_insert
+BEFORE INSERT ON claims
+WHEN NOT (NEW.tx_from GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.tx_from, 12, 2) < '24' AND date(substr(NEW.tx_from, 1, 10), '+0 days') IS substr(NEW.tx_from, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: claims.tx_from must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER claims_tx_to_form_update
+BEFORE UPDATE OF tx_to ON claims
+WHEN NOT (NEW.tx_to GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.tx_to, 12, 2) < '24' AND date(substr(NEW.tx_to, 1, 10), '+0 days') IS substr(NEW.tx_to, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: claims.tx_to must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER tombstones_erased_at_form_insert
+BEFORE INSERT ON tombstones
+WHEN NOT (NEW.erased_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.erased_at, 12, 2) < '24' AND date(substr(NEW.erased_at, 1, 10), '+0 days') IS substr(NEW.erased_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: tombstones.erased_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER journal_said_at_form_insert
+BEFORE INSERT ON journal
+WHEN NOT (NEW.said_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.said_at, 12, 2) < '24' AND date(substr(NEW.said_at, 1, 10), '+0 days') IS substr(NEW.said_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: journal.said_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER journal_appended_at_form_insert
+BEFORE INSERT ON journal
+WHEN NOT (NEW.appended_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.appended_at, 12, 2) < '24' AND date(substr(NEW.appended_at, 1, 10), '+0 days') IS substr(NEW.appended_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: journal.appended_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER journal_digested_at_form_insert
+BEFORE INSERT ON journal
+WHEN NOT (NEW.digested_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.digested_at, 12, 2) < '24' AND date(substr(NEW.digested_at, 1, 10), '+0 days') IS substr(NEW.digested_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: journal.digested_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER journal_digested_at_form_update
+BEFORE UPDATE OF digested_at ON journal
+WHEN NOT (NEW.digested_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.digested_at, 12, 2) < '24' AND date(substr(NEW.digested_at, 1, 10), '+0 days') IS substr(NEW.digested_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: journal.digested_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER proposals_valid_from_form_insert
+BEFORE INSERT ON proposals
+WHEN NOT (NEW.valid_from GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.valid_from, 12, 2) < '24' AND date(substr(NEW.valid_from, 1, 10), '+0 days') IS substr(NEW.valid_from, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: proposals.valid_from must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER proposals_valid_to_form_insert
+BEFORE INSERT ON proposals
+WHEN NOT (NEW.valid_to GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.valid_to, 12, 2) < '24' AND date(substr(NEW.valid_to, 1, 10), '+0 days') IS substr(NEW.valid_to, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: proposals.valid_to must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER proposals_created_at_form_insert
+BEFORE INSERT ON proposals
+WHEN NOT (NEW.created_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.created_at, 12, 2) < '24' AND date(substr(NEW.created_at, 1, 10), '+0 days') IS substr(NEW.created_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: proposals.created_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER proposals_decided_at_form_insert
+BEFORE INSERT ON proposals
+WHEN NOT (NEW.decided_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.decided_at, 12, 2) < '24' AND date(substr(NEW.decided_at, 1, 10), '+0 days') IS substr(NEW.decided_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: proposals.decided_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER proposals_decided_at_form_update
+BEFORE UPDATE OF decided_at ON proposals
+WHEN NOT (NEW.decided_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.decided_at, 12, 2) < '24' AND date(substr(NEW.decided_at, 1, 10), '+0 days') IS substr(NEW.decided_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: proposals.decided_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER rejections_rejected_at_form_insert
+BEFORE INSERT ON rejections
+WHEN NOT (NEW.rejected_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.rejected_at, 12, 2) < '24' AND date(substr(NEW.rejected_at, 1, 10), '+0 days') IS substr(NEW.rejected_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: rejections.rejected_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER rejections_lifted_at_form_insert
+BEFORE INSERT ON rejections
+WHEN NOT (NEW.lifted_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.lifted_at, 12, 2) < '24' AND date(substr(NEW.lifted_at, 1, 10), '+0 days') IS substr(NEW.lifted_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: rejections.lifted_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER rejections_lifted_at_form_update
+BEFORE UPDATE OF lifted_at ON rejections
+WHEN NOT (NEW.lifted_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.lifted_at, 12, 2) < '24' AND date(substr(NEW.lifted_at, 1, 10), '+0 days') IS substr(NEW.lifted_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: rejections.lifted_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER confirmations_confirmed_at_form_insert
+BEFORE INSERT ON confirmations
+WHEN NOT (NEW.confirmed_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.confirmed_at, 12, 2) < '24' AND date(substr(NEW.confirmed_at, 1, 10), '+0 days') IS substr(NEW.confirmed_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: confirmations.confirmed_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER confirmations_lifted_at_form_insert
+BEFORE INSERT ON confirmations
+WHEN NOT (NEW.lifted_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.lifted_at, 12, 2) < '24' AND date(substr(NEW.lifted_at, 1, 10), '+0 days') IS substr(NEW.lifted_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: confirmations.lifted_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER confirmations_lifted_at_form_update
+BEFORE UPDATE OF lifted_at ON confirmations
+WHEN NOT (NEW.lifted_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.lifted_at, 12, 2) < '24' AND date(substr(NEW.lifted_at, 1, 10), '+0 days') IS substr(NEW.lifted_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: confirmations.lifted_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
+END;
+
+CREATE TRIGGER recall_index_state_flagged_at_form_update
+BEFORE UPDATE OF flagged_at ON recall_index_state
+WHEN NOT (NEW.flagged_at GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9][0-9][0-9][0-9]Z'
+         AND substr(NEW.flagged_at, 12, 2) < '24' AND date(substr(NEW.flagged_at, 1, 10), '+0 days') IS substr(NEW.flagged_at, 1, 10))
+BEGIN
+    SELECT RAISE(ABORT, 'factledger: recall_index_state.flagged_at must be a UTC timestamp YYYY-MM-DDTHH:MM:SS.ffffffZ');
 END;
