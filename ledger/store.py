@@ -394,7 +394,8 @@ class Ledger:
 
     def __init__(self, storage: Storage, *, clock: Callable[[], str] = utc_now):
         self.storage = storage
-        self.clock = clock
+        # Every stored timestamp has one form (the schema checks it): an injected clock's text is normalised.
+        self.clock = clock if clock is utc_now else (lambda: parse_time(clock(), "clock"))
         self._predicates: dict[str, Predicate] | None = None
         self._data_version: int | None = None
         self._visible = visibility_predicate("sqlite")
