@@ -241,3 +241,16 @@ def test_backup_refuses_an_existing_file_unless_forced(built: Path, tmp_path: Pa
     finally:
         ledger.close()
     assert [p.name for p in tmp_path.iterdir() if "partial" in p.name] == []
+
+
+def test_the_integrity_benchmark_runs_at_toy_size(capsys) -> None:
+    """evals/bench_integrity.py end to end (figures are not checked: this is not a timed test)."""
+    import importlib.util
+
+    bench_path = Path(__file__).resolve().parents[2] / "evals" / "bench_integrity.py"
+    spec = importlib.util.spec_from_file_location("bench_integrity", bench_path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    figures = bench.main(["--versions", "300", "--one-op", "10", "--rounds", "1", "--json"])
+    assert figures["verify_ok"] and figures["claim_versions"] == 310
+    assert figures["batch_ops_per_s"] > 0 and figures["baseline_one_op_tx_per_s"] > 0
