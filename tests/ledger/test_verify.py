@@ -254,3 +254,17 @@ def test_the_integrity_benchmark_runs_at_toy_size(capsys) -> None:
     figures = bench.main(["--versions", "300", "--one-op", "10", "--rounds", "1", "--json"])
     assert figures["verify_ok"] and figures["claim_versions"] == 320  # each supersede: a remainder and the new value
     assert figures["batch_ops_per_s"] > 0 and figures["baseline_one_op_tx_per_s"] > 0
+
+
+def test_a_malformed_tx_time_a_raw_client_left_is_a_clear_error(built: Path) -> None:
+    """Before 0006 a 'zzzz' transaction made every later write crash with a raw ValueError."""
+    raw(built, *drop("transactions_tx_time_form_insert", "transactions_not_ahead"),
+        "INSERT INTO transactions (tx_time, principal) VALUES ('zzzz', 'operator:mallory')")
+    ledger = Ledger.open(built)
+    try:
+        with pytest.raises(ValidationError) as refused:
+            with ledger.transaction(principal="agent:hermes") as tx:
+                tx.add("home", "Ann", "likes", "tea")
+        assert refused.value.field == "tx_time" and "verify" in refused.value.message
+    finally:
+        ledger.close()
