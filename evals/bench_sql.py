@@ -128,6 +128,21 @@ def build_ledger(path: Path, versions: int, *, seed: int = 7, progress: bool = T
         reason = {"add": "said in conversation", "supersede": "user corrected it", "retract": "no longer true"}[kind]
         transactions.append((tx_time, principal, reason, json.dumps([f"journal:{tx_index + 1}"])))
     rows = rows[:versions]  # the last change may have written one version past the target
+    # Written as plain statements in the order the schema demands (0006_integrity.sql): each transaction,
+    # then the versions it closes, then the ones it opens. Row i gets claim id i + 1. (No hash chain is
+    # written: `factledger verify` reports such a file as written outside factledger.)
+    opened: dict[int, list[tuple]] = {}
+    closing: dict[int, list[int]] = {}
+    for number, r in enumerate(rows, start=1):
+        opened.setdefault(r.tx_index, []).append(
+            (
+                r.scope, r.subject, r.subject.title() if r.subject != "user" else "User", r.predicate, r.cardinality,
+                r.value, r.value, r.valid_from, r.valid_to, transactions[r.tx_index][0], r.tx_index + 1,
+                json.dumps([f"journal:{r.tx_index + 1}"]),
+            )
+        )
+        if r.closed_index is not None:
+            closing.setdefault(r.closed_index, []).append(number)
     ledger = Ledger.open(path)
     storage = ledger.storage
     started = time.perf_counter()
@@ -137,24 +152,21 @@ def build_ledger(path: Path, versions: int, *, seed: int = 7, progress: bool = T
             [(p, p, "one", "{subject} " + p.replace("_", " ") + " {value}", "2022-12-31T00:00:00.000000Z") for p in ONE_PREDICATES]
             + [(p, p, "many", "{subject} " + p.replace("_", " ") + " {value}", "2022-12-31T00:00:00.000000Z") for p in MANY_PREDICATES],
         )
-        storage.executemany(
-            "INSERT INTO transactions (id, tx_time, principal, reason, sources) VALUES (?, ?, ?, ?, ?)",
-            [(i + 1, *t) for i, t in enumerate(transactions)],
-        )
-        storage.executemany(
-            "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from,"
-            " valid_to, tx_from, tx_to, opened_by, closed_by, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                (
-                    r.scope, r.subject, r.subject.title() if r.subject != "user" else "User", r.predicate, r.cardinality,
-                    r.value, r.value, r.valid_from, r.valid_to, transactions[r.tx_index][0],
-                    None if r.closed_index is None else transactions[r.closed_index][0],
-                    r.tx_index + 1, None if r.closed_index is None else r.closed_index + 1,
-                    json.dumps([f"journal:{r.tx_index + 1}"]),
+        for tx_index, tx in enumerate(transactions):
+            storage.execute(
+                "INSERT INTO transactions (id, tx_time, principal, reason, sources) VALUES (?, ?, ?, ?, ?)", (tx_index + 1, *tx)
+            )
+            if tx_index in closing:
+                storage.executemany(
+                    "UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?",
+                    [(tx[0], tx_index + 1, claim_id) for claim_id in closing[tx_index]],
                 )
-                for r in rows
-            ),
-        )
+            if tx_index in opened:
+                storage.executemany(
+                    "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from,"
+                    " valid_to, tx_from, opened_by, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    opened[tx_index],
+                )
     if progress:
         print(f"built {len(rows):,} versions, {len(transactions):,} transactions in {time.perf_counter() - started:.1f} s")
     ledger.close()

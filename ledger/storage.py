@@ -136,6 +136,28 @@ class Storage:
                         self._conn.execute("ROLLBACK")
                     raise _translate(exc) from None
 
+    @contextmanager
+    def snapshot(self) -> Iterator["Storage"]:
+        """Reads that see one committed state (a deferred read transaction; in WAL mode writers go on).
+        Holds this connection's lock throughout; inside a write transaction it is just that transaction."""
+        with self._lock:
+            if self._depth > 0 or self._conn.in_transaction:
+                yield self
+                return
+            try:
+                self._conn.execute("BEGIN")
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+                try:
+                    self._conn.execute("COMMIT")
+                except sqlite3.Error:
+                    self._conn.execute("ROLLBACK")
+
     @property
     def in_transaction(self) -> bool:
         return self._depth > 0
@@ -201,6 +223,8 @@ class Storage:
                 destination = sqlite3.connect(str(target))
                 try:
                     self._conn.backup(destination)
+                    # One self-contained file: the copy keeps no WAL of its own, so it opens read-only anywhere.
+                    destination.execute("PRAGMA journal_mode = DELETE")
                 finally:
                     destination.close()
             except sqlite3.Error as exc:

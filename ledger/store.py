@@ -13,19 +13,24 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 from factledger.schema import visibility_predicate
 
+from . import chain
 from . import portion as algebra
 from .errors import ErasedError, IntegrityError, NotFoundError, PermissionDenied, ValidationError
 from .keys import content_hash, key, predicate_key
 from .model import PRINCIPAL_KINDS, Cardinality, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .storage import Storage
-from .times import END_OF_TIME, next_after, parse_optional, parse_time, utc_now
+from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
 
 _PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
 DEFAULT_TEMPLATE = "{subject} {predicate} {value}"
+# How far an explicit (import) tx_time may lie ahead of the clock. A later one would make every write
+# dated by the clock land after it (tx time only increases). 0006_integrity.sql holds the same bound.
+MAX_CLOCK_SKEW = timedelta(minutes=5)
 
 SlotKey = tuple[str, str, str]  # (scope, subject_key, predicate)
 
@@ -101,6 +106,7 @@ class LedgerTx:
         self._defined: dict[str, Predicate] = {}
         self._ops: list[OpResult] = []
         self._provenance: list[tuple[int, int, str]] = []  # (claim id, tx id, source) for no-op writes
+        self._erasing: list[int] = []  # versions this (erase) transaction removes, named in its chain row
         self._has_tombstones = ledger.storage.one("SELECT 1 FROM tombstones LIMIT 1") is not None
         self.result: TxResult | None = None
 
@@ -285,6 +291,11 @@ class LedgerTx:
         _sources(source)  # validated; a retraction writes only remainders, which keep their own source
         return self._apply(slot, algebra.retract(slot.current, value_key, span), "retract")
 
+    def record_erasure(self, claim_ids: Iterable[int]) -> None:
+        """Name the versions this transaction erases (Ledger.erase): its chain row records them, and the
+        schema lets exactly these be deleted, right after, in the same SQLite transaction."""
+        self._erasing.extend(claim_ids)
+
     # -- commit ---------------------------------------------------------------------------------
 
     def _flush(self) -> TxResult:
@@ -383,10 +394,12 @@ class Ledger:
 
     def __init__(self, storage: Storage, *, clock: Callable[[], str] = utc_now):
         self.storage = storage
-        self.clock = clock
+        # Every stored timestamp has one form (the schema checks it): an injected clock's text is normalised.
+        self.clock = clock if clock is utc_now else (lambda: parse_time(clock(), "clock"))
         self._predicates: dict[str, Predicate] | None = None
         self._data_version: int | None = None
         self._visible = visibility_predicate("sqlite")
+        chain.backfill(storage)  # a ledger from before the chain is hashed once, as it stands
 
     @classmethod
     def open(cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now) -> "Ledger":
@@ -453,12 +466,7 @@ class Ledger:
             self._sync_predicates()
             last = self.last_tx_time()
             if tx_time is not None:
-                stamp = parse_time(tx_time, "tx_time")
-                if last is not None and stamp <= last:
-                    raise ValidationError(
-                        f"{stamp} is not later than the last transaction ({last}); explicit tx times must increase",
-                        field="tx_time",
-                    )
+                stamp = self._explicit_tx_time(tx_time, principal, last)
             else:
                 stamp = self.clock()
                 if last is not None and stamp <= last:  # the wall clock stepped back or stood still
@@ -471,11 +479,35 @@ class Ledger:
             try:
                 yield tx
                 tx.result = tx._flush()
+                record = Transaction(tx_id, stamp, principal, reason, refs)
+                chain.record(self.storage, record, tx.result.opened, tx.result.closed, tx._erasing)
             except BaseException:
                 self._predicates = None  # definitions made in the failed transaction are gone
                 raise
         if tx._defined:
             self._predicates = None
+
+    def _explicit_tx_time(self, tx_time: object, principal: str, last: str | None) -> str:
+        """DESIGN §2 and §8: explicit tx times are for imports, increase, and do not run ahead of the clock."""
+        if not principal.startswith("import:"):
+            raise ValidationError(
+                f"an explicit tx_time is only for imports (principal import:<source>), not {principal}; "
+                "leave it out and the ledger dates the transaction",
+                field="tx_time",
+            )
+        stamp = parse_time(tx_time, "tx_time")
+        if last is not None and stamp <= last:
+            raise ValidationError(
+                f"{stamp} is not later than the last transaction ({last}); explicit tx times must increase",
+                field="tx_time",
+            )
+        now = self.clock()
+        if to_datetime(stamp) > to_datetime(now) + MAX_CLOCK_SKEW:
+            raise ValidationError(
+                f"{stamp} is ahead of the clock ({now}) by more than {int(MAX_CLOCK_SKEW.total_seconds() // 60)} minutes",
+                field="tx_time",
+            )
+        return stamp
 
     # -- reads ----------------------------------------------------------------------------------
 
@@ -604,10 +636,10 @@ class Ledger:
             rows = [ClaimVersion.from_row(r) for r in self.storage.query(sql, params)]
             if not rows:
                 raise NotFoundError("nothing to erase: no version matches", field="value" if value else "subject")
-            with self.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
-                pass
-            self.storage.execute("INSERT INTO erase_gate (id, principal) VALUES (1, ?)", (principal,))
             ids = [r.id for r in rows]
+            with self.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
+                tx.record_erasure(ids)
+            self.storage.execute("INSERT INTO erase_gate (id, principal) VALUES (1, ?)", (principal,))
             repeated = [
                 row[0]
                 for row in self.storage.query(

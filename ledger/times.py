@@ -88,7 +88,14 @@ def to_datetime(text: str) -> datetime:
 def next_after(text: str) -> str:
     """The smallest timestamp later than `text` (one microsecond on)."""
     try:
-        return format_time(to_datetime(text) + timedelta(microseconds=1))
+        moment = to_datetime(text)
+    except ValueError:  # only a client that bypassed the schema's checks can have stored it
+        raise ValidationError(
+            f"the last transaction's tx_time {text!r} is not a timestamp; `factledger verify` lists such rows",
+            field="tx_time",
+        ) from None
+    try:
+        return format_time(moment + timedelta(microseconds=1))
     except OverflowError:
         raise ValidationError(f"no timestamp is later than {text}", field="tx_time") from None
 

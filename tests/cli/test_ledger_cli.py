@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -83,10 +84,17 @@ def test_apply_prints_one_object_per_transaction(run, tmp_path):
     assert [o["tx_time"] for o in objects] == sorted(o["tx_time"] for o in objects)
 
 
+def _soon() -> str:
+    """An explicit tx_time the ledger accepts after `seeded`'s writes: later than them, and within the
+    five minutes an import may run ahead of the clock (DESIGN §8)."""
+    return (datetime.now(timezone.utc) + timedelta(minutes=2)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+
 def test_consecutive_lines_with_one_tx_label_are_one_transaction(seeded):
+    soon = _soon()
     lines = [
         {"op": "supersede", "scope": "s", "subject": "Ann", "predicate": "lives_in", "value": "Berlin",
-         "valid_from": "2024-06-01", "tx": "move", "tx_time": "2030-01-01T00:00:00Z", "reason": "moved",
+         "valid_from": "2024-06-01", "tx": "move", "tx_time": soon[:19] + "Z", "reason": "moved",
          "principal": "import:crm", "source": "crm:17"},
         {"op": "supersede", "scope": "s", "subject": "Ann", "predicate": "likes", "value": "blues",
          "replaces": "jazz", "valid_from": "2024-06-01", "tx": "move"},
@@ -96,7 +104,7 @@ def test_consecutive_lines_with_one_tx_label_are_one_transaction(seeded):
     result = seeded("apply", "-", input=jsonl(lines))
     assert result.exit_code == 0, result.output
     move, later = output_objects(result)
-    assert move["tx_time"] == "2030-01-01T00:00:00.000000Z"
+    assert move["tx_time"] == soon
     assert (move["principal"], move["reason"]) == ("import:crm", "moved")
     assert sorted((v["value"], v["valid_from"][:10], v["valid_to"] and v["valid_to"][:10]) for v in move["opened"]) == [
         ("Berlin", "2024-06-01", None), ("Paris", "2024-01-01", "2024-06-01"),
@@ -109,8 +117,9 @@ def test_consecutive_lines_with_one_tx_label_are_one_transaction(seeded):
 
 
 def test_later_lines_of_a_transaction_may_repeat_its_fields(seeded):
-    lines = [dict(JAZZ, value="folk", tx="t", tx_time="2030-01-01", reason="r"),
-             dict(JAZZ, value="rock", tx="t", tx_time="2030-01-01T00:00:00Z", reason="r")]
+    soon = _soon()
+    lines = [dict(JAZZ, value="folk", tx="t", tx_time=soon, reason="r", principal="import:x"),
+             dict(JAZZ, value="rock", tx="t", tx_time=soon[:19] + "Z", reason="r")]
     result = seeded("apply", "-", input=jsonl(lines))
     assert result.exit_code == 0, result.output
     (obj,) = output_objects(result)

@@ -10,14 +10,22 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from factledger.ledger import Ledger
+from factledger.ledger import Ledger, parse_time
 
 NOW = "2025-01-01T00:00:00.000000Z"
 
 
 def build_history(path: Path) -> None:
-    """Ann moves Paris → Rome, a correction puts Oslo inside; likes come and go; Bob in another scope."""
-    ledger = Ledger.open(path, clock=lambda: NOW)
+    """Ann moves Paris → Rome, a correction puts Oslo inside; likes come and go; Bob in another scope.
+
+    Only the import carries an explicit tx_time (DESIGN §8); the later writers are dated by a clock set
+    to each moment, as if they happened then."""
+    moment = ["2024-01-10T00:00:00.000000Z"]
+    ledger = Ledger.open(path, clock=lambda: moment[0])
+
+    def at(when: str) -> None:
+        moment[0] = parse_time(when)
+
     try:
         with ledger.transaction(principal="import:crm", reason="first import", tx_time="2024-01-10") as tx:
             tx.define("lives_in", "one", template="{subject} lives in {value}")
@@ -26,15 +34,20 @@ def build_history(path: Path) -> None:
             tx.add("home", "Ann", "lives_in", "Paris", valid_from="2023-01-01", source="turn:1")
             tx.add("home", "Ann", "likes", "jazz", valid_from="2020-01-01")
             tx.add("work", "Bob", "works_at", "Acme", valid_from="2022-06-01")
-        with ledger.transaction(principal="digest:rules", reason="moved", tx_time="2024-03-01") as tx:
+        at("2024-03-01")
+        with ledger.transaction(principal="digest:rules", reason="moved") as tx:
             tx.supersede("home", "Ann", "lives_in", "Rome", valid_from="2024-02-01", source="turn:7")
-        with ledger.transaction(principal="agent:hermes", reason="summer", tx_time="2024-06-01T12:00:00+02:00") as tx:
+        at("2024-06-01T12:00:00+02:00")
+        with ledger.transaction(principal="agent:hermes", reason="summer") as tx:
             tx.add("home", "Ann", "likes", "blues", valid_from="2024-05-01", valid_to="2024-08-01")
-        with ledger.transaction(principal="digest:rules", reason="stopped", tx_time="2024-09-01") as tx:
+        at("2024-09-01")
+        with ledger.transaction(principal="digest:rules", reason="stopped") as tx:
             tx.retract("home", "Ann", "likes", "jazz", valid_from="2024-07-01")
-        with ledger.transaction(principal="operator:alice", reason="correction", tx_time="2024-10-01") as tx:
+        at("2024-10-01")
+        with ledger.transaction(principal="operator:alice", reason="correction") as tx:
             tx.supersede("home", "Ann", "lives_in", "Oslo", valid_from="2024-02-15", valid_to="2024-04-01")
-        with ledger.transaction(principal="digest:rules", reason="new job", tx_time="2024-11-15") as tx:
+        at("2024-11-15")
+        with ledger.transaction(principal="digest:rules", reason="new job") as tx:
             tx.supersede("work", "Bob", "works_at", "Initech", valid_from="2024-11-01")
     finally:
         ledger.close()

@@ -22,10 +22,12 @@ def seeded(fresh_ledger, ledger_path):
 
 
 def _insert(conn, **overrides):
+    """A version as the latest transaction (1) would open it, so only the named fault is refused."""
+    (tx_time,) = conn.execute("SELECT tx_time FROM transactions WHERE id = 1").fetchone()
     row = dict(
         scope="s", subject_key="user", subject="user", predicate="lives_in", cardinality="one",
         value="Rome", value_key="rome", valid_from="2030-01-01T00:00:00.000000Z", valid_to=None,
-        tx_from="2030-01-01T00:00:00.000000Z", tx_to=None, opened_by=1, closed_by=None,
+        tx_from=tx_time, tx_to=None, opened_by=1, closed_by=None,
     )
     row.update(overrides)
     cols = ", ".join(row)
@@ -43,9 +45,10 @@ REFUSALS = [
     ("valid_from not before valid_to",
      lambda c: _insert(c, subject_key="other", valid_from="2031-01-01T00:00:00.000000Z",
                        valid_to="2030-01-01T00:00:00.000000Z"), "CHECK"),
-    ("tx_from not before tx_to",
+    # Inserted closed at all (so tx_from < tx_to, a CHECK, cannot even be reached by an insert).
+    ("a version inserted closed",
      lambda c: _insert(c, valid_from="1990-01-01T00:00:00.000000Z", valid_to="1991-01-01T00:00:00.000000Z",
-                       tx_to="2029-01-01T00:00:00.000000Z", closed_by=1), "CHECK"),
+                       tx_to="2029-01-01T00:00:00.000000Z", closed_by=1), "inserted open"),
     ("changing a value in place", "UPDATE claims SET value = 'Rome' WHERE id = 1", "append-only"),
     ("changing valid time in place", "UPDATE claims SET valid_to = '2024-02-01T00:00:00.000000Z' WHERE id = 1", "append-only"),
     ("re-opening a closed version", "UPDATE claims SET tx_to = NULL, closed_by = NULL WHERE id = 1", "append-only"),
@@ -55,7 +58,8 @@ REFUSALS = [
     ("a transaction earlier than the last",
      "INSERT INTO transactions (tx_time, principal) VALUES ('2000-01-01T00:00:00.000000Z', 'operator:x')", "later"),
     ("a principal of no known form",
-     "INSERT INTO transactions (tx_time, principal) VALUES ('2999-01-01T00:00:00.000000Z', 'nobody')", "CHECK"),
+     "INSERT INTO transactions (tx_time, principal) VALUES (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '999Z', 'nobody')",
+     "principal"),
     ("changing a used predicate's cardinality", "UPDATE predicates SET cardinality = 'many' WHERE name = 'lives_in'", "cardinality"),
 ]
 
@@ -74,8 +78,9 @@ def test_database_refuses(seeded, what, statement, fragment):
 
 
 def test_closing_tx_to_once_is_the_one_allowed_update(seeded):
-    seeded.execute("INSERT INTO transactions (tx_time, principal) VALUES ('2999-01-01T00:00:00.000000Z', 'operator:x')")
-    seeded.execute("UPDATE claims SET tx_to = '2999-01-01T00:00:00.000000Z', closed_by = 2 WHERE id = 1")
+    seeded.execute("INSERT INTO transactions (tx_time, principal) VALUES (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '999Z', 'operator:x')")
+    (later,) = seeded.execute("SELECT tx_time FROM transactions WHERE id = 2").fetchone()
+    seeded.execute("UPDATE claims SET tx_to = ?, closed_by = 2 WHERE id = 1", (later,))
     with pytest.raises(sqlite3.IntegrityError):
         seeded.execute("UPDATE claims SET tx_to = '2999-06-01T00:00:00.000000Z' WHERE id = 1")
 

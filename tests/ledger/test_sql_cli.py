@@ -111,6 +111,10 @@ def test_export_writes_every_table_consistently(history_path: Path, tmp_path: Pa
         "schema_migrations": counts["schema_migrations"],
         "tombstones": 0,
         "claim_provenance": 0,
+        # the hash chain (0006_integrity.sql): a hash per version, a link per transaction
+        "version_hashes": 12,
+        "tx_chain": 6,
+        "chain_start": 1,
         # the digest's tables, empty in this history
         "journal": 0,
         "proposals": 0,

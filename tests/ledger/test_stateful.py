@@ -29,6 +29,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from factledger.ledger import ConflictError, Ledger, LedgerError, NotFoundError, ValidationError
 from factledger.ledger.ops import Batch, LineError, apply_batch, parse_operation
+from factledger.ledger.store import MAX_CLOCK_SKEW
 from tests.strategies import DEFINE_LINES, GRID, PROBE_TIMES, SCOPES, SETUP_TX_TIME, SLOTS, Slot, canonical, operations
 
 PROFILES = {
@@ -110,10 +111,13 @@ class PointModel:
 
     # -- one transaction ---------------------------------------------------------------------------
 
-    def tx_time_for(self, explicit: str | None, clock_now: str) -> str:
-        """DESIGN §2: strictly increasing; explicit times must be later than the last one."""
+    def tx_time_for(self, explicit: str | None, clock_now: str, principal: str) -> str:
+        """DESIGN §2 and §8: strictly increasing; explicit times only from imports, later than the last
+        one and no further ahead of the clock than the skew."""
         if explicit is not None:
-            if explicit <= self.last_tx_time:
+            if not principal.startswith("import:") or explicit <= self.last_tx_time:
+                raise Refused(ValidationError)
+            if explicit > shift(clock_now, int(MAX_CLOCK_SKEW.total_seconds() * 1_000_000)):
                 raise Refused(ValidationError)
             return explicit
         return clock_now if clock_now > self.last_tx_time else shift(self.last_tx_time, 1)
@@ -202,7 +206,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.ledger = Ledger.open(":memory:", clock=self.clock)
         self.model = PointModel()
         batch = Batch([parse_operation(dict(line, tx_time=SETUP_TX_TIME) if n == 0 else dict(line)) for n, line in enumerate(DEFINE_LINES)])
-        result = apply_batch(self.ledger, batch, principal="operator:setup")
+        result = apply_batch(self.ledger, batch, principal="import:setup")
         self.model.committed.append(Committed(result.id, result.tx_time, {}))
 
     def teardown(self) -> None:
@@ -274,12 +278,15 @@ class LedgerMachine(RuleBasedStateMachine):
         explicit=st.one_of(
             st.none(),
             st.none(),
-            st.sampled_from((1, 3_600_000_000, 6 * 3_600_000_000)).map(lambda micros: ("ahead", micros)),
+            # ahead of the last tx time: 1 µs, 4 minutes (within the clock skew), 1 and 6 hours
+            st.sampled_from((1, 240_000_000, 3_600_000_000, 6 * 3_600_000_000)).map(lambda micros: ("ahead", micros)),
             st.sampled_from(TX_TIMES).map(lambda t: ("at", t)),
         ),
         spelling=st.sampled_from(("canonical", "Z")),
+        # Explicit tx times are for imports; from anyone else they are refused.
+        principal=st.sampled_from(("import:machine", "import:machine", "agent:machine", "digest:machine")),
     )
-    def transact(self, data: st.DataObject, explicit: tuple | None, spelling: str) -> None:
+    def transact(self, data: st.DataObject, explicit: tuple | None, spelling: str, principal: str) -> None:
         """One transaction of 1-4 operations, at the clock's time or an explicit tx_time."""
         count = data.draw(st.sampled_from((1, 1, 2, 2, 3, 4)), label="operations")
         lines = [self.aim(data, dict(data.draw(slot_operations))) for _ in range(count)]
@@ -290,7 +297,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.model.working = copy.deepcopy(self.model.committed[-1].state)
         expected_error: type[LedgerError] | None = None
         try:
-            tx_time = self.model.tx_time_for(explicit, self.clock.now)
+            tx_time = self.model.tx_time_for(explicit, self.clock.now, principal)
             for line in lines:
                 self.model.apply(self.model.working, line, tx_time)
         except Refused as refused:
@@ -298,7 +305,7 @@ class LedgerMachine(RuleBasedStateMachine):
         before = self.footprint()
         batch = Batch([parse_operation(line, n) for n, line in enumerate(lines, start=1)])
         try:
-            result = apply_batch(self.ledger, batch, principal="agent:machine", reason="stateful")
+            result = apply_batch(self.ledger, batch, principal=principal, reason="stateful")
         except LineError as exc:
             assert expected_error is not None, f"the ledger refused what the model accepts: {exc}"
             assert isinstance(exc.error, expected_error), f"expected {expected_error.__name__}, got {exc!r}"
