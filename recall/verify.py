@@ -1,10 +1,10 @@
 """`verify`, recall side: the derived indexes agree with the ledger they are derived from.
 
 - the vector outbox is drained (every change the ledger committed reached the vector companion);
-- the vector companion holds one row per claim version, with the ledger's tx_to (a closed version still
-  matters to as-of search), and nothing else;
-- the lexical index (recall_fts) holds one row per claim version, with the version's sentence, and no
-  row of a version that is not there (an erased one).
+- the vector companion holds one row per claim version and per episode, with the ledger's tx_to (a
+  closed version still matters to as-of search), and nothing else;
+- the lexical indexes (recall_fts, recall_episode_fts) hold one row per claim version / episode, with its
+  text, and no row of an item that is not there (an erased one).
 
 Functions take a Recall and return factledger.ledger.verify.Check records; the CLI adds them to the
 ledger's VerifyReport.
@@ -17,32 +17,49 @@ from factledger.ledger.verify import Check, Finding
 from .engine import Recall
 
 
+# Per kind: (rows, their sentence view, the lexical table, the vector outbox and its id column).
+_KINDS = {
+    "fact": ("claims", "recall_claim_text", "recall_fts", "recall_outbox", "claim_id"),
+    "episode": ("episodes", "recall_episode_text", "recall_episode_fts", "recall_episode_outbox", "journal_id"),
+}
+_NAMES = {"fact": "claim version", "episode": "episode (journal turn)"}
+
+
 def check_outbox(recall: Recall) -> Check:
-    rows = recall.ledger.storage.query("SELECT seq, claim_id, change FROM recall_outbox ORDER BY seq")
+    findings = []
+    for kind, (_, _, _, outbox, column) in _KINDS.items():
+        rows = recall.ledger.storage.query(f"SELECT seq, {column} AS item, change FROM {outbox} ORDER BY seq")
+        findings += [
+            Finding(outbox, r["seq"], f"{r['change']} of {_NAMES[kind]} {r['item']} not yet in the vector companion")
+            for r in rows
+        ]
     return Check.of(
         "outbox_drained",
-        [Finding("recall_outbox", r["seq"], f"{r['change']} of claim {r['claim_id']} not yet in the vector companion") for r in rows],
-        "the vector outbox is drained",
-        "{n} change(s) wait in the outbox (`factledger index sync` drains them)",
+        findings,
+        "the vector outboxes are drained",
+        "{n} change(s) wait in the outboxes (the next search, or `factledger index repair`, drains them)",
     )
 
 
 def check_lexical(recall: Recall) -> Check:
     storage = recall.ledger.storage
-    missing = storage.query(
-        "SELECT t.id, f.body IS NULL AS absent FROM recall_claim_text t LEFT JOIN recall_fts f ON f.rowid = t.id"
-        " WHERE f.rowid IS NULL OR f.body IS NOT t.text"
-    )
-    extra = storage.query("SELECT rowid FROM recall_fts WHERE rowid NOT IN (SELECT id FROM claims)")
-    findings = [
-        Finding("recall_fts", r["id"], "no lexical row for this claim version" if r["absent"] else "lexical row's text differs from the version's sentence")
-        for r in missing
-    ]
-    findings += [Finding("recall_fts", r[0], "lexical row of no claim version (an erased value's words?)") for r in extra]
+    findings = []
+    for kind, (rows, text, fts, _, _) in _KINDS.items():
+        missing = storage.query(
+            f"SELECT t.id, f.body IS NULL AS absent FROM {text} t LEFT JOIN {fts} f ON f.rowid = t.id"
+            " WHERE f.rowid IS NULL OR f.body IS NOT t.text"
+        )
+        extra = storage.query(f"SELECT rowid FROM {fts} WHERE rowid NOT IN (SELECT id FROM {rows})")
+        findings += [
+            Finding(fts, r["id"], f"no lexical row for this {_NAMES[kind]}" if r["absent"]
+                    else f"lexical row's text differs from the {_NAMES[kind]}'s")
+            for r in missing
+        ]
+        findings += [Finding(fts, r[0], f"lexical row of no {_NAMES[kind]} (an erased value's words?)") for r in extra]
     return Check.of(
         "lexical_index",
         findings,
-        "one lexical row per claim version, with its sentence",
+        "one lexical row per claim version and per episode, with its text",
         "{n} lexical row(s) out of step with the ledger (`factledger index rebuild` rewrites them)",
     )
 
@@ -58,20 +75,24 @@ def check_vectors(recall: Recall) -> Check:
         indexed = recall.index.rows_state()
     except Exception as exc:  # any failure to read the folder is the finding: it is rebuildable from the ledger
         return Check("vector_index", False, f"cannot be read ({type(exc).__name__}: {exc}); `factledger index rebuild` recovers")
-    ledger_rows = {r["id"]: r["tx_to"] for r in recall.ledger.storage.query("SELECT id, tx_to FROM claims")}
     findings = []
-    for claim_id, tx_to in sorted(ledger_rows.items()):
-        if claim_id not in indexed:
-            findings.append(Finding("vector_index", claim_id, "claim version has no vector row"))
-        elif indexed[claim_id] != tx_to:
-            findings.append(Finding("vector_index", claim_id, f"vector row has tx_to {indexed[claim_id]}, the ledger {tx_to}"))
+    expected: set[tuple[str, int]] = set()
+    for kind, (rows, _, _, _, _) in _KINDS.items():
+        ledger_rows = {r["id"]: r["tx_to"] for r in recall.ledger.storage.query(f"SELECT id, tx_to FROM {rows}")}
+        expected |= {(kind, i) for i in ledger_rows}
+        for item, tx_to in sorted(ledger_rows.items()):
+            key = (kind, item)
+            if key not in indexed:
+                findings.append(Finding("vector_index", item, f"{_NAMES[kind]} has no vector row"))
+            elif indexed[key] != tx_to:
+                findings.append(Finding("vector_index", item, f"vector row has tx_to {indexed[key]}, the ledger {tx_to}"))
     findings += [
-        Finding("vector_index", claim_id, "vector row of no claim version") for claim_id in sorted(set(indexed) - set(ledger_rows))
+        Finding("vector_index", item, f"vector row of no {_NAMES[kind]}") for kind, item in sorted(set(indexed) - expected)
     ]
     return Check.of(
         "vector_index",
         findings,
-        f"{len(indexed)} vector rows, one per claim version, tx_to as in the ledger",
+        f"{len(indexed)} vector rows, one per claim version and episode, tx_to as in the ledger",
         "{n} vector row(s) out of step with the ledger (`factledger index repair`)",
     )
 

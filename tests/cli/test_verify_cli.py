@@ -79,7 +79,7 @@ OUT_OF_STEP = [
 def _drop_vector_row(db: Path) -> None:
     ledger = Ledger.open(db)
     try:
-        Recall(ledger).index.delete([2])
+        Recall(ledger).index.delete("fact", [2])
     finally:
         ledger.close()
 
@@ -95,7 +95,7 @@ def test_verify_fails_with_the_row(db: Path, what: str, tamper, check: str, row:
     failed = checks(result)[check]
     assert not failed["ok"], failed
     if row is None:
-        assert failed["count"] == 1 and "claim 3" in failed["rows"][0]["problem"]
+        assert failed["count"] == 1 and "claim version 3" in failed["rows"][0]["problem"]
     else:
         assert row in [r["row"] for r in failed["rows"]], failed
     text = run(db, "verify")

@@ -120,6 +120,7 @@ def test_export_writes_every_table_consistently(history_path: Path, tmp_path: Pa
         "proposals": 0,
         "rejections": 0,
         "confirmations": 0,
+        "episodes": 0,  # the journal's turns as episodes (0005)
     }
     assert report["snapshot_tx_time"] == "2024-11-15T00:00:00.000000Z"
     assert json.loads((out / "manifest.json").read_text("utf-8"))["tables"] == report["tables"]
