@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from factledger.ledger import Ledger, ValidationError
+from factledger.ledger.erasure import only_redactions
 
 from .model import AppendOutcome, JournalEntry, Turn
 from .sanitise import sanitise
@@ -34,7 +35,12 @@ class Journal:
             return AppendOutcome(None, "skipped", cleaned.reason)
         if cleaned.action == "refuse":
             return AppendOutcome(None, "refused", cleaned.reason)
-        stored = Turn(scope=turn.scope, text=cleaned.text, role=turn.role, session=turn.session, said_at=turn.said_at)
+        # A value an operator erased for this person does not come back by being said again (DESIGN §8).
+        text, erased = self.ledger.redact_erased(turn.scope, cleaned.text)
+        if erased and only_redactions(text):
+            return AppendOutcome(None, "skipped", "nothing left once erased values are removed")
+        kinds = [*cleaned.kinds, *(["erased"] if erased else [])]
+        stored = Turn(scope=turn.scope, text=text, role=turn.role, session=turn.session, said_at=turn.said_at)
         digest = turn_hash(stored)
         # One statement on the common path; a duplicate (same scope, session, role, time and text) is
         # reported with the id it already has.
@@ -48,7 +54,7 @@ class Journal:
                 stored.text,
                 stored.said_at,
                 digest,
-                json.dumps(sorted(set(cleaned.kinds))),
+                json.dumps(sorted(set(kinds))),
                 self.ledger.clock(),
             ),
         )
@@ -57,8 +63,10 @@ class Journal:
             existing_id = existing["id"] if existing else None
             return AppendOutcome(existing_id, "skipped", f"duplicate of journal entry {existing_id}")
         entry_id = row["id"]
-        if cleaned.action == "redact":
-            return AppendOutcome(entry_id, "redacted", cleaned.reason)
+        if cleaned.action == "redact" or erased:
+            reasons = [cleaned.reason] if cleaned.action == "redact" else []
+            reasons += [f"{erased} mention(s) of an erased value removed"] if erased else []
+            return AppendOutcome(entry_id, "redacted", "; ".join(reasons))
         return AppendOutcome(entry_id, "stored", "")
 
     def append_many(self, turns: Iterable[Turn]) -> list[AppendOutcome]:
