@@ -61,7 +61,8 @@ def _gate(ledger: Ledger, planned: Planned, principal: str, reason: str) -> Expl
         )
         return ExplicitWrite("held", f"held for review: {values} was confirmed by an operator", proposal_id=proposal_id)
     proposal_id = insert_proposal(ledger, planned, status="pending", decision="apply", policy="explicit", reason=reason or "explicit write")
-    outcome = try_apply(ledger, planned, principal=principal, reason=reason or f"explicit: {planned.describe()}")
+    # By id, never by value: the reason is append-only and erase cannot take a value out of it.
+    outcome = try_apply(ledger, planned, principal=principal, reason=reason or f"explicit: proposal #{proposal_id}")
     if outcome.status == "applied":
         assert outcome.result is not None
         set_status(ledger, proposal_id, status="applied", tx=outcome.result.id, decided_by=principal)

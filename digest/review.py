@@ -81,7 +81,8 @@ def accept(ledger: Ledger, proposal_id: int, *, principal: str, reason: str = ""
         if p.status != "pending":
             raise ConflictError(f"proposal #{p.id} is {p.status}, not pending", field="proposal")
         planned = Planned(scope=p.scope, draft=_draft_of(p), sources=p.sources, extractor=p.extractor, entry_id=p.entry_id)
-        why = f"review accept of proposal #{p.id} ({planned.describe()})" + (f": {reason}" if reason else "")
+        # By id, never by value: the reason is append-only and erase cannot take a value out of it.
+        why = f"review accept of proposal #{p.id}" + (f": {reason}" if reason else "")
         with ledger.transaction(principal=principal, reason=why, sources=p.sources) as tx:
             apply_in_tx(tx, p.scope, planned.draft, p.sources, force_supersede=True)
         set_status(ledger, p.id, status="applied", tx=tx.id, decided_by=principal, review_reason=reason or "accepted")
