@@ -1,7 +1,8 @@
 """Erase in the digest's tables: the value follows into every turn, proposal, rejection and confirmation
 of the person's scopes that mentions it, not only those its claims cite as their source.
 
-- Journal turns that mention the value are redacted: the value's words become `[erased]`, and the
+- The turns the erased versions cite as their source are deleted, with their proposals (`erase_journal`).
+- Other journal turns that mention the value are redacted: the value's words become `[erased]`, and the
   row's `hash` is recomputed over the redacted text (the old one hashed the value). The row is deleted
   and inserted again under its id, so triggers on journal INSERT/DELETE (episodes' FTS and vectors)
   follow the change. A turn that is nothing but the value is deleted.
