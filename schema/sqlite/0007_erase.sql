@@ -25,8 +25,12 @@ END;
 
 -- Until now tombstones, rejections and confirmations were keyed on the unkeyed sha256 of the normalised
 -- (scope, subject, predicate, value): a guess could be confirmed by hashing it. The keyed hash is
--- HMAC(secret, that sha256), so rows that kept only the unkeyed hash (tombstones) are re-keyed here.
-UPDATE tombstones SET content_hash = factledger_hmac((SELECT secret FROM ledger_secret), content_hash);
+-- HMAC(secret, that sha256), so rows that kept only the unkeyed hash (tombstones) can be keyed here.
+-- Tombstones are append-only (0006 refuses UPDATE and DELETE on them), so each gets a keyed twin and
+-- the old row stays, unused: the documented transition (values erased before 0007 remain guessable
+-- from their old row; every later tombstone is keyed only).
+INSERT OR IGNORE INTO tombstones (content_hash, erased_at, principal, reason)
+SELECT factledger_hmac((SELECT secret FROM ledger_secret), content_hash), erased_at, principal, reason FROM tombstones;
 UPDATE rejections SET content_hash = factledger_hmac((SELECT secret FROM ledger_secret), content_hash);
 UPDATE confirmations SET content_hash = factledger_hmac((SELECT secret FROM ledger_secret), content_hash);
 
