@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
+from factledger.ledger import LedgerError
 from factledger.ledger.analytics import Analytics, SqlError, export_snapshot
+from factledger.ledger.exports import record_export
 from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
 from factledger.ledger.times import display
 
@@ -118,6 +120,14 @@ def export_cmd(app: AppContext, directory: Path, fmt: str, as_json: bool) -> Non
     report = export_snapshot(
         app.db_path, directory, fmt=fmt, progress=None if as_json else lambda name: click.echo(f"  wrote {name}", err=True)
     )
+    # The manifest of known exports, so that a later erase can name the exports that hold its value.
+    try:
+        record_export(
+            app.ledger(), directory=directory, fmt=fmt, snapshot_tx_time=report.snapshot_tx_time,
+            tables=[t.name for t in report.tables],
+        )
+    except LedgerError as exc:
+        click.echo(f"warning: this export is not in the ledger's manifest of exports ({exc}); an erase will not list it", err=True)
     if as_json:
         emit_json(report.to_dict())
         return

@@ -6,6 +6,7 @@ Only `llm.py` imports instructor, and only when a model is configured.
 
 from .config import DigestConfig
 from .digester import Digester
+from .erasure import MentionsErased, erase_mentions
 from .explicit import forget, remember
 from .extractor import ExtractionRequest, Extractor, ExtractorError, build_extractor
 from .grounding import ground
@@ -50,6 +51,7 @@ __all__ = [
     "Extractor",
     "ExtractorError",
     "Journal",
+    "MentionsErased",
     "JournalEntry",
     "PermissionDenied",
     "Proposal",
@@ -58,6 +60,7 @@ __all__ = [
     "Turn",
     "ValidTime",
     "accept",
+    "erase_mentions",
     "build_extractor",
     "confirm",
     "erase_journal",

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from factledger.ledger import Ledger, ValidationError
+from factledger.ledger.erasure import only_redactions
 from factledger.ledger.times import parse_time
 
 from .model import AppendOutcome, JournalEntry, Turn
@@ -35,7 +36,12 @@ class Journal:
             return AppendOutcome(None, "skipped", cleaned.reason)
         if cleaned.action == "refuse":
             return AppendOutcome(None, "refused", cleaned.reason)
-        stored = Turn(scope=turn.scope, text=cleaned.text, role=turn.role, session=turn.session, said_at=turn.said_at,
+        # A value an operator erased for this person does not come back by being said again (DESIGN §8).
+        text, erased = self.ledger.redact_erased(turn.scope, cleaned.text)
+        if erased and only_redactions(text):
+            return AppendOutcome(None, "skipped", "nothing left once erased values are removed")
+        kinds = [*cleaned.kinds, *(["erased"] if erased else [])]
+        stored = Turn(scope=turn.scope, text=text, role=turn.role, session=turn.session, said_at=turn.said_at,
                       speaker=turn.speaker)
         digest = turn_hash(stored)
         # One statement on the common path; a duplicate (same scope, session, role, time and text) is
@@ -50,7 +56,7 @@ class Journal:
                 stored.text,
                 stored.said_at,
                 digest,
-                json.dumps(sorted(set(cleaned.kinds))),
+                json.dumps(sorted(set(kinds))),
                 self.ledger.clock(),
                 stored.speaker,
             ),
@@ -60,8 +66,10 @@ class Journal:
             existing_id = existing["id"] if existing else None
             return AppendOutcome(existing_id, "skipped", f"duplicate of journal entry {existing_id}")
         entry_id = row["id"]
-        if cleaned.action == "redact":
-            return AppendOutcome(entry_id, "redacted", cleaned.reason)
+        if cleaned.action == "redact" or erased:
+            reasons = [cleaned.reason] if cleaned.action == "redact" else []
+            reasons += [f"{erased} mention(s) of an erased value removed"] if erased else []
+            return AppendOutcome(entry_id, "redacted", "; ".join(reasons))
         return AppendOutcome(entry_id, "stored", "")
 
     def append_many(self, turns: Iterable[Turn]) -> list[AppendOutcome]:

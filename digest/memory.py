@@ -1,19 +1,19 @@
 """Review memory: rejected values (kept out until lifted) and operator-confirmed values (not changed by
-the digest without review). Both are keyed like ledger tombstones, on the normalised
-(scope, subject, predicate, value)."""
+the digest without review). Both are keyed like ledger tombstones, on the keyed hash (HMAC with the
+ledger's secret) of the normalised (scope, subject, predicate, value)."""
 
 from __future__ import annotations
 
 import json
 
 from factledger.ledger import ClaimVersion, Ledger
-from factledger.ledger.keys import content_hash, key, predicate_key
+from factledger.ledger.keys import key, predicate_key
 
 from .model import Confirmation, Rejection
 
 
-def value_hash(scope: str, subject: str, predicate: str, value: str) -> str:
-    return content_hash(scope, key(subject, "subject"), predicate_key(predicate), key(value, "value"))
+def value_hash(ledger: Ledger, scope: str, subject: str, predicate: str, value: str) -> str:
+    return ledger.content_key(scope, key(subject, "subject"), predicate_key(predicate), key(value, "value"))
 
 
 def active_rejection(ledger: Ledger, scope: str, subject: str, predicate: str, value: str | None) -> Rejection | None:
@@ -21,7 +21,7 @@ def active_rejection(ledger: Ledger, scope: str, subject: str, predicate: str, v
         return None
     row = ledger.storage.one(
         "SELECT * FROM rejections WHERE content_hash = ? AND lifted_at IS NULL",
-        (value_hash(scope, subject, predicate, value),),
+        (value_hash(ledger, scope, subject, predicate, value),),
     )
     return Rejection.from_row(row) if row else None
 
@@ -37,7 +37,7 @@ def record_rejection(
         "INSERT INTO rejections (content_hash, scope, subject_key, predicate, value_key, value, proposal_id,"
         " rejected_by, rejected_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            value_hash(scope, subject, predicate, value),
+            value_hash(ledger, scope, subject, predicate, value),
             scope,
             key(subject, "subject"),
             predicate_key(predicate),
@@ -128,7 +128,7 @@ def confirmed_values_touched(
 
 
 def record_confirmation(ledger: Ledger, claim: ClaimVersion, *, principal: str, reason: str) -> Confirmation:
-    digest = content_hash(claim.scope, claim.subject_key, claim.predicate, claim.value_key)
+    digest = ledger.content_key(claim.scope, claim.subject_key, claim.predicate, claim.value_key)
     row = ledger.storage.one("SELECT * FROM confirmations WHERE content_hash = ? AND lifted_at IS NULL", (digest,))
     if row is not None:
         return Confirmation.from_row(row)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from factledger.ledger import ConflictError, ErasedError, Ledger, LedgerError, LedgerTx, NotFoundError, TxResult, ValidationError
+from factledger.ledger.erasure import REDACTED, redact, value_words
 from factledger.ledger.keys import key, predicate_key
 from factledger.ledger.times import parse_optional
 
@@ -75,6 +76,11 @@ def insert_proposal(
             value_key = key(d.value, "value")
         except ValidationError:
             value_key = None
+    if value_key is not None and d.op != "retract" and _erased(ledger, planned.scope, d):
+        # Proposed again after an erase (an extractor may infer it): the row records that something was
+        # dropped, never the value or the words quoting it (DESIGN §8).
+        d = replace(d, value=REDACTED, replaces=None, quote=redact(d.quote or "", [value_words(value_key)])[0])
+        value_key = None
     try:
         subject_key = key(d.subject, "subject")
     except ValidationError:
@@ -118,6 +124,13 @@ def insert_proposal(
             decided_by,
         ),
     )
+
+
+def _erased(ledger: Ledger, scope: str, d: Draft) -> bool:
+    try:
+        return ledger.is_erased(scope, d.subject, d.predicate, d.value or "")
+    except ValidationError:
+        return False
 
 
 def set_status(

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from factledger.ledger import ValidationError
+from factledger.ledger import ScopeFamily, ValidationError
 
 SCOPE_PREFIX = "hermes"
 # Front ends where the person at the keyboard is the machine's user (no platform user ids).
@@ -160,3 +160,23 @@ def derive_scopes(identity: HermesIdentity) -> ScopeSet:
     shared_chat = identity.chat_type in SHARED_CHAT_TYPES
     turns = durable if durable is not None and not shared_chat else scratch
     return ScopeSet(durable=durable, scratch=scratch, turns=turns)
+
+
+def scope_family(scope: str) -> ScopeFamily:
+    """Every scope of the person a scope belongs to, for erase (pure): for a Hermes durable or scratch
+    scope of a known user, the durable scope `hermes/durable/<ws>/<agent>/<realm>/<user>` and every
+    scratch scope `hermes/scratch/<ws>/<agent>/<realm>/<user>/...` (framed, so the prefix cannot match
+    another user whose id merely begins the same). Any other scope (not framed, not Hermes's, or a
+    scratch scope with no user: an anonymous gateway chat) is a family of one."""
+    try:
+        parts = unframe(scope)
+    except ValidationError:
+        return ScopeFamily.of(scope)
+    if len(parts) < 6 or parts[0] != SCOPE_PREFIX or parts[1] not in ("durable", "scratch") or not parts[5]:
+        return ScopeFamily.of(scope)
+    if parts[1] == "durable" and len(parts) != 6:
+        return ScopeFamily.of(scope)
+    person = parts[2:6]
+    durable = frame(SCOPE_PREFIX, "durable", *person)
+    scratch_prefix = frame(SCOPE_PREFIX, "scratch", *person) + "/"
+    return ScopeFamily(exact=(durable,), prefixes=(scratch_prefix,))

@@ -3,6 +3,7 @@
 Imports run one way: this package uses factledger.schema and nothing above it.
 """
 
+from .erasure import REDACTED, ScopeFamily
 from .errors import (
     ConflictError,
     ErasedError,
@@ -14,7 +15,7 @@ from .errors import (
     ValidationError,
 )
 from .model import ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
-from .storage import Storage
+from .storage import ScrubReport, Storage
 from .store import EraseResult, Ledger, LedgerTx, check_principal, check_scope
 from .times import parse_time, utc_now
 
@@ -31,7 +32,10 @@ __all__ = [
     "NotFoundError",
     "OpResult",
     "PermissionDenied",
+    "REDACTED",
+    "ScopeFamily",
     "Predicate",
+    "ScrubReport",
     "Storage",
     "StorageError",
     "Transaction",

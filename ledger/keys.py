@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import re
 import unicodedata
@@ -41,10 +42,23 @@ def _predicate_key(normal: str) -> str:
     return _PREDICATE_SEPARATORS.sub("_", normal)
 
 
-def content_hash(scope: str, subject_key: str, predicate: str, value_key: str) -> str:
-    """The tombstone / rejection key of (scope, subject key, predicate key, value key).
+def unkeyed_content_hash(scope: str, subject_key: str, predicate: str, value_key: str) -> str:
+    """sha256 of the normalised (scope, subject key, predicate key, value key): what tombstones, rejections
+    and confirmations were keyed on before migration 0007. Guessable alone; only an input to the keyed hash.
 
     Scopes are identifiers built by code and compared exactly; the other three are normalised keys.
     """
     payload = json.dumps([scope, subject_key, predicate, value_key], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def keyed_hash(secret: str, text: str) -> str:
+    """HMAC-SHA256 of `text` under the ledger's secret (hex). Without the secret a stored hash cannot
+    confirm a guessed value."""
+    return hmac.new(secret.encode("ascii"), text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def content_hash(secret: str, scope: str, subject_key: str, predicate: str, value_key: str) -> str:
+    """The tombstone / rejection / confirmation key: the keyed hash of the unkeyed content hash, so that
+    migration 0007 could re-key rows that kept only the unkeyed hash (a tombstone has no value left)."""
+    return keyed_hash(secret, unkeyed_content_hash(scope, subject_key, predicate, value_key))

@@ -6,16 +6,19 @@ shared by threads) and translates driver errors into ledger errors, so callers n
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from factledger.schema import migrations
 
 from .errors import IntegrityError, StorageError
+from .keys import keyed_hash
 from .times import utc_now
 
 Params = Sequence[Any] | Mapping[str, Any]
@@ -29,6 +32,33 @@ def _translate(exc: sqlite3.Error) -> Exception:
     if isinstance(exc, sqlite3.IntegrityError):
         return IntegrityError(f"the database refused the write: {text}")
     return StorageError(f"database error: {text}")
+
+
+def _hmac_or_null(secret: object, text: object) -> str | None:
+    if not isinstance(secret, str) or not isinstance(text, str):
+        return None
+    return keyed_hash(secret, text)
+
+
+@dataclass(frozen=True)
+class ScrubReport:
+    """What `Storage.scrub` rewrote: FTS5 tables merged into fresh segments, and the WAL's state."""
+
+    fts_tables: tuple[str, ...]
+    wal_truncated: bool
+    wal_frames_left: int
+    busy_reason: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "fts_tables": list(self.fts_tables),
+            "wal_truncated": self.wal_truncated,
+            "wal_frames_left": self.wal_frames_left,
+            "busy_reason": self.busy_reason,
+        }
+
+
+_FTS5 = re.compile(r"\busing\s+fts5\s*\(", re.IGNORECASE)
 
 
 class Storage:
@@ -49,6 +79,11 @@ class Storage:
                 self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=timeout)
             self._conn.row_factory = sqlite3.Row
             self._conn.execute("PRAGMA foreign_keys = ON")
+            # Freed pages and deleted cells are overwritten with zeros, so an erased value leaves no bytes
+            # behind in the file (DESIGN §8); the price is writing those zeros.
+            self._conn.execute("PRAGMA secure_delete = ON")
+            # Migration 0007 re-keys stored content hashes with the ledger's secret in SQL.
+            self._conn.create_function("factledger_hmac", 2, _hmac_or_null, deterministic=True)
             self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
             # A 64 MiB page cache (SQLite's default is 2 MiB): at a million versions the slot and open-version
             # indexes stop fitting in 2 MiB and every write re-reads their pages (evals/bench_ledger.py).
@@ -229,6 +264,39 @@ class Storage:
                     destination.close()
             except sqlite3.Error as exc:
                 raise StorageError(f"cannot copy the ledger to {target}: {exc}") from None
+
+    def scrub(self, *, wait: float = 2.0) -> ScrubReport:
+        """Leave no stale copy of deleted rows in the files (after an erase): merge every FTS5 index into
+        fresh segments (FTS5 keeps deleted terms in old segments until they are merged), then checkpoint
+        the WAL into the database and truncate it to zero bytes (old frames hold old page images).
+
+        The truncation needs every other connection to be reading the latest snapshot; one that holds
+        an older read transaction keeps the WAL, and the report says so (run it again after that reader
+        ends). `wait` bounds how long to wait for such readers.
+        """
+        with self._lock:
+            if self._depth:
+                raise StorageError("scrub cannot run inside a transaction")
+            rows = self.query("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL")
+            tables = tuple(sorted(r["name"] for r in rows if _FTS5.search(r["sql"])))
+            with self.atomic():
+                for name in tables:
+                    quoted = '"' + name.replace('"', '""') + '"'
+                    self.execute(f"INSERT INTO {quoted}({quoted}) VALUES ('optimize')")
+            if self.path == ":memory:" or self.read_only:
+                return ScrubReport(tables, False, 0, "no WAL (in-memory or read-only ledger)")
+            timeout = self.one("PRAGMA busy_timeout")[0]
+            self.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+            try:
+                busy, frames, done = self.one("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+            if busy:
+                return ScrubReport(
+                    tables, False, max(int(frames) - int(done), 0) if frames >= 0 else 0,
+                    "another connection holds a read transaction on the ledger: its WAL was not truncated",
+                )
+            return ScrubReport(tables, True, 0)
 
     def close(self) -> None:
         with self._lock:

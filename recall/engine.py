@@ -442,6 +442,15 @@ class Recall:
         self._ready = True
         return RepairReport(upserted, deleted, False)
 
+    def purge_erased(self) -> dict[str, int]:
+        """After an erase: drain the outbox (the erased versions' vectors go), then rewrite the vector
+        index so that no older version or data file still holds them (DESIGN §8)."""
+        synced = self.sync()
+        if not self.uses_vectors or self.ledger.storage.read_only:
+            return {"vector_changes": synced, "rows_rewritten": 0, "versions_removed": 0}
+        with self._lock, self.index.exclusive():
+            return {"vector_changes": synced, **self.index.purge_history()}
+
     def optimize(self) -> bool:
         """Build the ANN index once the table is big enough, and compact it."""
         with self._lock:

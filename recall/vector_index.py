@@ -13,6 +13,7 @@ import fcntl
 import json
 import shutil
 import threading
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -230,6 +231,38 @@ class VectorIndex:
             table = self.table()
             if table is not None:
                 self._loop.run(table.optimize())
+
+    def purge_history(self) -> dict:
+        """Leave no copy of deleted rows in the folder (after an erase): write every live row of every
+        table into fresh files, rebuild the indexes it had, and remove every older version with the
+        files only they used.
+
+        A delete only marks rows in a deletion file; the data file keeps their bytes, and compaction
+        rewrites a fragment only once a tenth of it is deleted, so one erased row in a large fragment
+        would stay on disk. Older versions keep every row they ever had (`checkout` returns them).
+        Readers that still hold an older version fail their next read of it and open the latest.
+        """
+        with self._lock:
+            db = self._connect()
+            rewritten = removed = 0
+            for name in self._loop.run(db.list_tables()).tables:
+                table = self._loop.run(db.open_table(name))
+                live = self._loop.run(table.query().to_arrow())
+                indexed = bool(self._loop.run(table.list_indices()))
+                self._loop.run(table.delete("true"))
+                if live.num_rows:
+                    self._loop.run(table.add(live))
+                if name == TABLE:
+                    self._table = table
+                    if indexed:
+                        self.build_indexes()
+                with warnings.catch_warnings():
+                    # The warning is that older versions go: here that is the point.
+                    warnings.simplefilter("ignore", UserWarning)
+                    stats = self._loop.run(table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True))
+                rewritten += live.num_rows
+                removed += int(stats.prune.old_versions_removed)
+            return {"rows_rewritten": rewritten, "versions_removed": removed}
 
     # -- reads ----------------------------------------------------------------------------------
 

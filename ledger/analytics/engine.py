@@ -166,8 +166,9 @@ class Analytics:
                 for row in con.execute(
                     # recall_* are recall's derived indexes (FTS5 and its shadow tables, the vector outbox):
                     # rebuilt from claims, never data of record, so neither snapshotted nor exported.
+                    # ledger_secret keys the tombstones: shown to no analyst, written to no export.
                     "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND table_name NOT LIKE 'sqlite_%'"
-                    " AND table_name NOT LIKE 'recall\\_%' ESCAPE '\\' ORDER BY table_name",
+                    " AND table_name NOT LIKE 'recall\\_%' ESCAPE '\\' AND table_name <> 'ledger_secret' ORDER BY table_name",
                     [ATTACHED],
                 ).fetchall()
             ]

@@ -370,7 +370,10 @@ def test_erase_json_and_its_refusals(seeded, runner, ledger_path):
     result = seeded("erase", "--scope", "s", "--subject", "Ann", "--predicate", "likes", "--value", "jazz", "--yes", "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert set(report) == {"tx", "erased", "tombstones", "sources", "journal_entries", "vector_changes"}
+    assert set(report) == {
+        "tx", "erased", "scopes", "tombstones", "sources", "journal_entries", "vector_changes", "digest", "scrub",
+        "exports_holding_value",
+    }
     assert len(report["erased"]) == 1
     again = seeded("apply", "-", input=jsonl([dict(JAZZ, valid_from="2025-01-01")]))
     assert again.exit_code == 2 and "line 1: value:" in again.stderr and "erased" in again.stderr

@@ -87,9 +87,14 @@ def test_erased_value_is_dropped_not_written_back(talk) -> None:
     talk.say("I live in Oslo", "2026-01-01T10:00:00Z")
     talk.digest()
     talk.ledger.erase(scope="chat", subject="user", predicate="lives_in", principal="operator:ann")
-    talk.say("I live in Oslo!", "2026-01-02T10:00:00Z")
-    assert talk.digest().proposals == {"dropped": 1}
-    assert "erased" in list_proposals(talk.ledger, status="dropped")[0].reason
+    talk.say("I live in Oslo!", "2026-01-02T10:00:00Z")  # the journal redacts the erased value
+    assert talk.digest().proposals == {}
+    # An extractor that infers the value anyway: dropped, and the proposal keeps neither value nor quote.
+    talk.say("I still live there", "2026-01-03T10:00:00Z")
+    scripted = ScriptedExtractor(draft("add", "lives_in", "OSLO", "I still live there", cardinality="one"))
+    assert talk.digest(extractor=scripted).proposals == {"dropped": 1}
+    (dropped,) = list_proposals(talk.ledger, status="dropped")
+    assert "erased" in dropped.reason and dropped.value == "[erased]" and "oslo" not in str(dropped).lower()
 
 
 def test_many_supersede_without_replaces_is_an_add(talk) -> None:
