@@ -45,26 +45,7 @@ CREATE TABLE recall_episode_outbox (
     change      TEXT NOT NULL CHECK (change IN ('insert', 'delete', 'retext'))
 );
 
-CREATE TRIGGER recall_journal_insert
-AFTER INSERT ON journal
-BEGIN
-    INSERT INTO recall_episode_fts (rowid, body, context)
-    SELECT NEW.id, t.text,
-           COALESCE((SELECT pt.text FROM recall_episode_text pt
-                      WHERE pt.id = (SELECT MAX(p.id) FROM journal p
-                                      WHERE p.scope = NEW.scope AND p.session IS NEW.session AND p.id < NEW.id)), '')
-      FROM recall_episode_text t WHERE t.id = NEW.id;
-    UPDATE recall_episode_fts
-       SET context = trim(context || ' ' || (SELECT text FROM recall_episode_text WHERE id = NEW.id))
-     WHERE rowid = (SELECT MAX(p.id) FROM journal p
-                     WHERE p.scope = NEW.scope AND p.session IS NEW.session AND p.id < NEW.id);
-    INSERT INTO recall_episode_fts_trigram (rowid, body)
-    SELECT NEW.id, t.text FROM recall_episode_text t WHERE t.id = NEW.id AND t.text GLOB '*[^ -~]*';
-    INSERT INTO recall_episode_outbox (journal_id, change) VALUES (NEW.id, 'insert');
-END;
-
--- A turn's own words and its neighbours' context, recomputed (erase or retention removed a turn, or
--- erase redacted words out of one).
+-- The words of a turn's neighbours in its session: the one before and the one after.
 CREATE VIEW recall_episode_context AS
 SELECT me.id AS id,
        trim(COALESCE((SELECT pt.text FROM recall_episode_text pt WHERE pt.id =
@@ -75,6 +56,26 @@ SELECT me.id AS id,
                        (SELECT MIN(n.id) FROM journal n
                          WHERE n.scope = me.scope AND n.session IS me.session AND n.id > me.id)), '')) AS context
   FROM journal me;
+
+-- A turn's lexical row, and its neighbours' context recomputed (a turn may also come back in the middle of
+-- its session: erase re-inserts a redacted turn under its own id).
+CREATE TRIGGER recall_journal_insert
+AFTER INSERT ON journal
+BEGIN
+    INSERT INTO recall_episode_fts (rowid, body, context)
+    SELECT NEW.id, t.text, c.context
+      FROM recall_episode_text t JOIN recall_episode_context c ON c.id = t.id WHERE t.id = NEW.id;
+    UPDATE recall_episode_fts
+       SET context = (SELECT context FROM recall_episode_context WHERE id = recall_episode_fts.rowid)
+     WHERE rowid IN (SELECT MAX(p.id) FROM journal p
+                      WHERE p.scope = NEW.scope AND p.session IS NEW.session AND p.id < NEW.id
+                     UNION
+                     SELECT MIN(n.id) FROM journal n
+                      WHERE n.scope = NEW.scope AND n.session IS NEW.session AND n.id > NEW.id);
+    INSERT INTO recall_episode_fts_trigram (rowid, body)
+    SELECT NEW.id, t.text FROM recall_episode_text t WHERE t.id = NEW.id AND t.text GLOB '*[^ -~]*';
+    INSERT INTO recall_episode_outbox (journal_id, change) VALUES (NEW.id, 'insert');
+END;
 
 CREATE TRIGGER recall_journal_delete
 AFTER DELETE ON journal

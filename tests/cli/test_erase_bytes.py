@@ -23,6 +23,7 @@ from factledger.digest import Digester, Journal, RulesExtractor, Turn
 from factledger.hermes_plugin.scope import HermesIdentity, derive_scopes
 from factledger.ledger import Ledger
 from factledger.recall import Recall
+from factledger.recall.vector_index import TABLE as VECTOR_TABLE
 
 VALUE = "Zagreb"  # no other indexed word starts with z: FTS5 prefix-compresses terms that share a start
 NEEDLES = [VALUE.encode(), VALUE.lower().encode(), VALUE.upper().encode(), VALUE.encode("utf-16-le"), VALUE.lower().encode("utf-16-le")]
@@ -70,7 +71,7 @@ def seed(ledger_path: Path) -> dict:
         Digester(ledger, RulesExtractor()).run()
         recall = Recall(ledger)
         recall.sync()
-        assert [h.claim.value for h in recall.search(f"where in {VALUE}", [USER.durable, GROUP.scratch])]
+        assert [h.sources for h in recall.search(f"where in {VALUE}", [USER.durable, GROUP.scratch], kinds="fact")]
         recall.close()
         erased_ids = [r[0] for r in ledger.storage.query("SELECT id FROM claims WHERE value_key = 'zagreb'")]
         assert {r[0] for r in ledger.storage.query("SELECT scope FROM claims WHERE value_key = 'zagreb'")} == {
@@ -78,12 +79,17 @@ def seed(ledger_path: Path) -> dict:
         }
         reasons = [r[0] for r in ledger.storage.query("SELECT reason FROM transactions") if VALUE.lower() in r[0].lower()]
         fts_blobs = [bytes(r[0]) for r in ledger.storage.query("SELECT block FROM recall_fts_data")]
-    table = lancedb.connect(str(ledger_path) + ".lance").open_table("claims")
+        # the turns that say it are episodes too, with vectors of their own
+        turn_ids = [r[0] for r in ledger.storage.query("SELECT id FROM journal WHERE text LIKE ?", (f"%{VALUE}%",))]
+    table = lancedb.connect(str(ledger_path) + ".lance").open_table(VECTOR_TABLE)
     rows = table.to_arrow().to_pylist()
-    vector_needles = [np.asarray(r["vector"], dtype=np.float32).tobytes()[:32] for r in rows if r["id"] in erased_ids]
+    erased_keys = {("fact", i) for i in erased_ids} | {("episode", i) for i in turn_ids}
+    vector_needles = [
+        np.asarray(r["vector"], dtype=np.float32).tobytes()[:32] for r in rows if (r["kind"], r["id"]) in erased_keys
+    ]
     assert vector_needles and len(table.list_versions()) > 1
     assert any(b"zagreb" in blob for blob in fts_blobs)  # the FTS segments hold the term before erase
-    return {"erased_ids": erased_ids, "reasons": reasons, "vector_needles": vector_needles}
+    return {"erased_ids": erased_ids, "erased_keys": erased_keys, "reasons": reasons, "vector_needles": vector_needles}
 
 
 HOLDER = textwrap.dedent(
@@ -171,13 +177,16 @@ def test_database_file_holds_nothing(erased):
 def test_vector_index_holds_neither_rows_nor_older_versions(erased):
     assert erased["vectors_after"] == {}
     check_clean(erased, (".lance",))
-    table = lancedb.connect(str(erased["path"]) + ".lance").open_table("claims")
+    table = lancedb.connect(str(erased["path"]) + ".lance").open_table(VECTOR_TABLE)
     versions = table.list_versions()
     assert len(versions) == 1
     for version in versions:
         table.checkout(version["version"])
-        ids = set(table.to_arrow().column("id").to_pylist())
-        assert not ids & set(erased["erased_ids"])
+        data = table.to_arrow()
+        keys = set(zip(data.column("kind").to_pylist(), data.column("id").to_pylist()))
+        # erased claim versions are gone; a redacted turn keeps its id (its vector was re-embedded from
+        # the redacted text: the needles above check that the old bytes are gone)
+        assert not keys & {("fact", i) for i in erased["erased_ids"]}
 
 
 def test_a_reader_holding_a_transaction_keeps_the_wal_until_scrub(tmp_path):
