@@ -94,13 +94,18 @@ SUBJECT_ONLY = [
     ("subject only", "the user's dentist appointment"),
     ("subject only", "user passport number"),
     ("subject only", "when is the sister's wedding"),
-    ("subject only", "sister's favourite football team"),
     ("subject only", "project atlas budget approval"),
     ("subject only", "what is the user's blood type"),
     ("subject only", "the user's tax return"),
     ("subject only", "user insurance claim status"),
     ("speaker only", "what did the assistant say about mortgages"),
     ("speaker only", "assistant opinion on cryptocurrency"),
+]
+
+# A query about one subject that shares a topical word with another subject's fact ("favourite"): the
+# ranked search may list that fact (a person sees whose it is); the prompt block must not offer it.
+WRONG_SUBJECT = [
+    ("wrong subject", "sister's favourite football team"),
 ]
 
 # Written after the gates were tuned and never used to tune them (2026-12-01); reported apart.
@@ -192,6 +197,9 @@ def run(config: RecallConfig) -> dict:
             hits = recall.search(query, [SCOPE], limit=10)
             block = recall.prompt_block(query, [SCOPE])
             negatives.append({"label": label, "query": query, "search": _shown(hits), "prompt_block": block})
+        for label, query in WRONG_SUBJECT:
+            block = recall.prompt_block(query, [SCOPE])
+            negatives.append({"label": label, "query": query, "search": [], "prompt_block": block})
         held_out = []
         for label, query in HELD_OUT:
             hits = recall.search(query, [SCOPE], limit=10)

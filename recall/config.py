@@ -36,9 +36,9 @@ class RecallConfig:
     lexical_budget: int = 5000
     # A claim whose subject the query names gets this much more fused score (0 = off).
     subject_boost: float = 0.3
-    # A query naming a subject that facts are about gets only that subject's facts ("the sister's
-    # favourite team" is not answered by the user's favourite food). Episodes are never filtered so:
-    # the other speaker's turn is often the evidence.
+    # A query naming a subject that facts are about gets only that subject's facts in the prompt block
+    # ("the sister's favourite team" is not answered by the user's favourite food). The ranked search
+    # keeps them, and episodes are never filtered so: the other speaker's turn is often the evidence.
     named_subject_facts_only: bool = True
     # Window smoothing: a claim gains this share of its best window neighbour's fused score, because
     # an answer often sits next to the turn that shares the question's words.

@@ -694,8 +694,6 @@ class Recall:
                 score += config.exact_weight / (config.rrf_k + 1)
             if key[0] == FACT:
                 subject = row["subject_key"]
-                if config.named_subject_facts_only and named.fact_subjects and subject not in named.fact_subjects:
-                    continue  # the query is about another subject: this fact does not answer it
             else:
                 subject = key_normalise(row["speaker"])
                 score *= config.episode_weight
@@ -806,8 +804,13 @@ class Recall:
         config = self.config
         wanted = config.prompt_items + config.prompt_episode_items
         hits = self.search(query, scopes, valid_at=valid_at, known_at=known_at, limit=max(4 * wanted, 20))
-        facts = _above_floor([h for h in hits if h.kind == FACT and h.scores.grounded], config.prompt_relative_floor)
-        facts = facts[: config.prompt_items]
+        facts = [h for h in hits if h.kind == FACT and h.scores.grounded]
+        if config.named_subject_facts_only:
+            named = self._exact.named(query, self._visibility(scopes, valid_at, known_at).scopes).fact_subjects
+            # A question about the sister is not answered by the user's facts (a ranked search may still
+            # list them; the prompt must not suggest they answer).
+            facts = [h for h in facts if not named or h.claim.subject_key in named]  # type: ignore[union-attr]
+        facts = _above_floor(facts, config.prompt_relative_floor)[: config.prompt_items]
         episode_room = config.prompt_episode_items
         if not asks_about_past(query) and any(f.scores.exact is not None for f in facts):
             # A question about the present that a fact answers directly: what was said before is noise
