@@ -45,6 +45,7 @@ LIMITS: dict[str, int] = {
     "principal": 200,
     "source": 500,
     "sources": 500,
+    "session": 500,
     "text": MAX_TURN_CHARS,
 }
 
