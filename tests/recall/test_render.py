@@ -134,4 +134,4 @@ def test_a_block_of_rendered_items_keeps_its_fence(items: list[str]) -> None:
         scrubber = StreamingContextScrubber()
         return scrubber.feed("answer\n" + fenced + "\nmore") + scrubber.flush()
 
-    assert shown(block) == shown(build_memory_context_block("- plain")) == "answer\nmore"
+    assert shown(block).split() == ["answer", "more"]  # nothing of the block leaks out of the fence
