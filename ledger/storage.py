@@ -32,7 +32,7 @@ def _translate(exc: sqlite3.Error) -> Exception:
     return StorageError(f"database error: {text}")
 
 
-def _write_denied(path: Path) -> str:
+def write_denied(path: Path) -> str:
     """Why this process cannot write the ledger file, or "" when it can. SQLite also needs to create
     the -wal and -shm files beside it (unless they exist and are writable)."""
     if not os.access(path, os.W_OK):
@@ -70,7 +70,7 @@ class Storage:
         if not read_only and self.path != ":memory:" and Path(self.path).is_file():
             # A file (or folder) this process may not write is still readable: open it read-only, so
             # every read works and a write says why it cannot (instead of every command failing).
-            denied = _write_denied(Path(self.path))
+            denied = write_denied(Path(self.path))
             if denied:
                 self.read_only, self.read_only_reason = True, denied
         try:

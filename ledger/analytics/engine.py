@@ -30,7 +30,7 @@ from typing import Any
 import duckdb
 
 from factledger.ledger.errors import NotFoundError, StorageError, ValidationError
-from factledger.ledger.storage import Storage
+from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import utc_now
 
 from .errors import QueryRefused, SqlExecutionError
@@ -160,7 +160,9 @@ class Analytics:
         self.timeout = None if timeout is None else float(timeout)
         self.max_rows = max_rows
         self.path = path
-        self.snapshot = snapshot
+        # DuckDB's sqlite scanner cannot read a WAL ledger whose -shm it may not create (a read-only
+        # folder): read a consistent copy instead, made through SQLite's own read-only path.
+        self.snapshot = snapshot or bool(write_denied(path))
         self.clock = clock
         self.tables: list[str] = []
         self.views: dict[str, ViewDef] = {}
