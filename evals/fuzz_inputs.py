@@ -191,7 +191,7 @@ def fuzz_sql(work: Path, cases: int) -> Tally:
 
 def fuzz_tools(work: Path, cases: int) -> Tally:
     tally = Tally("tools")
-    session = MemorySession(HermesPaths(work / "hermes"), HermesIdentity(session_id="fuzz"), ProviderSettings())
+    session = MemorySession(HermesPaths(work / "hermes"), HermesIdentity.from_kwargs("fuzz", {"platform": "cli"}), ProviderSettings())
     try:
 
         @_given(fz.tool_calls(), cases)

@@ -309,3 +309,46 @@ def settings_files(draw) -> bytes:
                                      b"digest: !!binary AAAA\n", b"digest:\n  batch_size: 1e400\n",
                                      b"a: b\n\tc: d\n", b"---\n---\n", b"digest: {policy: [auto]}\n")))
     return text
+
+
+# -- running fuzz cases in tests ---------------------------------------------------------------------
+
+
+def fuzz_settings(examples: int):
+    """Hypothesis settings for a fuzz test: `examples` cases in the default run (kept small: the default
+    run must stay fast), 40 times as many with FACTLEDGER_HYPOTHESIS=thorough."""
+    import os
+
+    from hypothesis import HealthCheck, settings
+
+    thorough = os.environ.get("FACTLEDGER_HYPOTHESIS") == "thorough"
+    return settings(max_examples=examples * (40 if thorough else 1), deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck))
+
+
+def ledger_bytes(path) -> bytes:
+    """The ledger file and its WAL, for 'a refused write changes no byte'."""
+    from pathlib import Path
+
+    return b"".join(Path(f"{path}{s}").read_bytes() for s in ("", "-wal") if Path(f"{path}{s}").exists())
+
+
+def invoke_cli(args: list[str], *, db=None):
+    """Run `factledger ARGS` in process; fail the test on a traceback or an exit status other than 0
+    or 2; with `db`, fail when a refused command changed a byte of the ledger. Returns the result."""
+    from click.testing import CliRunner
+
+    from factledger.cli.main import cli
+
+    before = ledger_bytes(db) if db is not None else None
+    result = CliRunner().invoke(cli, args, catch_exceptions=True)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        import traceback
+
+        raise AssertionError("".join(traceback.format_exception(result.exception)) + f"\nargs: {args!r:.500}")
+    assert result.exit_code in (0, 2), (result.exit_code, result.output[-500:])
+    if result.exit_code == 2:
+        assert "rror" in result.output, result.output  # "error: …" or click's "Error: …"
+        if db is not None:
+            assert ledger_bytes(db) == before, "a refused command changed the ledger"
+    return result
