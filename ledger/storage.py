@@ -44,6 +44,11 @@ def write_denied(path: Path) -> str:
     return ""
 
 
+def _disk_trouble(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "disk i/o error" in text or "disk is full" in text or "readonly" in text
+
+
 def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     """A read-only connection. In a folder where SQLite cannot create the WAL index (-shm), `mode=ro`
     cannot read a WAL database; then the file is opened immutable (nobody can be writing it there:
@@ -96,7 +101,17 @@ class Storage:
                 self._conn.execute("PRAGMA synchronous = NORMAL")
                 self._migrate()
         except sqlite3.Error as exc:
-            raise StorageError(f"cannot open ledger {self.path}: {exc}") from None
+            if self.read_only or not Path(self.path).is_file() or not _disk_trouble(exc):
+                raise StorageError(f"cannot open ledger {self.path}: {exc}") from None
+            # A full disk (SQLite cannot create the -wal/-shm files): reads still work read-only.
+            if getattr(self, "_conn", None) is not None:
+                self._conn.close()
+            self.read_only, self.read_only_reason = True, f"it could not be opened for writing: {exc}"
+            try:
+                self._conn = _connect_read_only(Path(self.path), timeout)
+                self._conn.row_factory = sqlite3.Row
+            except sqlite3.Error as again:
+                raise StorageError(f"cannot open ledger {self.path}: {again}") from None
 
     # -- schema ---------------------------------------------------------------------------------
 
