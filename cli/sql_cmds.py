@@ -51,9 +51,12 @@ def _pointed(exc: SqlError, query: str) -> CliError:
     help="Load a consistent in-memory copy first: seconds at a million versions, then aggregates run several"
     " times faster than over the attached file (see docs/BENCHMARKS.md).",
 )
-@click.option("--memory-limit", default=DEFAULT_MEMORY_LIMIT, show_default=True, help="DuckDB's working memory for the query, e.g. 512MB, 4GB.")
-@click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True, help="Stop the query after this many seconds (0: no limit).")
-@click.option("--max-rows", type=click.IntRange(min=0), default=DEFAULT_MAX_ROWS, show_default=True, help="Print at most this many rows and say when more were cut (0: all; parquet files are never cut).")
+@click.option("--memory-limit", default=DEFAULT_MEMORY_LIMIT, show_default=True,
+              help="DuckDB's working memory for the query, e.g. 512MB, 4GB.")
+@click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
+              help="Stop the query after this many seconds (0: no limit).")
+@click.option("--max-rows", type=click.IntRange(min=0), default=DEFAULT_MAX_ROWS, show_default=True,
+              help="Print at most this many rows and say when more were cut (0: all; parquet files are never cut).")
 @pass_app
 def sql_cmd(
     app: AppContext,
