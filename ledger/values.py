@@ -182,6 +182,10 @@ _NOT_A_SECRET = {
     "reset", "strong", "weak", "long", "short", "secret", "safe", "saved", "stored", "there", "here",
     "that", "this", "what", "the", "a", "an", "not", "still", "also", "really", "very", "too", "and",
     "manager", "managers", "field", "fields", "prompt", "protected", "policy", "rules", "rotation",
+    # states and places ("my PIN is hidden under the flowerpot", "the password is in the drawer")
+    "hidden", "written", "kept", "somewhere", "unknown", "forgotten", "lost", "private", "personal",
+    "encrypted", "hashed", "same", "different", "easy", "hard", "simple", "secure", "insecure", "in", "on",
+    "under", "at", "my", "your", "his", "her", "our", "their", "its", "for", "from", "with", "without",
 }
 
 
