@@ -47,3 +47,12 @@ def test_library_search_with_the_vector_lane_never_ends_in_a_traceback(recall: R
         recall.search(query, ["s"])
     except LedgerError:
         pass
+
+
+@pytest.mark.parametrize("line", [b"[" * 5000 + b"]" * 5000, b'{"query": NaN, "scope": "s"}', b"\xff\xfe",
+                                  b'{"query": "jazz", "scope": "s\\n"}'])
+def test_batch_search_lines_fail_alone_with_their_error(seeded: Path, line: bytes) -> None:
+    batch = seeded.parent / "batch.jsonl"
+    batch.write_bytes(line + b'\n{"query": "jazz", "scope": "s"}\n')
+    result = invoke_cli(["--db", str(seeded), "search", "--batch", str(batch), "--config", "lexical"], db=seeded)
+    assert result.exit_code == 2
