@@ -97,10 +97,19 @@ def interval(start: str | None, end: str | None) -> str:
 
 
 def read_input(path: str) -> list[str]:
-    """Lines of FILE, or of standard input for '-'."""
-    if path == "-":
-        return sys.stdin.read().splitlines()
+    """Lines of FILE, or of standard input for '-': UTF-8 (a leading BOM is dropped), split on LF only
+    (JSON text may hold U+2028 and the like, which str.splitlines would split on)."""
     try:
-        return Path(path).read_text("utf-8").splitlines()
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
         raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise CliError(f"line {line}: line: not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {column})") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -27,6 +26,7 @@ from factledger.digest import (
 )
 from factledger.digest.review import STATUSES, require_operator
 from factledger.ledger import LedgerError
+from factledger.ledger.ops import decode_json_line
 
 from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
 
@@ -59,9 +59,7 @@ def journal_add_cmd(app: AppContext, file: str, as_json: bool) -> None:
         if not stripped or stripped.startswith("#"):
             continue
         try:
-            turns.append(Turn.from_dict(json.loads(stripped)))
-        except json.JSONDecodeError as exc:
-            raise CliError(f"line {number}: line: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            turns.append(Turn.from_dict(decode_json_line(stripped)))
         except LedgerError as exc:
             raise CliError(f"line {number}: {exc}") from None
     ledger = app.ledger()

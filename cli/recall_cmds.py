@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
 from factledger.ledger import LedgerError, ValidationError
+from factledger.ledger.ops import decode_json_line
 from factledger.ledger.times import display
 from factledger.recall import KINDS, PRESETS, Hit, Recall, RecallConfig
 from factledger.recall.text import flat
@@ -52,9 +52,9 @@ def _score(value: float | None) -> str:
 
 def _batch_line(recall: Recall, text: str, number: int) -> dict:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(f"line {number}: not valid JSON ({exc.msg})", field="line") from None
+        data = decode_json_line(text)
+    except ValidationError as exc:
+        raise ValidationError(f"line {number}: {exc.message}", field="line") from None
     if not isinstance(data, dict):
         raise ValidationError(f"line {number}: each line must be a JSON object", field="line")
     unknown = set(data) - {"id", "query", "scope", "scopes", "limit", "valid_at", "known_at"}
@@ -108,8 +108,8 @@ def search_cmd(
                 failures += 1
                 data = {}
                 try:
-                    data = json.loads(text)
-                except json.JSONDecodeError:
+                    data = decode_json_line(text)
+                except ValidationError:
                     pass
                 emit_json({"id": data.get("id", number) if isinstance(data, dict) else number, "error": str(exc)})
         if failures:

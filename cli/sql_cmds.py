@@ -9,7 +9,14 @@ from typing import Any
 import click
 
 from factledger.ledger import LedgerError
-from factledger.ledger.analytics import Analytics, SqlError, export_snapshot
+from factledger.ledger.analytics import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_MEMORY_LIMIT,
+    DEFAULT_TIMEOUT,
+    Analytics,
+    SqlError,
+    export_snapshot,
+)
 from factledger.ledger.exports import record_export
 from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
 from factledger.ledger.times import display
@@ -46,6 +53,12 @@ def _pointed(exc: SqlError, query: str) -> CliError:
     help="Load a consistent in-memory copy first: seconds at a million versions, then aggregates run several"
     " times faster than over the attached file (see docs/BENCHMARKS.md).",
 )
+@click.option("--memory-limit", default=DEFAULT_MEMORY_LIMIT, show_default=True,
+              help="DuckDB's working memory for the query, e.g. 512MB, 4GB.")
+@click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
+              help="Stop the query after this many seconds (0: no limit).")
+@click.option("--max-rows", type=click.IntRange(min=0), default=DEFAULT_MAX_ROWS, show_default=True,
+              help="Print at most this many rows and say when more were cut (0: all; parquet files are never cut).")
 @pass_app
 def sql_cmd(
     app: AppContext,
@@ -56,6 +69,9 @@ def sql_cmd(
     show_sql: bool,
     list_views: bool,
     snapshot: bool,
+    memory_limit: str,
+    timeout: float,
+    max_rows: int,
 ) -> None:
     """Run one read-only query over the ledger in DuckDB (QUERY, or - for standard input).
 
@@ -64,9 +80,11 @@ def sql_cmd(
     order: FOR VALID_TIME AS OF t | FROM t1 TO t2 | BETWEEN t1 AND t2 | ALL, and the same for
     SYSTEM_TIME. Audit helpers: slot_history(subject, predicate), changes_between(t1, t2),
     activity(t1, t2). Anything but a query is refused with its position (exit status 2).
+    Each query runs under a memory limit and a timeout, and prints at most --max-rows rows.
     """
+    limits = {"memory_limit": memory_limit, "timeout": timeout or None, "max_rows": max_rows or None}
     if list_views:
-        with Analytics(app.db_path) as analytics:
+        with Analytics(app.db_path, **limits) as analytics:
             items = analytics.describe()
         if as_json:
             emit_json(items)
@@ -82,7 +100,7 @@ def sql_cmd(
     if fmt == "parquet" and output is None:
         raise CliError("--format parquet writes a file: add --output FILE")
     try:
-        with Analytics(app.db_path, snapshot=snapshot) as analytics:
+        with Analytics(app.db_path, snapshot=snapshot, **limits) as analytics:
             if show_sql:
                 click.echo(analytics.translate(query))
                 return
@@ -90,24 +108,28 @@ def sql_cmd(
                 write_parquet(analytics.arrow(query), output)  # type: ignore[arg-type]
                 click.echo(f"wrote {output}", err=True)
                 return
-            columns, rows = analytics.fetch(query)
+            result = analytics.run(query)
     except SqlError as exc:
         raise _pointed(exc, query) from None
+    columns, rows = result.columns, result.rows
+    cut = f"; more rows were cut at --max-rows {max_rows}" if result.truncated else ""
     if fmt == "table":
         if output is not None:
             raise CliError("--output needs --format csv, json or parquet")
         emit_table(columns, [[_cell(v) for v in row] for row in rows])
-        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", err=True)
+        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{cut})", err=True)
         return
     text = render_text(fmt, columns, rows)
     if output is None:
         click.echo(text, nl=False)
+        if cut:
+            click.echo(f"({len(rows)} rows{cut})", err=True)
     else:
         try:
             output.write_text(text, "utf-8")
         except OSError as exc:
             raise CliError(f"cannot write {output}: {exc.strerror}") from None
-        click.echo(f"wrote {len(rows)} row(s) to {output}", err=True)
+        click.echo(f"wrote {len(rows)} row(s) to {output}{cut}", err=True)
 
 
 @click.command("export")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from factledger.ledger import Ledger, NotFoundError, ValidationError, check_principal, check_scope
 from factledger.ledger.keys import key, predicate_key
 from factledger.ledger.times import parse_optional
+from factledger.ledger.values import check_value
 
 from .memory import active_rejection, confirmed_values_touched, slot_versions
 from .model import Draft, ExplicitWrite
@@ -89,6 +90,9 @@ def remember(
     """State a fact. In a `one` slot holding another value over the period, the new value supersedes it."""
     check_principal(principal)
     check_scope(scope)
+    # The value policy before anything is stored (the proposal row too): the caller hears why.
+    subject, predicate, value = (check_value(t, f) for t, f in ((subject, "subject"), (predicate, "predicate"), (value, "value")))
+    reason = check_value(reason, "reason")
     key(subject, "subject")
     key(value, "value")
     pred = predicate_key(predicate)
@@ -131,6 +135,9 @@ def forget(
     `all_valid_time`, it was never true. Raises NotFoundError when there is nothing to retract."""
     check_principal(principal)
     check_scope(scope)
+    subject, predicate = check_value(subject, "subject"), check_value(predicate, "predicate")
+    value = None if value is None else check_value(value, "value")
+    reason = check_value(reason, "reason")
     key(subject, "subject")
     predicate_key(predicate)
     if value is not None:

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from factledger.ledger import ValidationError, check_scope
 from factledger.ledger.times import parse_time, utc_now
+from factledger.ledger.values import check_identifier
 
 Role = Literal["user", "assistant"]
 Op = Literal["add", "supersede", "retract"]
@@ -54,6 +55,8 @@ class Turn:
             raise ValidationError(f"{self.role!r} is not a role; use 'user' or 'assistant'", field="role")
         if self.session is not None and not isinstance(self.session, str):
             raise ValidationError("must be a string", field="session")
+        if self.session is not None:
+            check_identifier(self.session, "session")
         said_at = parse_time(self.said_at, "said_at") if self.said_at is not None else (now or utc_now())
         return Turn(scope=self.scope, text=self.text, role=self.role, session=self.session or None, said_at=said_at,
                     speaker=check_speaker(self.speaker))

@@ -8,6 +8,7 @@ from factledger.ledger import ConflictError, ErasedError, Ledger, LedgerError, L
 from factledger.ledger.erasure import REDACTED, redact, value_words
 from factledger.ledger.keys import key, predicate_key
 from factledger.ledger.times import parse_optional
+from factledger.ledger.values import check_value
 
 from .memory import sources_json
 from .model import Draft, Proposal
@@ -45,10 +46,13 @@ def check_draft(draft: Draft) -> None:
     """Field checks before a draft is stored; errors name the field."""
     if draft.op not in ("add", "supersede", "retract"):
         raise ValidationError(f"{draft.op!r} is not an operation", field="op")
-    key(draft.subject, "subject")
-    predicate_key(draft.predicate)
+    # The value policy (ledger/values.py): the ledger cleans the text again when the draft is applied.
+    key(check_value(draft.subject, "subject"), "subject")
+    predicate_key(check_value(draft.predicate, "predicate"))
     if draft.op != "retract" or draft.value is not None:
-        key(draft.value, "value")
+        key(check_value(draft.value, "value"), "value")
+    if draft.replaces is not None:
+        check_value(draft.replaces, "replaces")
     if draft.cardinality not in (None, "one", "many"):
         raise ValidationError(f"{draft.cardinality!r} is not a cardinality", field="cardinality")
     parse_optional(draft.valid_from, "valid_from")

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from factledger.ledger import ValidationError
+from factledger.ledger.values import check_identifier
 
 DEFAULT_SETTINGS_TEXT = """\
 # factledger settings for the Hermes memory provider (read when a Hermes session starts).
@@ -59,9 +60,20 @@ class ProviderSettings:
         if not path.exists():
             return cls()
         try:
-            data = yaml.safe_load(path.read_text("utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ValidationError(f"cannot read {path}: {exc.strerror}", field="settings") from None
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise ValidationError(f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line})", field="settings") from None
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as exc:
             raise ValidationError(f"cannot read {path}: {exc}", field="settings") from None
+        except RecursionError:  # PyYAML parses nesting recursively
+            raise ValidationError(f"cannot read {path}: nested too deeply", field="settings") from None
         return cls.from_mapping(data, source=str(path))
 
     @classmethod
@@ -72,27 +84,25 @@ class ProviderSettings:
         model = _section(digest, "model", prefix="digest.")
         recall = _section(data, "recall")
         journal = _section(data, "journal")
-        assistant_name = journal.get("assistant_name") or ""
-        if not isinstance(assistant_name, str):
-            raise ValidationError("must be text", field="journal.assistant_name")
+        assistant_name = _text(journal, "assistant_name", "journal.assistant_name")
         retention = journal.get("retention_days", 0) or 0
-        if isinstance(retention, bool) or not isinstance(retention, (int, float)) or retention < 0:
+        if isinstance(retention, bool) or not isinstance(retention, (int, float)) or not 0 <= retention <= 36_500:
             raise ValidationError(f"{retention!r} is not a number of days (0 keeps every turn)", field="journal.retention_days")
-        policy = str(digest.get("policy", "auto") or "auto")
+        policy = _text(digest, "policy", "digest.policy") or "auto"
         if policy not in ("auto", "strict"):
             raise ValidationError(f"{policy!r} is not 'auto' or 'strict'", field="digest.policy")
-        batch_size = _number(digest, "batch_size", 16, int, "digest.batch_size")
-        max_delay = _number(digest, "max_delay_seconds", 20.0, float, "digest.max_delay_seconds")
+        batch_size = _number(digest, "batch_size", 16, int, "digest.batch_size", maximum=10_000)
+        max_delay = _number(digest, "max_delay_seconds", 20.0, float, "digest.max_delay_seconds", maximum=86_400)
         return cls(
             policy=policy,
             batch_size=batch_size,
             max_delay_seconds=max_delay,
             model=ModelSettings(
-                base_url=str(model.get("base_url") or ""),
-                name=str(model.get("name") or ""),
-                api_key_env=str(model.get("api_key_env") or ""),
+                base_url=_text(model, "base_url", "digest.model.base_url"),
+                name=_text(model, "name", "digest.model.name"),
+                api_key_env=_text(model, "api_key_env", "digest.model.api_key_env"),
             ),
-            recall_configuration=str(recall.get("configuration") or ""),
+            recall_configuration=_text(recall, "configuration", "recall.configuration"),
             assistant_name=assistant_name.strip(),
             retention_days=float(retention),
         )
@@ -107,10 +117,22 @@ def _section(data: Mapping[str, Any], name: str, *, prefix: str = "") -> Mapping
     return value
 
 
-def _number(data: Mapping[str, Any], name: str, default: Any, kind: type, field_name: str) -> Any:
+def _text(data: Mapping[str, Any], name: str, field_name: str) -> str:
+    """A text setting ("" when absent); a number is taken as its text, anything else is refused."""
+    value = data.get(name)
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValidationError(f"must be text, got {type(value).__name__}", field=field_name)
+    return check_identifier(str(value).strip(), field_name, limit=500)
+
+
+def _number(data: Mapping[str, Any], name: str, default: Any, kind: type, field_name: str, *, maximum: float) -> Any:
     value = data.get(name, default)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ValidationError(f"{value!r} is not a positive number", field=field_name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= maximum:
+        raise ValidationError(f"{value!r} is not a number between 0 and {maximum:g}", field=field_name)
+    if kind is int and value != int(value):
+        raise ValidationError(f"{value!r} is not a whole number", field=field_name)
     return kind(value)

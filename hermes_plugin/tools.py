@@ -116,8 +116,11 @@ class _Args(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, str_strip_whitespace=True)
 
 
+MAX_QUERY_CHARS = 2000  # a search is a few words; a pasted document is not a query
+
+
 class SearchArgs(_Args):
-    query: str = Field(min_length=1)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     valid_at: str | None = None
     known_at: str | None = None
     limit: int = Field(default=8, ge=1, le=20)

@@ -10,20 +10,24 @@ import unicodedata
 from functools import lru_cache
 
 from .errors import ValidationError
+from .values import invisible_characters, refuse_lone_surrogates
 
-_SPACES = re.compile(r"\s+")
+_SPACES = re.compile(r"[\s\u0085\u2028\u2029]+")
+_INVISIBLE = invisible_characters()
 
 
 @lru_cache(maxsize=65536)  # subjects, predicates and values repeat; NFKC and casefold are not free
 def normalise(text: str) -> str:
-    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+    # Invisible characters go before the key is taken: "Paris\u200b" is "Paris", so a zero-width
+    # character cannot slip a value past its tombstone or its rejection.
+    return _SPACES.sub(" ", _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold()).strip()
 
 
 def key(value: object, field: str) -> str:
     """Normalise a required text field, refusing empty or non-text input by name."""
     if not isinstance(value, str):
         raise ValidationError(f"expected text, got {type(value).__name__}", field=field)
-    normal = normalise(value)
+    normal = normalise(refuse_lone_surrogates(value, field))
     if not normal:
         raise ValidationError("must not be empty", field=field)
     return normal

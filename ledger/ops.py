@@ -110,6 +110,39 @@ def parse_operation(data: object, line: int = 0) -> Operation:
     )
 
 
+MAX_LINE_DEPTH = 32  # no operation or turn nests deeper; Python's parser would recurse until it fails
+
+
+def decode_json_line(text: str, field: str = "line") -> Any:
+    """One JSON Lines line as data, or a ValidationError: malformed JSON, numbers Python will not
+    convert (over 4300 digits), NaN/Infinity (not JSON), nesting deeper than MAX_LINE_DEPTH."""
+
+    def constant(name: str) -> Any:
+        raise ValidationError(f"not valid JSON ({name} is not a JSON number)", field=field)
+
+    try:
+        data = json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"not valid JSON ({exc.msg} at column {exc.colno})", field=field) from None
+    except RecursionError:
+        raise ValidationError(f"nested deeper than {MAX_LINE_DEPTH} levels", field=field) from None
+    except ValueError as exc:  # int('9' * 5000): Python's limit on integer digits
+        raise ValidationError(f"not valid JSON ({exc})", field=field) from None
+    if _depth(data) > MAX_LINE_DEPTH:
+        raise ValidationError(f"nested deeper than {MAX_LINE_DEPTH} levels", field=field)
+    return data
+
+
+def _depth(data: Any) -> int:
+    depth, level = 0, [data]
+    while level:
+        depth += 1
+        if depth > MAX_LINE_DEPTH:
+            return depth
+        level = [c for item in level if isinstance(item, (list, dict)) for c in (item.values() if isinstance(item, dict) else item)]
+    return depth
+
+
 def read_operations(lines: Iterable[str]) -> Iterator[Operation]:
     """Parse JSON Lines; blank lines and lines starting with '#' are skipped."""
     for number, text in enumerate(lines, start=1):
@@ -117,9 +150,9 @@ def read_operations(lines: Iterable[str]) -> Iterator[Operation]:
         if not stripped or stripped.startswith("#"):
             continue
         try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise LineError(number, ValidationError(f"not valid JSON ({exc.msg} at column {exc.colno})", field="line")) from None
+            data = decode_json_line(stripped)
+        except ValidationError as exc:
+            raise LineError(number, exc) from None
         try:
             yield parse_operation(data, number)
         except LedgerError as exc:

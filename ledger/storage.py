@@ -7,6 +7,7 @@ shared by threads) and translates driver errors into ledger errors, so callers n
 from __future__ import annotations
 
 import re
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -59,6 +60,35 @@ class ScrubReport:
 
 
 _FTS5 = re.compile(r"\busing\s+fts5\s*\(", re.IGNORECASE)
+def write_denied(path: Path) -> str:
+    """Why this process cannot write the ledger file, or "" when it can. SQLite also needs to create
+    the -wal and -shm files beside it (unless they exist and are writable)."""
+    if not os.access(path, os.W_OK):
+        return "the file is not writable"
+    folder = path.resolve().parent
+    side = [Path(f"{path}-wal"), Path(f"{path}-shm")]
+    if not os.access(folder, os.W_OK) and not all(p.exists() and os.access(p, os.W_OK) for p in side):
+        return "its folder is not writable"
+    return ""
+
+
+def _disk_trouble(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "disk i/o error" in text or "disk is full" in text or "readonly" in text
+
+
+def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
+    """A read-only connection. In a folder where SQLite cannot create the WAL index (-shm), `mode=ro`
+    cannot read a WAL database; then the file is opened immutable (nobody can be writing it there:
+    a writer would need the same -shm)."""
+    base = path.resolve().as_uri()
+    conn = sqlite3.connect(base + "?mode=ro", uri=True, isolation_level=None, check_same_thread=False, timeout=timeout)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(base + "?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False, timeout=timeout)
 
 
 class Storage:
@@ -67,12 +97,18 @@ class Storage:
     def __init__(self, path: str | Path, *, read_only: bool = False, timeout: float = 30.0):
         self.path = str(path)
         self.read_only = read_only
+        self.read_only_reason = "opened read-only" if read_only else ""
         self._lock = threading.RLock()
         self._depth = 0
+        if not read_only and self.path != ":memory:" and Path(self.path).is_file():
+            # A file (or folder) this process may not write is still readable: open it read-only, so
+            # every read works and a write says why it cannot (instead of every command failing).
+            denied = write_denied(Path(self.path))
+            if denied:
+                self.read_only, self.read_only_reason = True, denied
         try:
-            if read_only:
-                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-                self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=timeout)
+            if self.read_only:
+                self._conn = _connect_read_only(Path(self.path), timeout)
             else:
                 if self.path != ":memory:":
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -88,7 +124,7 @@ class Storage:
             # A 64 MiB page cache (SQLite's default is 2 MiB): at a million versions the slot and open-version
             # indexes stop fitting in 2 MiB and every write re-reads their pages (evals/bench_ledger.py).
             self._conn.execute("PRAGMA cache_size = -65536")
-            if not read_only:
+            if not self.read_only:
                 if self.path != ":memory:":
                     self._conn.execute("PRAGMA journal_mode = WAL")
                     # Checkpoint every ~40 MB of WAL rather than ~4 MB: each checkpoint ends in an fsync,
@@ -98,7 +134,17 @@ class Storage:
                 self._conn.execute("PRAGMA synchronous = NORMAL")
                 self._migrate()
         except sqlite3.Error as exc:
-            raise StorageError(f"cannot open ledger {self.path}: {exc}") from None
+            if self.read_only or not Path(self.path).is_file() or not _disk_trouble(exc):
+                raise StorageError(f"cannot open ledger {self.path}: {exc}") from None
+            # A full disk (SQLite cannot create the -wal/-shm files): reads still work read-only.
+            if getattr(self, "_conn", None) is not None:
+                self._conn.close()
+            self.read_only, self.read_only_reason = True, f"it could not be opened for writing: {exc}"
+            try:
+                self._conn = _connect_read_only(Path(self.path), timeout)
+                self._conn.row_factory = sqlite3.Row
+            except sqlite3.Error as again:
+                raise StorageError(f"cannot open ledger {self.path}: {again}") from None
 
     # -- schema ---------------------------------------------------------------------------------
 
@@ -141,6 +187,8 @@ class Storage:
     @contextmanager
     def atomic(self) -> Iterator["Storage"]:
         """One write transaction (BEGIN IMMEDIATE); nested calls become savepoints."""
+        if self.read_only:
+            raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")
         with self._lock:
             depth = self._depth
             name = f"fl_sp_{depth}"

@@ -26,6 +26,7 @@ from .keys import content_hash, key, keyed_hash, predicate_key
 from .model import PRINCIPAL_KINDS, Cardinality, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .storage import Storage
 from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
+from .values import check_identifier, check_value
 
 _PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
 DEFAULT_TEMPLATE = "{subject} {predicate} {value}"
@@ -37,6 +38,8 @@ SlotKey = tuple[str, str, str]  # (scope, subject_key, predicate)
 
 
 def check_principal(principal: object) -> str:
+    if isinstance(principal, str):
+        check_identifier(principal, "principal")
     if not isinstance(principal, str) or not _PRINCIPAL.match(principal):
         raise ValidationError(
             f"{principal!r} is not a principal; use one of {', '.join(k + ':<name>' for k in PRINCIPAL_KINDS)}",
@@ -48,7 +51,7 @@ def check_principal(principal: object) -> str:
 def check_scope(scope: object) -> str:
     if not isinstance(scope, str) or not scope.strip():
         raise ValidationError("must be a non-empty string", field="scope")
-    return scope
+    return check_identifier(scope, "scope")
 
 
 def _decode_sources(text: str) -> tuple[str, ...]:
@@ -59,9 +62,9 @@ def _sources(source: object, field_name: str = "source") -> tuple[str, ...]:
     if source is None:
         return ()
     if isinstance(source, str):
-        return (source,) if source else ()
+        return (check_identifier(source, field_name),) if source else ()
     if isinstance(source, (list, tuple)) and all(isinstance(s, str) for s in source):
-        return tuple(s for s in source if s)
+        return tuple(check_identifier(s, field_name) for s in source if s)
     raise ValidationError("must be a string or a list of strings", field=field_name)
 
 
@@ -141,11 +144,15 @@ class LedgerTx:
         description: str | None = None,
     ) -> Predicate:
         """Register a predicate, or update its template and description. Cardinality is fixed once set."""
+        predicate = check_value(predicate, "predicate")
         name = predicate_key(predicate)
         if cardinality not in ("one", "many"):
             raise ValidationError(f"{cardinality!r} is not a cardinality; use 'one' or 'many'", field="cardinality")
         if template is not None:
+            template = check_value(template, "template")
             _check_template(template)
+        if description is not None:
+            description = check_value(description, "description")
         existing = self.predicate(name)
         if existing is not None and existing.cardinality != cardinality:
             raise ValidationError(
@@ -223,6 +230,7 @@ class LedgerTx:
         source: object = None,
     ) -> OpResult:
         """Assert `value` in the slot over [valid_from, valid_to). valid_from defaults to the tx time."""
+        subject, predicate, value = _fact_text(subject, predicate, value)
         slot = self._slot(scope, subject, predicate)
         value_key = key(value, "value")
         self._check_not_erased(slot, value_key)
@@ -244,6 +252,9 @@ class LedgerTx:
         source: object = None,
     ) -> OpResult:
         """Within [valid_from, valid_to) the slot now holds `value` (for `many`, in place of `replaces`)."""
+        subject, predicate, value = _fact_text(subject, predicate, value)
+        if replaces is not None:
+            replaces = check_value(replaces, "replaces")
         slot = self._slot(scope, subject, predicate)
         value_key = key(value, "value")
         replaces_key = None if replaces is None else key(replaces, "replaces")
@@ -291,6 +302,7 @@ class LedgerTx:
         source: object = None,
     ) -> OpResult:
         """Within the portion the value is no longer held. all_valid_time: it was never true."""
+        subject, predicate, value = _fact_text(subject, predicate, value)
         slot = self._slot(scope, subject, predicate)
         value_key = None if value is None else key(value, "value")
         if all_valid_time:
@@ -390,6 +402,15 @@ class LedgerTx:
         )
 
 
+def _fact_text(subject: object, predicate: object, value: object) -> tuple[str, str, str | None]:
+    """The value policy (values.py) on a fact's three texts; `value` may be None (a retract)."""
+    return (
+        check_value(subject, "subject"),
+        check_value(predicate, "predicate"),
+        None if value is None else check_value(value, "value"),
+    )
+
+
 def _check_template(template: object) -> None:
     if not isinstance(template, str):
         raise ValidationError("must be a string", field="template")
@@ -478,8 +499,7 @@ class Ledger:
     ) -> Iterator[LedgerTx]:
         """Open one ledger transaction; everything done in the block commits together or not at all."""
         check_principal(principal)
-        if not isinstance(reason, str):
-            raise ValidationError("must be a string", field="reason")
+        reason = check_value(reason, "reason")
         # A lone string is one reference, not a sequence of one-character references.
         refs = _sources(sources if isinstance(sources, str) else list(sources), "sources")
         with self.storage.atomic():

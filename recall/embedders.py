@@ -9,6 +9,7 @@ hub, no torch and no network, and is deterministic. Optional backends: sentence-
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -95,7 +96,7 @@ class StaticEmbedder:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         with self._lock:
-            vectors = self._model.encode(list(texts), show_progress_bar=False)
+            vectors = self._model.encode(encodable(texts), show_progress_bar=False)
         return unit_rows(vectors)
 
 
@@ -139,7 +140,7 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         with self._lock:
-            vectors = self._model.encode(list(texts), show_progress_bar=False, convert_to_numpy=True)
+            vectors = self._model.encode(encodable(texts), show_progress_bar=False, convert_to_numpy=True)
         return unit_rows(vectors)
 
 
@@ -174,13 +175,22 @@ class OpenAIEmbedder:
         if not texts:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         try:
-            response = self._client.embeddings.create(model=self._model, input=list(texts))
+            response = self._client.embeddings.create(model=self._model, input=encodable(texts))
         except openai.OpenAIError as exc:
             raise EmbedderError(f"embeddings endpoint failed: {exc}", field="embedder") from None
         rows = sorted(response.data, key=lambda item: item.index)
         matrix = unit_rows(np.array([row.embedding for row in rows], dtype=np.float32))
         self._dim = int(matrix.shape[1])
         return matrix
+
+
+def encodable(texts: Sequence[str]) -> list[str]:
+    """Texts the tokenizers (Rust, UTF-8) and HTTP can take: a lone surrogate (from a query such as
+    json.loads('"\\ud800"')) becomes U+FFFD instead of failing inside the model."""
+    return [_LONE_SURROGATE.sub("\ufffd", t) for t in texts]
+
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def default_embedder() -> StaticEmbedder:

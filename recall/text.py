@@ -135,7 +135,8 @@ def is_question(text: str) -> bool:
 
 
 def flat(text: str) -> str:
-    """Any text as one printable line (an item of the prompt block cannot start a line of its own)."""
+    """Any text as one printable line, for tables people read (the prompt block uses render.one_line,
+    which also neutralises the host's delimiters)."""
     return " ".join(_UNPRINTABLE.sub(" ", text).split())
 
 

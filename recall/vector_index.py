@@ -9,6 +9,7 @@ folder holds nothing the ledger does not: deleting it loses nothing, `rebuild` w
 from __future__ import annotations
 
 import asyncio
+import errno
 import fcntl
 import json
 import shutil
@@ -25,6 +26,8 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 from lancedb.index import BTree, HnswSq
+
+from factledger.ledger import StorageError
 
 TABLE = "items"
 META_FILE = "factledger-index.json"
@@ -77,7 +80,13 @@ class _Loop:
             return cls._shared
 
     def run(self, coro):
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+        try:
+            return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+        except (OSError, RuntimeError) as exc:
+            # LanceDB reports a full disk as a RuntimeError ("os error 28"): a clear error, like SQLite's.
+            if getattr(exc, "errno", None) == errno.ENOSPC or "os error 28" in str(exc) or "No space left" in str(exc):
+                raise StorageError("the vector index could not be written: no space left on device") from None
+            raise
 
 
 class VectorIndex:

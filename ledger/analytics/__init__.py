@@ -5,15 +5,29 @@ dialect.py for the temporal clauses, rewrite.py for their meaning, guard.py for 
 views.py for what the analyst sees.
 """
 
-from .engine import Analytics, ExportedTable, ExportReport, export_snapshot, sqlite_scanner_path
+from .engine import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_MEMORY_LIMIT,
+    DEFAULT_TIMEOUT,
+    Analytics,
+    ExportedTable,
+    ExportReport,
+    QueryResult,
+    export_snapshot,
+    sqlite_scanner_path,
+)
 from .errors import QueryRefused, SqlError, SqlExecutionError, SqlSyntaxError
 from .guard import check_query
 
 __all__ = [
+    "DEFAULT_MAX_ROWS",
+    "DEFAULT_MEMORY_LIMIT",
+    "DEFAULT_TIMEOUT",
     "Analytics",
     "ExportReport",
     "ExportedTable",
     "QueryRefused",
+    "QueryResult",
     "SqlError",
     "SqlExecutionError",
     "SqlSyntaxError",

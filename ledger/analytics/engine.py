@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,10 +30,10 @@ from typing import Any
 import duckdb
 
 from factledger.ledger.errors import NotFoundError, StorageError, ValidationError
-from factledger.ledger.storage import Storage
+from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import utc_now
 
-from .errors import SqlExecutionError
+from .errors import QueryRefused, SqlExecutionError
 from .guard import check_query
 from .rewrite import Rewriter
 from .views import (
@@ -48,6 +51,28 @@ ATTACHED = "ledger_file"
 EXTENSION_PACKAGE = "duckdb_extension_sqlite_scanner"
 EXPORT_FORMATS = ("parquet", "csv")
 INTERNAL_TABLES = ("erase_gate",)  # a transient guard row, always empty between transactions
+
+# Limits on one query (each adjustable per Analytics and by `factledger sql` options). Without them
+# `SELECT * FROM generate_series(1, 1e8)` grew the process by many GB and ran for minutes.
+DEFAULT_MEMORY_LIMIT = "1GB"  # DuckDB's own working memory (its buffer manager)
+DEFAULT_TIMEOUT = 60.0  # seconds; the query is interrupted from a timer thread
+DEFAULT_MAX_ROWS = 10_000  # rows fetched into Python (the result a person can read); None: no cap
+_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+
+
+def check_memory_limit(text: object) -> str:
+    if not isinstance(text, str) or not _MEMORY.match(text):
+        raise ValidationError(f"{text!r} is not a memory size; use e.g. 512MB or 2GB", field="memory_limit")
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """Rows of one query: at most `max_rows` of them, `truncated` when more were there."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    truncated: bool = False
 
 
 def sqlite_scanner_path() -> Path:
@@ -107,6 +132,10 @@ class Analytics:
     ...     table = rel.arrow()   # or .fetchall(), .pl(), .df() with polars/pandas installed
 
     A relation is valid while its Analytics is open. One instance is for one thread at a time.
+
+    Limits: `memory_limit` (DuckDB's working memory, e.g. "512MB"; None: DuckDB's default), `timeout` (seconds per `fetch`,
+    `run` or `arrow`; None for none) and `max_rows` (rows `run`/`fetch` bring into Python; None for
+    all). A relation from `sql()` is the caller's to bound.
     """
 
     def __init__(
@@ -115,13 +144,25 @@ class Analytics:
         *,
         snapshot: bool = False,
         clock: Callable[[], str] = utc_now,
+        memory_limit: str | None = DEFAULT_MEMORY_LIMIT,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        max_rows: int | None = DEFAULT_MAX_ROWS,
         _lockdown: bool = True,
     ):
         path = Path(ledger_path)
         if not path.is_file():
             raise NotFoundError(f"no ledger file at {path}", field="ledger")
+        self.memory_limit = None if memory_limit is None else check_memory_limit(memory_limit)
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
+            raise ValidationError(f"{timeout!r} is not a positive number of seconds", field="timeout")
+        if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1):
+            raise ValidationError(f"{max_rows!r} is not a positive number of rows", field="max_rows")
+        self.timeout = None if timeout is None else float(timeout)
+        self.max_rows = max_rows
         self.path = path
-        self.snapshot = snapshot
+        # DuckDB's sqlite scanner cannot read a WAL ledger whose -shm it may not create (a read-only
+        # folder): read a consistent copy instead, made through SQLite's own read-only path.
+        self.snapshot = snapshot or bool(write_denied(path))
         self.clock = clock
         self.tables: list[str] = []
         self.views: dict[str, ViewDef] = {}
@@ -149,6 +190,8 @@ class Analytics:
         con = self._con
         con.execute("SET TimeZone = 'UTC'")
         con.execute("SET enable_progress_bar = false")
+        if self.memory_limit is not None:  # None: DuckDB's default, 80% of the machine's memory
+            con.execute(f"SET memory_limit = {_quote_text(self.memory_limit)}")
         con.execute(f"LOAD {_quote_text(str(sqlite_scanner_path()))}")
         copy_dir = Path(tempfile.mkdtemp(prefix="factledger-snapshot-")) if self.snapshot else None
         try:
@@ -244,31 +287,63 @@ class Analytics:
         rewriter = Rewriter(
             query, now=self.clock(), views=self.temporal_views, macros=self.macros, typed_source=self.snapshot
         )
-        return rewriter.rewrite(tree).sql(dialect="duckdb")
+        try:
+            return rewriter.rewrite(tree).sql(dialect="duckdb")
+        except RecursionError:  # a long flat chain (1 + 1 + … + 1) nests in the tree
+            raise QueryRefused("the query is too deeply nested", line=1, column=1, text="") from None
 
     def sql(self, query: str) -> duckdb.DuckDBPyRelation:
         """Run one read-only query (our dialect: DuckDB's plus temporal clauses); returns a relation."""
         text = self.translate(query)
-        try:
+        with self._limits():
             return self._con.sql(text)
+
+    @contextmanager
+    def _limits(self) -> Iterator[None]:
+        """DuckDB errors as SqlExecutionError, and the timeout: a timer thread interrupts the connection."""
+        fired = threading.Event()
+
+        def interrupt() -> None:
+            fired.set()
+            self._con.interrupt()
+
+        timer = threading.Timer(self.timeout, interrupt) if self.timeout is not None else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
+        try:
+            yield
         except duckdb.Error as exc:
+            if fired.is_set() or isinstance(exc, duckdb.InterruptException):
+                raise SqlExecutionError(f"the query ran longer than {self.timeout:g} s and was stopped (see --timeout)") from None
+            if isinstance(exc, duckdb.OutOfMemoryException):
+                raise SqlExecutionError(
+                    f"the query needs more memory than the limit of {self.memory_limit} (see --memory-limit): {_first_line(exc)}"
+                ) from None
             raise SqlExecutionError(_first_line(exc)) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    def run(self, query: str) -> QueryResult:
+        """Column names and at most `max_rows` rows (`truncated` says whether there were more)."""
+        relation = self.sql(query)
+        with self._limits():
+            if self.max_rows is None:
+                return QueryResult(list(relation.columns), relation.fetchall())
+            rows = relation.fetchmany(self.max_rows + 1)
+            return QueryResult(list(relation.columns), rows[: self.max_rows], truncated=len(rows) > self.max_rows)
 
     def fetch(self, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Column names and every row of a query."""
-        relation = self.sql(query)
-        try:
-            return list(relation.columns), relation.fetchall()
-        except duckdb.Error as exc:
-            raise SqlExecutionError(_first_line(exc)) from None
+        """Column names and the rows of a query (at most `max_rows`; `run` says whether it cut)."""
+        result = self.run(query)
+        return result.columns, result.rows
 
     def arrow(self, query: str) -> Any:
-        """The result as a pyarrow Table."""
+        """The result as a pyarrow Table (every row: it goes to a file; memory and time limits apply)."""
         relation = self.sql(query)
-        try:
+        with self._limits():
             return relation.to_arrow_table()
-        except duckdb.Error as exc:
-            raise SqlExecutionError(_first_line(exc)) from None
 
     def describe(self) -> list[dict[str, str]]:
         """The views and macros an analyst can use, with one line each."""
@@ -306,7 +381,8 @@ def export_snapshot(
     if out.exists() and not out.is_dir():
         raise ValidationError(f"{out} exists and is not a directory", field="directory")
     out.mkdir(parents=True, exist_ok=True)
-    analytics = Analytics(ledger_path, snapshot=True, _lockdown=False)
+    # A whole-ledger copy to files: no row cap or timeout, and DuckDB's default memory (80% of RAM).
+    analytics = Analytics(ledger_path, snapshot=True, memory_limit=None, timeout=None, max_rows=None, _lockdown=False)
     try:
         con = analytics._con
         sources: dict[str, str] = {}

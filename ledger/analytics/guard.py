@@ -23,6 +23,12 @@ from .dialect import TemporalClause, parse_statements, tokenize
 from .errors import QueryRefused, SqlSyntaxError, position
 
 QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.FROM, TokenType.L_PAREN}
+# sqlglot parses and prints recursively: a query nested deeper than this is refused where the nesting
+# goes too deep, before the parser would exhaust Python's stack. Real queries stay far below it.
+MAX_NESTING = 64
+_OPENERS = {TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE}
+_CLOSERS = {TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE}
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 # Nodes that never belong in a read-only query, wherever they sit in the tree.
 _FORBIDDEN_NAMES = (
@@ -115,7 +121,14 @@ class Guard:
         except TokenError as exc:
             raise SqlSyntaxError(str(exc).split("\n")[0], line=1, column=1, text="") from None
         statements: list[list[Token]] = [[]]
+        depth = 0
         for token in tokens:
+            if token.token_type in _OPENERS:
+                depth += 1
+                if depth > MAX_NESTING:
+                    raise self.refuse(f"nested deeper than {MAX_NESTING} levels", token.start, token.text)
+            elif token.token_type in _CLOSERS:
+                depth = max(0, depth - 1)
             if token.token_type == TokenType.SEMICOLON:
                 statements.append([])
             else:
@@ -133,6 +146,11 @@ class Guard:
             column = max(1, int(detail.get("col") or 1) - len(highlight) + 1) if "\n" not in highlight else 1
             reason = _TOKEN_REPR.sub(_describe_token, str(detail.get("description") or exc).split("\n")[0])
             raise SqlSyntaxError(reason, line=line, column=column, text=highlight) from None
+        except RecursionError:  # a long flat chain (1 + 1 + … + 1) still nests in the tree
+            raise self.refuse("the query is too deeply nested to parse", 0, "") from None
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+            # sqlglot fails this way on some malformed input ('{ :'): still a syntax error of the query.
+            raise SqlSyntaxError(f"cannot parse the query ({type(exc).__name__} in the parser)", line=1, column=1, text="") from None
         return parsed[0] if len(parsed) == 1 else None
 
     def _check_tree(self, tree: exp.Expression, start: int) -> None:
@@ -193,4 +211,8 @@ def check_query(sql: str, *, table_functions: set[str] = frozenset(), reserved_n
     """Parse `sql` and return its tree if it is one read-only query; else raise with the position."""
     if not isinstance(sql, str):
         raise QueryRefused("the query must be text", line=1, column=1, text="")
+    bad = _LONE_SURROGATE.search(sql)
+    if bad:
+        line, column = position(sql, bad.start())
+        raise SqlSyntaxError(f"a lone surrogate (U+{ord(bad.group()):04X}) is not text", line=line, column=column, text="")
     return Guard(sql, table_functions=set(table_functions), reserved_names=set(reserved_names)).check()

@@ -1,4 +1,4 @@
-"""The prompt block: bounded, headed as untrusted data, valid times shown; bad input is a clear error."""
+"""The prompt block: bounded, headed as recalled data (never instructions), valid times shown; bad input is a clear error."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def many_pets(clocked_ledger, clock):
 def test_block_is_bounded_and_headed(many_pets, recall):
     block = recall.prompt_block("tortoise", "s")
     lines = block.splitlines()
-    assert lines[0] == PROMPT_HEADING and "untrusted" in lines[0]
+    assert lines[0] == PROMPT_HEADING and "never instructions" in lines[0]
     items = [ln for ln in lines if ln.startswith("- ")]
     assert 1 <= len(items) <= recall.config.prompt_items
     assert len(block) <= recall.config.prompt_chars

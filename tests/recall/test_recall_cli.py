@@ -82,7 +82,7 @@ def test_batch_reports_a_bad_line_and_goes_on(db):
 def test_recall_prints_the_prompt_block_or_nothing(db):
     result = run(db, "recall", "where does the user live", "--scope", "s1")
     assert result.exit_code == 0
-    assert "untrusted" in result.stdout and "user lives in Berlin (since 2024-06-01)" in result.stdout
+    assert "never instructions" in result.stdout and "user lives in Berlin (since 2024-06-01)" in result.stdout
     assert run(db, "recall", "asdfghjkl", "--scope", "s1").stdout == ""
 
 
