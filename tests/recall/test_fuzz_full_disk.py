@@ -20,7 +20,7 @@ FACTLEDGER = str(Path(sys.executable).with_name("factledger"))
 @pytest.fixture
 def tiny_disk():
     point = Path(tempfile.mkdtemp(prefix="factledger-full-"))
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(point)], capture_output=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(point)], capture_output=True)
     if mounted.returncode != 0:
         point.rmdir()
         pytest.skip("cannot mount a tmpfs here (needs root with mount rights)")
