@@ -20,7 +20,8 @@ index_dir_option = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     envvar="FACTLEDGER_INDEX_DIR",
     default=None,
-    help="The vector index folder. Default: <ledger file>.lance beside the ledger. Also FACTLEDGER_INDEX_DIR.",
+    help="The vector index folder, for a ledger that has none yet (then recorded in the ledger; every process"
+    " uses the recorded one). Default: <ledger file>.lance beside the ledger. Also FACTLEDGER_INDEX_DIR.",
 )
 config_option = click.option(
     "--config",
@@ -238,6 +239,21 @@ def index_rebuild_cmd(app: AppContext, index_dir: Path | None, as_json: bool) ->
         emit_json({"written": written, **status.to_dict()})
     else:
         click.echo(f"rebuilt {status.folder}: {written} facts and episodes with {status.embedder}")
+
+
+@index_group.command("move")
+@click.argument("destination", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@pass_app
+def index_move_cmd(app: AppContext, destination: Path, as_json: bool) -> None:
+    """Rebuild the vector index in DESTINATION, record it in the ledger as its one index, remove the old folder."""
+    recall = _recall(app, None)
+    old = recall.index_dir
+    written = recall.move_index(destination)
+    if as_json:
+        emit_json({"from": str(old), "to": str(recall.index_dir), "written": written})
+    else:
+        click.echo(f"moved the vector index from {old} to {recall.index_dir} ({written} facts and episodes)")
 
 
 @index_group.command("repair")

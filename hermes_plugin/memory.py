@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import shutil
 import threading
 import uuid
 from datetime import timedelta
@@ -47,6 +48,16 @@ def digest_config(settings: ProviderSettings, environ: Mapping[str, str]) -> Dig
                         policy=settings.policy)  # type: ignore[arg-type]
 
 
+def _forget_legacy_index(paths: HermesPaths, recall: Any) -> None:
+    """Earlier versions kept the provider's vectors in $HERMES_HOME/factledger/lancedb while the CLI used
+    `<ledger>.lance`, so an operator's erase never reached them. The index is derived data: the folder
+    the ledger records is rebuilt from the ledger, and the old one goes."""
+    legacy = paths.legacy_index_dir
+    if legacy.exists() and legacy.resolve() != recall.index_dir.resolve():
+        shutil.rmtree(legacy, ignore_errors=True)
+        logger.info("factledger: removed the old vector folder %s (the index lives in %s)", legacy, recall.index_dir)
+
+
 class MemorySession:
     """Everything one provider instance does; owns its connections and its worker thread."""
 
@@ -68,8 +79,9 @@ class MemorySession:
             undo.callback(self.writer.close)
             self.reader = Ledger.open(paths.ledger_path, **clocked)
             undo.callback(self.reader.close)
-            self.recall = shared_recall.acquire(paths.ledger_path, paths.index_dir, recall_config, clock=clock)
+            self.recall = shared_recall.acquire(paths.ledger_path, recall_config, clock=clock)
             undo.callback(shared_recall.release, self.recall)
+            _forget_legacy_index(paths, self.recall)
             self.journal = Journal(self.writer)
             self.digester = Digester(self.writer, build_extractor(config), policy=config.policy,
                                      context_turns=config.context_turns)

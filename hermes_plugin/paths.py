@@ -57,6 +57,12 @@ class HermesPaths:
 
     @property
     def index_dir(self) -> Path:
+        """The vector index: beside the ledger, as for every other process (the ledger records it)."""
+        return Path(str(self.ledger_path) + ".lance")
+
+    @property
+    def legacy_index_dir(self) -> Path:
+        """Where versions before the recorded index kept the provider's vectors (removed on open)."""
         return self.state_dir / "lancedb"
 
     @property

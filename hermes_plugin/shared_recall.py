@@ -1,4 +1,4 @@
-"""One Recall per vector-index folder per process, shared by the provider instances that use it.
+"""One Recall per ledger (and so per vector-index folder) per process, shared by the provider instances that use it.
 
 Why: each Recall loads its own embedder (~26 MB and 0.1-0.3 s for the default static model), and the
 gateway keeps one provider instance per session; sharing pays that once per process. One Recall is
@@ -28,21 +28,22 @@ _lock = threading.Lock()
 _shared: dict[tuple[str, str], _Shared] = {}
 
 
-def _key(index_dir: Path, config: RecallConfig | None) -> tuple[str, str]:
-    return (str(index_dir.resolve()), (config or RecallConfig()).name)
+def _key(ledger_path: Path, config: RecallConfig | None) -> tuple[str, str]:
+    return (str(Path(ledger_path).resolve()), (config or RecallConfig()).name)
 
 
-def acquire(ledger_path: Path, index_dir: Path, config: RecallConfig | None = None, *,
+def acquire(ledger_path: Path, config: RecallConfig | None = None, *,
             clock: Callable[[], str] | None = None) -> Recall:
-    """The process's Recall for this folder (opened on first use); pair every call with `release`.
+    """The process's Recall for this ledger (opened on first use); pair every call with `release`.
+    Its vector folder is the one the ledger records (the CLI and every other process use the same).
     `clock` (tests and evals that replay a conversation's own dates) applies when it is opened."""
-    key = _key(index_dir, config)
+    key = _key(ledger_path, config)
     with _lock:
         entry = _shared.get(key)
         if entry is None:
             ledger = Ledger.open(ledger_path, **({"clock": clock} if clock is not None else {}))
             try:
-                entry = _Shared(Recall(ledger, index_dir, config=config), ledger, 0)
+                entry = _Shared(Recall(ledger, config=config), ledger, 0)
             except BaseException:
                 ledger.close()
                 raise

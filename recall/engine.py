@@ -8,6 +8,7 @@ the ledger, so what it returns is exactly what the ledger says is visible at (va
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -255,19 +256,89 @@ class Recall:
     ):
         self.ledger = ledger
         self.config = config or RecallConfig()
-        if index_dir is None:
-            if ledger.storage.path == ":memory:":
-                index_dir = Path(tempfile.mkdtemp(prefix="factledger-vectors-"))
-            else:
-                index_dir = Path(ledger.storage.path + ".lance")
         # lancedb is imported on first use of the vector lane (it costs about a second at start-up).
-        self._index_dir = Path(index_dir)
+        self._index_dir, self._recorded = self._index_home(index_dir)
         self._index: VectorIndex | None = None
         self._embedder = embedder
         self._exact = ExactLane(ledger)
         self._terms = {FACT: TermStats(ledger, tables=FACT_FTS), EPISODE: TermStats(ledger, tables=EPISODE_FTS)}
         self._lock = threading.RLock()
         self._ready = False
+
+    # -- where the index lives --------------------------------------------------------------------
+
+    def _index_home(self, asked: Path | None) -> tuple[Path, bool]:
+        """The vector folder: the one the ledger records (none recorded: `<ledger file>.lance`, so a copy
+        or a backup of the file has its own), or the one asked for when the recorded one does not exist
+        yet. Asking for another folder while the ledger's exists is an error: two folders for one ledger
+        would each hold embeddings the other's erase never sees."""
+        storage = self.ledger.storage
+        if storage.path == ":memory:":
+            return (Path(asked) if asked else Path(tempfile.mkdtemp(prefix="factledger-vectors-"))), True
+        row = storage.one("SELECT folder FROM recall_index_state WHERE id = 1")
+        home = self._from_record(row["folder"]) if row and row["folder"] else self._default_home()
+        if asked is None or Path(asked).resolve() == home.resolve():
+            return home, True  # what the ledger records already
+        if home.exists():
+            raise ValidationError(
+                f"this ledger's vector index lives in {home} (recorded in the ledger); leave --index-dir out,"
+                f" or move it with `factledger index move {asked}`",
+                field="index_dir",
+            )
+        return Path(asked), False
+
+    def _default_home(self) -> Path:
+        return Path(self.ledger.storage.path + ".lance")
+
+    def _from_record(self, text: str) -> Path:
+        path = Path(text)
+        return path if path.is_absolute() else Path(self.ledger.storage.path).resolve().parent / path
+
+    def _to_record(self, folder: Path) -> str | None:
+        """None for the default folder (beside the file, whatever its name); else relative to the
+        ledger's folder when inside it, so moving the two together keeps them together."""
+        if folder.resolve() == self._default_home().resolve():
+            return None
+        home = Path(self.ledger.storage.path).resolve().parent
+        folder = folder.resolve()
+        return str(folder.relative_to(home)) if folder.is_relative_to(home) else str(folder)
+
+    def _record_home(self) -> None:
+        """Record the folder in the ledger the first time this process builds or fills it."""
+        if self._recorded or self.ledger.storage.read_only:
+            return
+        with self.ledger.storage.atomic():
+            self.ledger.storage.execute(
+                "UPDATE recall_index_state SET folder = ? WHERE id = 1", (self._to_record(self._index_dir),)
+            )
+        self._recorded = True
+
+    @property
+    def index_dir(self) -> Path:
+        return self._index_dir
+
+    def move_index(self, destination: Path, progress: Progress | None = None) -> int:
+        """Rebuild the vector index in `destination`, record it as the ledger's, and remove the old
+        folder (it would keep embeddings that later erases never reach). Returns items written."""
+        destination = Path(destination)
+        if destination.resolve() == self._index_dir.resolve():
+            raise ValidationError("the index already lives there", field="destination")
+        if destination.exists() and any(destination.iterdir()):
+            raise ValidationError(f"{destination} exists and is not empty", field="destination")
+        old = self._index_dir
+        with self._lock:
+            from .vector_index import VectorIndex
+
+            self._index_dir, self._index, self._ready = destination, VectorIndex(destination), False
+            with self.index.exclusive():
+                written = self._rebuild(progress)
+            self.ledger.storage.execute(
+                "UPDATE recall_index_state SET folder = ? WHERE id = 1", (self._to_record(destination),)
+            )
+            self._recorded = self._ready = True
+        shutil.rmtree(old, ignore_errors=True)
+        Path(str(old) + ".lock").unlink(missing_ok=True)
+        return written
 
     # -- parts ------------------------------------------------------------------------------------
 
@@ -312,6 +383,7 @@ class Recall:
         with self._lock:
             if not self._ready:
                 embedder = self.embedder
+                self._record_home()
                 if not self.index.usable_for(embedder.identity, embedder.dim):
                     with self.index.exclusive():
                         self.index.forget_handles()  # another writer may have built it meanwhile
@@ -411,8 +483,10 @@ class Recall:
 
     def rebuild(self, progress: Progress | None = None) -> int:
         """Write the vector index again from the ledger (a lost or stale folder loses nothing)."""
-        with self._lock, self.index.exclusive():
-            written = self._rebuild(progress)
+        with self._lock:
+            self._record_home()
+            with self.index.exclusive():
+                written = self._rebuild(progress)
             self._ready = True
             return written
 

@@ -27,7 +27,10 @@ ELLIPSIS = "…"
 # variants, and "≮ ≯" (which decompose to "<" / ">" plus a combining stroke). A test recomputes it.
 _OPEN = "<\ufe64\uff1c\u226e"
 _CLOSE = ">\ufe65\uff1e\u226f"
-_BRACKETS = str.maketrans({**{c: "\u2039" for c in _OPEN}, **{c: "\u203a" for c in _CLOSE}})
+# U+0130 (İ) is the one character whose lower case is longer than itself ("i" + combining dot): a host
+# that finds its fence by lower-casing a copy of the text (Hermes's streaming scrubber does) then cuts at
+# the wrong place. Its canonical decomposition looks the same and keeps the length under lower().
+_BRACKETS = str.maketrans({**{c: "\u2039" for c in _OPEN}, **{c: "\u203a" for c in _CLOSE}, "\u0130": "I\u0307"})
 # Cc (controls, including tab/CR/LF/NEL), Zl/Zp (line and paragraph separators) and whitespace runs.
 _BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\s\u2028\u2029]+")
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")

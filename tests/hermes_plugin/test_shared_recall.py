@@ -13,7 +13,7 @@ def test_instances_share_one_recall_until_the_last_one_shuts_down(hermes_runtime
     shared = first.session.recall
     assert second.session.recall is shared
     first.shutdown()
-    assert shared_recall.acquire(tmp_path / "factledger" / "ledger.db", tmp_path / "factledger" / "lancedb") is shared
+    assert shared_recall.acquire(tmp_path / "factledger" / "ledger.db") is shared
     shared_recall.release(shared)
     second.shutdown()
     again = FactledgerMemoryProvider()

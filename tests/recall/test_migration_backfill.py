@@ -11,7 +11,7 @@ DROP TRIGGER recall_claims_insert; DROP TRIGGER recall_claims_close; DROP TRIGGE
 DROP TRIGGER recall_predicate_retext; DROP VIEW memories; DROP VIEW recall_claim_text;
 DROP TABLE recall_fts_terms; DROP TABLE recall_fts; DROP TABLE recall_fts_trigram; DROP TABLE recall_outbox;
 DROP TABLE recall_index_state; DROP INDEX claims_window;
-DELETE FROM schema_migrations WHERE version = 3;
+DELETE FROM schema_migrations WHERE version IN (3, 8);  -- 0008 adds a column to recall_index_state
 """
 
 
