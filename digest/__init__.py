@@ -23,8 +23,19 @@ from .model import (
     Turn,
 )
 from .review import (
+    Accepted,
+    Detail,
+    Edit,
+    Preview,
     accept,
+    accept_many,
+    accept_one,
+    competing_proposals,
     confirm,
+    detail,
+    open_from_session,
+    preview,
+    reject_many,
     get_proposal,
     lift,
     list_confirmations,
@@ -40,6 +51,17 @@ from .when import ValidTime, resolve_time_phrase
 from factledger.ledger import PermissionDenied  # re-exported: review functions raise it
 
 __all__ = [
+    "Accepted",
+    "Detail",
+    "Edit",
+    "Preview",
+    "accept_many",
+    "accept_one",
+    "competing_proposals",
+    "detail",
+    "open_from_session",
+    "preview",
+    "reject_many",
     "AppendOutcome",
     "Confirmation",
     "DigestConfig",
