@@ -69,6 +69,11 @@ def list_proposals(
     return [Proposal.from_row(r) for r in ledger.storage.query(sql, params)]
 
 
+def proposals_of_transaction(ledger: Ledger, tx_id: int) -> list[Proposal]:
+    """The proposals a ledger transaction applied."""
+    return [Proposal.from_row(r) for r in ledger.storage.query("SELECT * FROM proposals WHERE tx = ? ORDER BY id", (tx_id,))]
+
+
 def get_proposal(ledger: Ledger, proposal_id: int) -> Proposal:
     proposal = load_proposal(ledger, proposal_id)
     if proposal is None:
