@@ -209,3 +209,18 @@ def test_token_file_must_be_private(tmp_path) -> None:
         read_token_file(path)
     with pytest.raises(TokenFileError):
         read_token_file(tmp_path / "missing")
+
+
+def test_ui_command_refuses_a_readable_token_file_and_contradictions(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from factledger.cli.main import cli
+
+    path = tmp_path / "token"
+    write_token_file(path, TOKEN)
+    os.chmod(path, 0o644)
+    db = str(tmp_path / "l.db")
+    loose = CliRunner().invoke(cli, ["--db", db, "ui", "--token-file", str(path)])
+    assert loose.exit_code == 2 and "token-file:" in loose.output and "chmod 600" in loose.output
+    both = CliRunner().invoke(cli, ["--db", db, "ui", "--read-only", "--token-file", str(path)])
+    assert both.exit_code == 2 and "--read-only takes no token" in both.output
