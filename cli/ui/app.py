@@ -116,9 +116,10 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None)
         form = await request.form()
         if not guard.writable or not guard.token_ok(str(form.get("token", ""))):
             return page(request, "error.html", status=403, message="token: wrong token, or the page is read-only")
-        response = RedirectResponse(str(form.get("next") or "/queue"), status_code=303)
-        if not response.headers["location"].startswith("/"):
-            response.headers["location"] = "/queue"
+        target = str(form.get("next") or "/queue")
+        if not target.startswith("/") or target.startswith("//") or "\\" in target:  # only this site's own paths
+            target = "/queue"
+        response = RedirectResponse(target, status_code=303)
         response.set_cookie(COOKIE, guard.token or "", httponly=True, samesite="strict")
         return response
 
