@@ -8,20 +8,24 @@ import sys
 import click
 
 from factledger.digest import (
+    Detail,
     DigestConfig,
+    Edit,
+    accept_many,
+    accept_one,
+    detail,
+    open_from_session,
+    reject_many,
     Digester,
     Journal,
     prune_said_before,
     Turn,
-    accept,
     build_extractor,
     confirm,
-    get_proposal,
     lift,
     list_confirmations,
     list_proposals,
     list_rejections,
-    reject,
     unconfirm,
 )
 from factledger.digest.review import STATUSES, require_operator
@@ -221,17 +225,24 @@ def review_list_cmd(app: AppContext, status: str, scope: str | None, limit: int,
 
 @review_group.command("show")
 @click.argument("proposal_id", type=int)
+@click.option("--context", "context_turns", default=None, type=click.IntRange(min=0),
+              help="Context turns to show (default: as many as the digest gives its extractor).")
 @json_option
 @pass_app
-def review_show_cmd(app: AppContext, proposal_id: int, as_json: bool) -> None:
-    """One proposal in full, with its quote and the turns it came from."""
-    ledger = app.ledger()
-    p = get_proposal(ledger, proposal_id)
-    journal = Journal(ledger)
-    turns = [journal.entry(int(ref.split(":", 1)[1])) for ref in p.sources if ref.startswith("journal:")]
+def review_show_cmd(app: AppContext, proposal_id: int, context_turns: int | None, as_json: bool) -> None:
+    """One proposal in full: quote, source and context turns, the policy's reason, the slot's history and
+    exactly what accepting it would do (versions it would close or cut, competing proposals)."""
+    if context_turns is None:
+        context_turns = DigestConfig.from_env(os.environ).context_turns
+    d = detail(app.ledger(), proposal_id, context_turns=context_turns)
     if as_json:
-        emit_json({**p.to_dict(), "turns": [t.to_dict() for t in turns if t is not None]})
+        emit_json(d.to_dict())
         return
+    _print_detail(d)
+
+
+def _print_detail(d: Detail) -> None:
+    p = d.proposal
     click.echo(f"proposal #{p.id}: {p.describe()}")
     for label, value in (
         ("status", p.status),
@@ -244,40 +255,101 @@ def review_show_cmd(app: AppContext, proposal_id: int, as_json: bool) -> None:
         ("reason", p.reason),
         ("decided by", p.decided_by or ""),
         ("review note", p.review_reason),
-        ("rejection", f"#{p.rejection_id}" if p.rejection_id else ""),
-        ("ledger tx", p.tx or ""),
+        ("rejection", f"rejection #{p.rejection_id}" if p.rejection_id else ""),
+        ("ledger tx", f"ledger transaction #{p.tx}" if p.tx else ""),
     ):
         if value:
             click.echo(f"  {label:<11} {value}")
-    for t in turns:
-        if t is not None:
-            click.echo(f"  turn {t.ref} [{t.role} {t.said_at[:16]}]: {t.text}")
+    if d.context:
+        click.echo("context (the turns before, as the extractor saw them):")
+        for t in d.context:
+            click.echo(f"  {t.ref} [{t.speaker_label} {t.said_at[:16]}]: {t.text}")
+    click.echo("source:")
+    for t in d.turns:
+        click.echo(f"  {t.ref} [{t.speaker_label} {t.said_at[:16]}]: {t.text}")
+    click.echo("slot history (every version, in transaction order):")
+    if not d.history:
+        click.echo("  (none)")
+    for h in d.history:
+        v = h.version
+        state = "believed" if v.tx_to is None else f"closed by ledger transaction #{v.closed_by}"
+        click.echo(f"  claim version #{v.id} {v.value!r} valid {interval(v.valid_from, v.valid_to)}"
+                   f" (ledger transaction #{v.opened_by}, {h.opened.principal}; {state})")
+    click.echo("if accepted:")
+    for line in d.preview.lines():
+        click.echo(f"  {line}")
+
+
+def _ids(proposal_ids: tuple[int, ...], session: str | None, scope: str | None, app: AppContext) -> list[int]:
+    if session is not None:
+        if proposal_ids:
+            raise CliError("proposal: give proposal ids or --all-from-session, not both")
+        found = [p.id for p in open_from_session(app.ledger(), session, scope=scope)]
+        if not found:
+            raise CliError(f"session: no open proposals from session {session!r}")
+        return found
+    if not proposal_ids:
+        raise CliError("proposal: give one or more proposal ids, or --all-from-session SESSION")
+    return list(proposal_ids)
+
+
+session_option = click.option("--all-from-session", "session", default=None, metavar="SESSION",
+                              help="Every open proposal whose source turn was said in SESSION.")
+scope_option = click.option("--scope", default=None, help="With --all-from-session: only this scope.")
 
 
 @review_group.command("accept")
-@click.argument("proposal_id", type=int)
+@click.argument("proposal_ids", type=int, nargs=-1)
+@session_option
+@scope_option
+@click.option("--value", default=None, help="Accept with this value instead (recorded as your correction).")
+@click.option("--valid-from", default=None, help="Accept with this valid-from instead (ISO; your correction).")
+@click.option("--valid-to", default=None, help="Accept with this valid-to instead (ISO, or '' for open).")
 @click.option("--reason", default="", help="Why (recorded).")
 @json_option
 @pass_app
-def review_accept_cmd(app: AppContext, proposal_id: int, reason: str, as_json: bool) -> None:
-    """Apply a pending proposal as you (a held conflict is applied as a supersede)."""
-    p = accept(app.ledger(), proposal_id, principal=app.principal, reason=reason)
-    emit_json(p.to_dict()) if as_json else click.echo(f"accepted #{p.id}: {p.describe()} (ledger tx {p.tx})")
+def review_accept_cmd(
+    app: AppContext, proposal_ids: tuple[int, ...], session: str | None, scope: str | None,
+    value: str | None, valid_from: str | None, valid_to: str | None, reason: str, as_json: bool,
+) -> None:
+    """Apply open proposals as you, all or nothing (a held conflict is applied as a supersede). Says which
+    versions each accept closed; `review show` previews it first.
+
+    With --value/--valid-from/--valid-to (one proposal only) the edited proposal is stored as your
+    correction and applied; the original is kept, marked corrected.
+    """
+    ids = _ids(proposal_ids, session, scope, app)
+    edit = Edit(value=value, valid_from=valid_from, valid_to=valid_to)
+    if not edit.empty:
+        if len(ids) != 1:
+            raise CliError("proposal: --value/--valid-from/--valid-to edit one proposal at a time")
+        done = [accept_one(app.ledger(), ids[0], principal=app.principal, reason=reason, edit=edit)]
+    else:
+        done = accept_many(app.ledger(), ids, principal=app.principal, reason=reason)
+    if as_json:
+        emit_json([a.to_dict() for a in done])
+        return
+    for a in done:
+        click.echo(a.message())
 
 
 @review_group.command("reject")
-@click.argument("proposal_id", type=int)
+@click.argument("proposal_ids", type=int, nargs=-1)
+@session_option
+@scope_option
 @click.option("--reason", default="", help="Why (recorded).")
 @json_option
 @pass_app
-def review_reject_cmd(app: AppContext, proposal_id: int, reason: str, as_json: bool) -> None:
-    """Reject a proposal; its value is remembered and will not be applied when proposed again."""
-    p = reject(app.ledger(), proposal_id, principal=app.principal, reason=reason)
+def review_reject_cmd(app: AppContext, proposal_ids: tuple[int, ...], session: str | None, scope: str | None, reason: str, as_json: bool) -> None:
+    """Reject proposals, all or nothing; their values are remembered and will not be applied when
+    proposed again."""
+    done = reject_many(app.ledger(), _ids(proposal_ids, session, scope, app), principal=app.principal, reason=reason)
     if as_json:
-        emit_json(p.to_dict())
-    else:
+        emit_json([p.to_dict() for p in done])
+        return
+    for p in done:
         memo = f" (rejection #{p.rejection_id})" if p.rejection_id else ""
-        click.echo(f"rejected #{p.id}: {p.describe()}{memo}")
+        click.echo(f"rejected proposal #{p.id}: {p.describe()}{memo}")
 
 
 @review_group.command("confirm")
@@ -288,7 +360,7 @@ def review_reject_cmd(app: AppContext, proposal_id: int, reason: str, as_json: b
 def review_confirm_cmd(app: AppContext, claim_id: int, reason: str, as_json: bool) -> None:
     """Confirm a claim's value: the digest will hold, not apply, anything that would change it."""
     c = confirm(app.ledger(), claim_id, principal=app.principal, reason=reason)
-    emit_json(c.to_dict()) if as_json else click.echo(f"confirmed #{c.id}: {c.subject_key} {c.predicate} {c.value!r} in {c.scope}")
+    emit_json(c.to_dict()) if as_json else click.echo(f"confirmation #{c.id}: claim version #{c.claim_id} {c.subject_key} {c.predicate} {c.value!r} in {c.scope}")
 
 
 @review_group.command("unconfirm")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds, trust_cmds
+from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds, trust_cmds, ui_cmds
 from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
 
 
@@ -35,7 +35,7 @@ def cli(ctx: click.Context, db_path: Path, principal: str | None) -> None:
     ctx.call_on_close(app.close)
 
 
-for module in (ledger_cmds, erase_cmds, digest_cmds, recall_cmds, sql_cmds, hermes_cmds, trust_cmds):
+for module in (ledger_cmds, erase_cmds, digest_cmds, recall_cmds, sql_cmds, hermes_cmds, trust_cmds, ui_cmds):
     for command in module.COMMANDS:
         cli.add_command(command)
 cli.add_command(demo.demo_cmd)

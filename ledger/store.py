@@ -636,6 +636,32 @@ class Ledger:
             entries.append(HistoryEntry(ClaimVersion.from_row(r), opened, closed))
         return entries
 
+    def slots(
+        self, scopes: Sequence[str] | None = None, *, subject: str | None = None, search: str | None = None, limit: int = 200
+    ) -> list[dict[str, object]]:
+        """Slots for browsing (the review page): scope, subject (key and display text), predicate, how many
+        versions it has and how many are believed now. `subject` picks one subject; `search` matches
+        subject, predicate or a believed value, case-insensitively."""
+        params: dict[str, object] = {"scopes": self._scope_json(scopes), "limit": int(limit)}
+        sql = (
+            "SELECT c.scope, c.subject_key, MAX(c.subject) AS subject, c.predicate, COUNT(*) AS versions,"
+            " SUM(c.tx_to IS NULL) AS believed FROM claims c WHERE c.scope IN (SELECT value FROM json_each(:scopes))"
+        )
+        if subject is not None:
+            sql += " AND c.subject_key = :subject_key"
+            params["subject_key"] = key(subject, "subject")
+        if search:
+            sql += " AND (c.subject_key LIKE :like OR c.predicate LIKE :like OR (c.tx_to IS NULL AND c.value_key LIKE :like))"
+            params["like"] = "%" + search.strip().casefold().replace("%", "").replace("_", "") + "%"
+        sql += " GROUP BY c.scope, c.subject_key, c.predicate ORDER BY c.scope, c.subject_key, c.predicate LIMIT :limit"
+        return [dict(r) for r in self.storage.query(sql, params)]
+
+    def transaction_versions(self, tx_id: int) -> tuple[list[ClaimVersion], list[ClaimVersion]]:
+        """The versions a transaction opened and the versions it closed."""
+        opened = self.storage.query("SELECT * FROM claims WHERE opened_by = ? ORDER BY id", (tx_id,))
+        closed = self.storage.query("SELECT * FROM claims WHERE closed_by = ? ORDER BY id", (tx_id,))
+        return [ClaimVersion.from_row(r) for r in opened], [ClaimVersion.from_row(r) for r in closed]
+
     def transaction_record(self, tx_id: int) -> Transaction | None:
         row = self.storage.one("SELECT * FROM transactions WHERE id = ?", (tx_id,))
         return Transaction.from_row(row) if row else None

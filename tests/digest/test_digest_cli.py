@@ -66,9 +66,9 @@ def test_review_flow_from_the_command_line(run) -> None:
     assert shown["turns"][0]["text"] == "I moved to Lisbon last month"
     assert "I moved to Lisbon last month" in run("review", "show", str(lisbon["id"])).output
 
-    accepted = json.loads(run("review", "accept", str(paris["id"]), "--json").output)
+    (accepted,) = json.loads(run("review", "accept", str(paris["id"]), "--json").output)
     assert (accepted["status"], accepted["decided_by"]) == ("applied", "operator:ann")
-    rejected = json.loads(run("review", "reject", str(lisbon["id"]), "--reason", "not true", "--json", principal="operator:bob").output)
+    (rejected,) = json.loads(run("review", "reject", str(lisbon["id"]), "--reason", "not true", "--json", principal="operator:bob").output)
     assert (rejected["status"], rejected["decided_by"]) == ("rejected", "operator:bob")
 
     memory = json.loads(run("review", "rejections", "--json").output)

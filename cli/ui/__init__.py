@@ -1,0 +1,1 @@
+"""The reviewer's page (`factledger ui`). Needs the `ui` extra: fastapi, uvicorn, jinja2, altair."""

@@ -1,0 +1,259 @@
+"""`factledger ui`: the reviewer's page, a FastAPI app over the same library calls as the CLI.
+
+Pages: subjects (search, by scope), a subject's slots with current values, a slot's timeline with an
+"as known at" control (state in the URL), a transaction with its sources and proposals, the review
+queue, one proposal with its accept preview. Writes (accept, reject, edit-and-accept, confirm, lift,
+unconfirm) are operator actions behind security.Guard; the page is read-only without the token.
+Every page is a Jinja template with autoescape on; the chart spec goes in as JSON through `tojson`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from factledger.digest import (
+    DigestConfig,
+    Edit,
+    Journal,
+    accept_one,
+    confirm,
+    detail,
+    journal_ids,
+    lift,
+    list_confirmations,
+    list_proposals,
+    list_rejections,
+    proposals_of_transaction,
+    reject,
+    unconfirm,
+)
+from factledger.ledger import ConflictError, Ledger, LedgerError, NotFoundError, PermissionDenied, ValidationError
+from factledger.ledger.times import display, parse_optional
+
+from . import timeline
+from .security import COOKIE, Guard, same_origin
+
+HERE = Path(__file__).parent
+STATUS_OF = {NotFoundError: 404, PermissionDenied: 403, ConflictError: 409, ValidationError: 400}
+
+
+def _status(exc: LedgerError) -> int:
+    for kind, code in STATUS_OF.items():
+        if isinstance(exc, kind):
+            return code
+    return 400
+
+
+def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None) -> FastAPI:
+    app = FastAPI(title="factledger", docs_url=None, redoc_url=None, openapi_url=None)
+    templates = Jinja2Templates(directory=str(HERE / "templates"))  # .html: autoescape on
+    templates.env.filters["when"] = lambda t: display(t) if t else ""
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    turns_shown = DigestConfig().context_turns if context_turns is None else context_turns
+
+    def ledger() -> Ledger:
+        return Ledger.open(db_path)
+
+    def signed_in(request: Request) -> bool:
+        return guard.token_ok(request.cookies.get(COOKIE))
+
+    def page(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        base = {
+            "principal": guard.principal,
+            "writable": guard.writable and signed_in(request),
+            "can_sign_in": guard.writable and not signed_in(request),
+            "csrf": guard.csrf() if guard.writable and signed_in(request) else "",
+        }
+        return templates.TemplateResponse(request, name, {**base, **context}, status_code=status)
+
+    def wants_json(request: Request) -> bool:
+        return "application/json" in request.headers.get("accept", "")
+
+    @app.exception_handler(LedgerError)
+    async def ledger_error(request: Request, exc: LedgerError) -> Response:
+        if wants_json(request) or request.url.path.startswith("/api/"):
+            return JSONResponse({"error": str(exc), "field": exc.field}, status_code=_status(exc))
+        return page(request, "error.html", status=_status(exc), message=str(exc))
+
+    # -- writes -----------------------------------------------------------------------------------
+
+    async def check_write(request: Request) -> dict[str, str]:
+        """The form (or JSON body) of an allowed write; raises PermissionDenied otherwise."""
+        if not guard.writable:
+            why = "the page is read-only (started without a token)" if guard.token is None else f"{guard.principal} is not an operator"
+            raise PermissionDenied(f"writes refused: {why}", field="principal")
+        if not same_origin(request.headers.get("origin"), request.headers.get("referer"), request.headers.get("host")):
+            raise PermissionDenied("writes refused: the request does not come from this page's origin", field="origin")
+        bearer = request.headers.get("authorization", "")
+        presented = bearer[7:] if bearer.lower().startswith("bearer ") else request.cookies.get(COOKIE)
+        if not guard.token_ok(presented):
+            raise PermissionDenied("writes refused: sign in with the operator's token", field="token")
+        if request.headers.get("content-type", "").startswith("application/json"):
+            body = await request.json()
+            fields = {k: str(v) for k, v in body.items()} if isinstance(body, dict) else {}
+        else:
+            fields = {k: str(v) for k, v in (await request.form()).items()}
+        if not guard.csrf_ok(fields.get("csrf") or request.headers.get("x-csrf-token")):
+            raise PermissionDenied("writes refused: missing or wrong CSRF token", field="csrf")
+        return fields
+
+    def done(request: Request, data: dict[str, Any], back: str) -> Response:
+        if wants_json(request):
+            return JSONResponse(data)
+        return RedirectResponse(back, status_code=303)
+
+    @app.post("/login")
+    async def login(request: Request) -> Response:
+        if not same_origin(request.headers.get("origin"), request.headers.get("referer"), request.headers.get("host")):
+            raise PermissionDenied("sign-in refused: the request does not come from this page's origin", field="origin")
+        form = await request.form()
+        if not guard.writable or not guard.token_ok(str(form.get("token", ""))):
+            return page(request, "error.html", status=403, message="token: wrong token, or the page is read-only")
+        target = str(form.get("next") or "/queue")
+        if not target.startswith("/") or target.startswith("//") or "\\" in target:  # only this site's own paths
+            target = "/queue"
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(COOKIE, guard.token or "", httponly=True, samesite="strict")
+        return response
+
+    @app.post("/logout")
+    async def logout(request: Request) -> Response:
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(COOKIE)
+        return response
+
+    @app.post("/proposal/{proposal_id}/accept")
+    async def accept_view(request: Request, proposal_id: int) -> Response:
+        form = await check_write(request)
+        edit = Edit(
+            value=form.get("value") or None,
+            valid_from=form.get("valid_from") or None,
+            valid_to=form["valid_to"] if form.get("edit_valid_to") else None,
+        )
+        with ledger() as lg:
+            outcome = accept_one(lg, proposal_id, principal=guard.principal, reason=form.get("reason", ""), edit=edit)
+        return done(request, {**outcome.to_dict(), "message": outcome.message()}, f"/proposal/{outcome.proposal.id}")
+
+    @app.post("/proposal/{proposal_id}/reject")
+    async def reject_view(request: Request, proposal_id: int) -> Response:
+        form = await check_write(request)
+        with ledger() as lg:
+            p = reject(lg, proposal_id, principal=guard.principal, reason=form.get("reason", ""))
+        return done(request, p.to_dict(), f"/proposal/{p.id}")
+
+    @app.post("/rejection/{rejection_id}/lift")
+    async def lift_view(request: Request, rejection_id: int) -> Response:
+        await check_write(request)
+        with ledger() as lg:
+            r = lift(lg, rejection_id, principal=guard.principal)
+        return done(request, r.to_dict(), "/queue")
+
+    @app.post("/claim/{claim_id}/confirm")
+    async def confirm_view(request: Request, claim_id: int) -> Response:
+        form = await check_write(request)
+        with ledger() as lg:
+            c = confirm(lg, claim_id, principal=guard.principal, reason=form.get("reason", ""))
+        return done(request, c.to_dict(), "/queue")
+
+    @app.post("/confirmation/{confirmation_id}/unconfirm")
+    async def unconfirm_view(request: Request, confirmation_id: int) -> Response:
+        await check_write(request)
+        with ledger() as lg:
+            c = unconfirm(lg, confirmation_id, principal=guard.principal)
+        return done(request, c.to_dict(), "/queue")
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    @app.get("/", response_class=HTMLResponse)
+    def subjects_view(request: Request, q: str = "", scope: str = "") -> Response:
+        with ledger() as lg:
+            scopes = lg.scopes()
+            rows = lg.slots([scope] if scope else None, search=q or None)
+        subjects: dict[tuple[str, str], dict[str, Any]] = {}
+        for r in rows:
+            s = subjects.setdefault((r["scope"], r["subject_key"]), {**r, "predicates": []})
+            s["predicates"].append(r["predicate"])
+        if wants_json(request):
+            return JSONResponse(rows)
+        return page(request, "subjects.html", subjects=list(subjects.values()), scopes=scopes, q=q, scope=scope)
+
+    @app.get("/subject", response_class=HTMLResponse)
+    def subject_view(request: Request, scope: str, subject: str) -> Response:
+        with ledger() as lg:
+            rows = lg.slots([scope], subject=subject)
+            current = lg.current([scope], subject=subject)
+        values: dict[str, list[Any]] = {}
+        for c in current:
+            values.setdefault(c.predicate, []).append(c)
+        if not rows:
+            raise NotFoundError(f"no subject {subject!r} in scope {scope!r}", field="subject")
+        if wants_json(request):
+            return JSONResponse({"slots": rows, "current": [c.to_dict() for c in current]})
+        return page(request, "subject.html", scope=scope, subject=rows[0]["subject"], subject_key=subject, slots=rows, values=values)
+
+    @app.get("/slot", response_class=HTMLResponse)
+    def slot_view(request: Request, scope: str, subject: str, predicate: str, known_at: str = "") -> Response:
+        known = parse_optional(known_at or None, "known_at")
+        with ledger() as lg:
+            history = lg.history([scope], subject=subject, predicate=predicate)
+            now = lg.clock()
+            claim_ids = [h.version.id for h in history]
+            confirmations = [c for c in list_confirmations(lg, scope=scope) if c.claim_id in claim_ids]
+        if not history:
+            raise NotFoundError(f"no versions for {subject} {predicate} in scope {scope!r}", field="slot")
+        drawn = timeline.bars(history, known)
+        chart = timeline.spec(drawn, now=now)
+        shown_value = timeline.value_at(drawn, now)
+        if wants_json(request):
+            return JSONResponse({"bars": [b.to_dict() for b in drawn], "valid_now": shown_value, "known_at": known, "spec": chart})
+        moments = list(dict.fromkeys(h.version.tx_from for h in sorted(history, key=lambda h: h.version.tx_from)))
+        here = {"scope": scope, "subject": subject, "predicate": predicate}
+        return page(
+            request, "slot.html", here=here, bars=drawn, spec=chart, known_at=known, moments=moments,
+            valid_now=shown_value, now=now, history=history, confirmations=confirmations,
+            link=lambda **extra: "/slot?" + urlencode({**here, **extra}),
+        )
+
+    @app.get("/tx/{tx_id}", response_class=HTMLResponse)
+    def tx_view(request: Request, tx_id: int) -> Response:
+        with ledger() as lg:
+            tx = lg.transaction_record(tx_id)
+            if tx is None:
+                raise NotFoundError(f"no ledger transaction #{tx_id}", field="tx")
+            journal = Journal(lg)
+            turns = [t for t in (journal.entry(i) for i in journal_ids(tx.sources)) if t is not None]
+            opened, closed = lg.transaction_versions(tx_id)
+            proposals = proposals_of_transaction(lg, tx_id)
+        if wants_json(request):
+            return JSONResponse({"tx": tx.to_dict(), "turns": [t.to_dict() for t in turns], "opened": [v.to_dict() for v in opened],
+                                 "closed": [v.to_dict() for v in closed], "proposals": [p.to_dict() for p in proposals]})
+        return page(request, "tx.html", tx=tx, turns=turns, opened=opened, closed=closed, proposals=proposals)
+
+    @app.get("/queue", response_class=HTMLResponse)
+    def queue_view(request: Request, scope: str = "") -> Response:
+        with ledger() as lg:
+            proposals = list_proposals(lg, status="open", scope=scope or None)
+            details = [detail(lg, p.id, context_turns=turns_shown) for p in proposals]
+            rejections = list_rejections(lg, scope=scope or None)
+            confirmations = list_confirmations(lg, scope=scope or None)
+        if wants_json(request):
+            return JSONResponse({"proposals": [d.to_dict() for d in details], "rejections": [r.to_dict() for r in rejections],
+                                 "confirmations": [c.to_dict() for c in confirmations]})
+        return page(request, "queue.html", details=details, rejections=rejections, confirmations=confirmations, scope=scope)
+
+    @app.get("/proposal/{proposal_id}", response_class=HTMLResponse)
+    def proposal_view(request: Request, proposal_id: int) -> Response:
+        with ledger() as lg:
+            d = detail(lg, proposal_id, context_turns=turns_shown)
+        if wants_json(request):
+            return JSONResponse(d.to_dict())
+        return page(request, "proposal.html", d=d)
+
+    return app

@@ -1,0 +1,175 @@
+"""The page end to end in headless Chromium (Debian's chromium + chromium-driver through Selenium):
+the timeline's bars, the "as known at" control, accept / reject / lift through the page, and a stored
+`<script>` value shown as text. One browser and one server for the module; screenshots are saved under
+pytest's tmp dir (and FACTLEDGER_SCREENSHOTS, when set, e.g. to refresh docs/images)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the ui extra (fastapi) is not installed")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+if not (CHROMIUM and DRIVER):
+    if os.environ.get("CI") == "true":
+        raise RuntimeError("CI: chromium and chromium-driver must be installed (.ci/run installs them)")
+    pytest.skip("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)", allow_module_level=True)
+
+import uvicorn  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from factledger.cli.ui.app import create_app  # noqa: E402
+from factledger.cli.ui.security import Guard  # noqa: E402
+from factledger.digest import get_proposal, list_rejections  # noqa: E402
+from factledger.ledger import Ledger  # noqa: E402
+
+from .ui_support import SCRIPT, seed  # noqa: E402
+
+TOKEN = "browser-test-operator-token-0123"
+SLOT = "/slot?scope=chat&subject=user&predicate=lives_in"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    db = tmp_path_factory.mktemp("ui") / "l.db"
+    ids = seed(db)
+    port = _free_port()
+    config = uvicorn.Config(create_app(db, guard=Guard(TOKEN, "operator:rita")), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    for _ in range(200):
+        if srv.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", db, ids
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("screenshots")
+
+
+def _shot(browser, shots: Path, name: str) -> None:
+    browser.save_screenshot(str(shots / f"{name}.png"))
+    extra = os.environ.get("FACTLEDGER_SCREENSHOTS")
+    if extra:
+        Path(extra).mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(Path(extra) / f"{name}.png"))
+
+
+def _bars(browser) -> list[tuple[str, float]]:
+    """The drawn bars' accessible labels with their vertical position, top first."""
+    WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "timeline").get_attribute("data-rendered") == "true")
+    marks = browser.find_elements(By.CSS_SELECTOR, "#timeline g.mark-rect path")
+    found = [(m.get_attribute("aria-label") or "", m.rect["y"]) for m in marks]
+    return sorted(found, key=lambda item: item[1])
+
+
+def test_timeline_bars_order_and_classes(server, browser, shots) -> None:
+    base, _, _ = server
+    browser.get(base + SLOT)
+    bars = _bars(browser)  # Vega writes each bar's description channel as its aria-label
+    assert len(bars) == 6, bars
+    # One row per transaction, in transaction-time order top to bottom: the first belief, the digest's
+    # supersede (Lisbon cut, Paris), the operator's correction (Lisbon, Porto), the retract (Paris cut).
+    rows: dict[int, set[int]] = {}
+    for aria, y in bars:
+        rows.setdefault(round(y), set()).add(int(aria.split(" ")[2].lstrip("#")))
+    assert [rows[y] for y in sorted(rows)] == [{1}, {2, 3}, {4, 5}, {6}]
+    state = {int(aria.split(" ")[2].lstrip("#")): aria.rsplit(" ", 1)[1] for aria, _ in bars}
+    assert state == {1: "superseded", 2: "superseded", 3: "retracted", 4: "current", 5: "current", 6: "current"}
+    rows = browser.find_elements(By.CSS_SELECTOR, "#versions tr.version")
+    assert [r.get_attribute("class").split()[1] for r in rows] == ["superseded", "superseded", "retracted", "current", "current", "current"]
+    fills = {m.get_attribute("aria-label").rsplit(" ", 1)[1]: m.get_attribute("fill") for m in browser.find_elements(By.CSS_SELECTOR, "#timeline g.mark-rect path")}
+    assert len(set(fills.values())) == 3  # the three states are drawn differently
+    _shot(browser, shots, "timeline")
+
+
+def test_known_at_redraws_the_slot_as_believed_then(server, browser, shots) -> None:
+    base, _, _ = server
+    browser.get(base + SLOT)
+    select = Select(browser.find_element(By.ID, "known-at"))
+    first = select.options[0].get_attribute("value")
+    select.select_by_index(0)  # submits on change
+    WebDriverWait(browser, 20).until(lambda d: "known_at=" in d.current_url)
+    assert first.replace(":", "%3A") in browser.current_url or first in browser.current_url
+    bars = _bars(browser)
+    assert [a for a, _ in bars] == ["claim version #1 Lisbon current"]
+    assert browser.find_element(By.ID, "valid-now").text == "Lisbon"
+    _shot(browser, shots, "known-at")
+    browser.get(browser.current_url)  # the URL carries the state: a shared link shows the same view
+    assert browser.find_element(By.ID, "valid-now").text == "Lisbon"
+
+
+def test_stored_script_renders_as_text(server, browser) -> None:
+    base, _, _ = server
+    browser.get(base + "/slot?scope=chat&subject=user&predicate=likes")
+    _bars(browser)
+    assert browser.title != "owned"
+    cell = browser.find_element(By.CSS_SELECTOR, "#versions tr.version td.value")
+    assert cell.text == SCRIPT
+    browser.get(base + "/subject?scope=chat&subject=user")
+    assert SCRIPT in browser.find_element(By.TAG_NAME, "main").text and browser.title != "owned"
+
+
+def _sign_in(browser, base: str) -> None:
+    browser.get(base + "/queue")
+    form = browser.find_element(By.ID, "login")
+    form.find_element(By.NAME, "token").send_keys(TOKEN)
+    form.find_element(By.TAG_NAME, "button").click()
+    WebDriverWait(browser, 20).until(lambda d: "signed in as" in d.find_element(By.TAG_NAME, "header").text)
+
+
+def test_accept_reject_and_lift_through_the_page(server, browser, shots) -> None:
+    base, db, ids = server
+    _sign_in(browser, base)
+    _shot(browser, shots, "queue")
+    card = browser.find_element(By.ID, f"proposal-{ids['berlin']}")
+    card.find_element(By.CSS_SELECTOR, "form.accept input[name=reason]").send_keys("she moved")
+    card.find_element(By.CSS_SELECTOR, "form.accept button").click()
+    WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "decided-by").text == "operator:rita")
+    browser.get(base + "/queue")
+    browser.find_element(By.CSS_SELECTOR, f"#rejection-{ids['rejection']} form.lift button").click()
+    WebDriverWait(browser, 20).until(lambda d: not d.find_elements(By.ID, f"rejection-{ids['rejection']}"))
+    card = browser.find_element(By.ID, f"proposal-{ids['again']}")
+    assert "pending" in card.find_element(By.CSS_SELECTOR, ".status").text  # lifted: decidable again
+    card.find_element(By.CSS_SELECTOR, "form.reject button").click()
+    WebDriverWait(browser, 20).until(lambda d: d.current_url.endswith(f"/proposal/{ids['again']}"))
+    with Ledger.open(db) as ledger:
+        berlin = get_proposal(ledger, ids["berlin"])
+        assert (berlin.status, berlin.decided_by, berlin.review_reason) == ("applied", "operator:rita", "she moved")
+        assert [c.value for c in ledger.current(["chat"], predicate="lives_in")] == ["Berlin"]
+        assert get_proposal(ledger, ids["again"]).status == "rejected"
+        (rejection,) = list_rejections(ledger)  # the old one lifted, a new one in force
+        assert rejection.id != ids["rejection"] and rejection.rejected_by == "operator:rita"

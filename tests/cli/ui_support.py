@@ -1,0 +1,40 @@
+"""A ledger for the page's tests: a slot with a supersede, a correction and a retract; a stored
+`<script>` value; a held proposal and a value rejected and proposed again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from factledger.digest import Digester, Journal, RulesExtractor, Turn, list_proposals, reject
+from factledger.ledger import Ledger
+
+SCRIPT = "<script>document.title='owned'</script>"
+
+
+def seed(db: Path) -> dict[str, int]:
+    """Returns ids the tests need: the held proposal, the rejected-again proposal and its rejection."""
+    with Ledger.open(db) as ledger:
+        journal = Journal(ledger)
+
+        def say(text: str, at: str) -> None:
+            journal.append(Turn(scope="chat", text=text, said_at=at, session="s1"))
+
+        say("I live in Lisbon", "2026-01-01T10:00:00Z")
+        say("I moved to Paris in March", "2026-04-01T10:00:00Z")  # a supersede
+        Digester(ledger, RulesExtractor()).run()
+        with ledger.transaction(principal="operator:ann", reason="correction") as tx:  # a correction of the past
+            tx.supersede("chat", "user", "lives_in", "Porto", valid_from="2026-02-01", valid_to="2026-03-01")
+        with ledger.transaction(principal="operator:ann", reason="retract") as tx:  # a retract
+            tx.retract("chat", "user", "lives_in", "Paris", valid_from="2026-06-01")
+        with ledger.transaction(principal="operator:ann") as tx:
+            tx.add("chat", "user", "likes", SCRIPT)
+        say("I love jazz", "2026-07-01T10:00:00Z")
+        say("I live in Berlin", "2026-07-02T10:00:00Z")
+        Digester(ledger, RulesExtractor(), policy="strict").run()
+        jazz = next(p for p in list_proposals(ledger) if p.value == "jazz")
+        rejected = reject(ledger, jazz.id, principal="operator:ann", reason="not a fan")
+        say("I love jazz!", "2026-07-03T10:00:00Z")
+        Digester(ledger, RulesExtractor(), policy="strict").run()
+        again = next(p for p in list_proposals(ledger, status="rejected_again"))
+        berlin = next(p for p in list_proposals(ledger) if p.value == "Berlin")
+        return {"berlin": berlin.id, "again": again.id, "rejection": rejected.rejection_id}
