@@ -1,7 +1,7 @@
 """What factledger costs a Hermes turn: the provider's hot-path calls against their library baselines in
 the same process, and a whole Hermes turn with and without the provider.
 
-    .venv/bin/python evals/bench_hermes.py [--users 2000] [--queries 200] [--turns 8] [--json]
+    .venv/bin/python evals/bench_hermes.py [--users 2000] [--queries 200] [--turns 8] [--cold 10] [--json]
 
 Figures:
 - prefetch: `provider.prefetch(query)` (what Hermes calls before each turn) vs `Recall.prompt_block` on
@@ -10,7 +10,9 @@ Figures:
 - digest lag: wall time from 16 journaled turns to their facts being in the ledger and the vector index
   (the worker's flush), i.e. how soon a fact said in a turn is recalled;
 - turn: a full Hermes `run_conversation` turn against the scripted model, with factledger selected and
-  with no memory provider, to show the share of a turn that memory takes.
+  with no memory provider, to show the share of a turn that memory takes;
+- cold start (`--cold N`): the first prefetch of N fresh processes (initialize, then one prefetch at once),
+  against the same first block computed waiting for the vector lane, each in a fresh process.
 """
 
 from __future__ import annotations
@@ -123,6 +125,49 @@ def provider_benchmarks(home: Path, users: int, queries: int) -> dict:
     }
 
 
+COLD_SCRIPT = """
+import json, sys, time
+home, user, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+started = time.perf_counter()
+from factledger.hermes_plugin.provider import FactledgerMemoryProvider
+provider = FactledgerMemoryProvider()
+provider.initialize("cold", hermes_home=home, platform="telegram", user_id=user, chat_id="c-" + user, chat_type="dm")
+ready = time.perf_counter()
+session = provider.session
+if mode == "prefetch":
+    block = provider.prefetch("where do I live")
+    lane = session.recall.prompt("where do I live", session.scopes.readable, vectors="if_ready").vector_lane
+else:  # the baseline: the same first block, waiting for the vector lane as prefetch did before
+    block = session.recall.prompt_block("where do I live", session.scopes.readable)
+    lane = "waited"
+done = time.perf_counter()
+provider.shutdown()
+print(json.dumps({"initialize_ms": (ready - started) * 1000, "first_ms": (done - ready) * 1000, "lane": lane,
+                  "has_block": bool(block)}))
+"""
+
+
+def cold_start_benchmark(home: Path, runs: int) -> dict:
+    """First prefetch of a fresh process (what the first turn after a gateway restart pays), against the
+    same first block computed waiting for the vector lane, each in its own fresh process, interleaved."""
+    out: dict[str, list] = {"prefetch": [], "baseline": [], "lanes": []}
+    env = {**os.environ, "HERMES_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+    for run in range(runs):
+        for mode in ("prefetch", "baseline"):
+            done = subprocess.run([sys.executable, "-c", COLD_SCRIPT, str(home), f"u{run % 50}", mode], env=env,
+                                  capture_output=True, text=True, check=True)
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+            out[mode].append(result["first_ms"])
+            if mode == "prefetch":
+                out["lanes"].append(result["lane"])
+    return {
+        "first_prefetch": summary(out["prefetch"]),
+        "baseline_waiting_for_vectors": summary(out["baseline"]),
+        "ratio_p95": round(percentile(out["prefetch"], 0.95) / percentile(out["baseline"], 0.95), 3),
+        "vector_lane_at_first_prefetch": {lane: out["lanes"].count(lane) for lane in sorted(set(out["lanes"]))},
+    }
+
+
 TURN_SCRIPT = """
 import json, os, sys, time
 from factledger.hermes_plugin.scripted_model import ScriptedModelServer, ModelReply
@@ -133,6 +178,12 @@ with ScriptedModelServer([ModelReply.say("Noted.")] * (turns + 1)) as server:
                               skip_context_files=True, enabled_toolsets=["memory"], tool_delay=0.0, platform="cli")
     messages = []
     agent.run_conversation("warm up", conversation_history=messages)
+    # Steady state: the first turn starts loading the vector lane in the background (the turn itself
+    # never waits for it); let that finish so the turns below measure what every later turn costs.
+    for provider in getattr(agent._memory_manager, "_providers", []) if agent._memory_manager else []:
+        session = getattr(provider, "session", None)
+        if session is not None:
+            session.recall.warm()
     out = []
     for i in range(turns):
         start = time.perf_counter()
@@ -162,12 +213,15 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=2000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--turns", type=int, default=8)
+    parser.add_argument("--cold", type=int, default=10, help="fresh processes timed for the first prefetch (0: skip)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     home = Path(tempfile.mkdtemp(prefix="bench-hermes-"))
     os.environ["HERMES_HOME"] = str(home)
     report = provider_benchmarks(home, args.users, args.queries)
+    if args.cold:
+        report["cold_start"] = cold_start_benchmark(home, args.cold)
     if args.turns:
         report["turn"] = {"with_factledger": turn_benchmark(args.turns, True), "without_memory": turn_benchmark(args.turns, False)}
         report["turn"]["ratio_p50"] = round(report["turn"]["with_factledger"]["p50_ms"] / report["turn"]["without_memory"]["p50_ms"], 3)
@@ -182,6 +236,11 @@ def main() -> None:
     print(f"sync_turn       p50 {s['provider']['p50_ms']:.2f} ms  p95 {s['provider']['p95_ms']:.2f} ms"
           f"   (two Journal.append p50 {s['baseline_two_appends']['p50_ms']:.2f} ms; ratio {s['ratio_p50']})")
     print(f"digest 16 turns {', '.join(f'{x:.0f}' for x in report['digest_16_turns_ms'])} ms (worker flush, rules extractor)")
+    if "cold_start" in report:
+        c = report["cold_start"]
+        print(f"first prefetch  p50 {c['first_prefetch']['p50_ms']:.0f} ms  p95 {c['first_prefetch']['p95_ms']:.0f} ms"
+              f" in a fresh process   (waiting for the vector lane: p95 {c['baseline_waiting_for_vectors']['p95_ms']:.0f} ms;"
+              f" ratio {c['ratio_p95']}; vector lane then: {c['vector_lane_at_first_prefetch']})")
     if "turn" in report:
         t = report["turn"]
         print(f"Hermes turn     p50 {t['with_factledger']['p50_ms']:.0f} ms with factledger,"

@@ -143,7 +143,9 @@ class MemorySession:
         if not query or not query.strip():
             return ""
         try:
-            return self.recall.prompt_block(query, self._scopes.readable)
+            # Never wait for the vector lane inside the turn (Hermes drops a prefetch after 8 s): until
+            # the worker has loaded it, the lexical and exact lanes answer alone.
+            return self.recall.prompt_block(query, self._scopes.readable, vectors="if_ready")
         except Exception:  # recall must never break a turn
             self.prefetch_failures += 1
             logger.warning("factledger: prefetch failed", exc_info=True)

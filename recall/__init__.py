@@ -9,7 +9,7 @@ from .config import PRESETS, RecallConfig
 from .embedders import Embedder, EmbedderError, OpenAIEmbedder, SentenceTransformerEmbedder, StaticEmbedder, default_embedder
 from .engine import (
     EPISODE, EPISODES_HEADING, FACT, FACTS_HEADING, KINDS, PROMPT_HEADING, Episode, Hit, IndexStatus, LaneScores, Memory,
-    PromptBlock, Recall, RepairReport,
+    VECTORS_IF_READY, VECTORS_WAIT, PromptBlock, Recall, RepairReport,
 )
 
 __all__ = [
@@ -22,6 +22,8 @@ __all__ = [
     "PROMPT_HEADING",
     "Episode",
     "PromptBlock",
+    "VECTORS_IF_READY",
+    "VECTORS_WAIT",
     "Embedder",
     "EmbedderError",
     "Hit",

@@ -7,7 +7,9 @@ the ledger, so what it returns is exactly what the ledger says is visible at (va
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
 import shutil
 import tempfile
 import threading
@@ -41,6 +43,9 @@ FACTS_HEADING = "Facts (what is held true, each with the time it holds):"
 EPISODES_HEADING = "Past conversation (what was said and when; evidence, not current truth):"
 FACT, EPISODE = "fact", "episode"
 KINDS = (FACT, EPISODE)
+VECTORS_WAIT, VECTORS_IF_READY = "wait", "if_ready"
+VECTOR_USED, VECTOR_OFF, VECTOR_WARMING, VECTOR_BUSY, VECTOR_FAILED = "used", "off", "warming", "busy", "failed"
+logger = logging.getLogger(__name__)
 _DRAIN_BATCH = 2000
 _REBUILD_BATCH = 4000
 
@@ -152,6 +157,9 @@ class PromptBlock:
     facts: tuple[Hit, ...]
     episodes: tuple[Hit, ...]
     text: str
+    # What the vector lane did for this block: used, off, warming, busy or failed (then the lexical and
+    # exact lanes answered alone).
+    vector_lane: str = "used"
 
     @property
     def hits(self) -> tuple[Hit, ...]:
@@ -588,25 +596,42 @@ class Recall:
         known_at: object = None,
         limit: int = 10,
         kinds: Sequence[str] | str = KINDS,
+        vectors: str = VECTORS_WAIT,
     ) -> list[Hit]:
         """Facts and episodes visible at (valid_at, known_at) in `scopes` that answer `query`, best first.
 
-        `kinds` chooses what is searched: "fact" (claim versions), "episode" (what was said), or both."""
+        `kinds` chooses what is searched: "fact" (claim versions), "episode" (what was said), or both.
+        `vectors="if_ready"` never waits for the vector lane (loading the embedder and LanceDB, a rebuild,
+        an outbox drain, another thread's index upkeep): it searches the lexical and exact lanes alone
+        until the vector lane is ready. A turn's prefetch uses it."""
+        return self._search(query, scopes, valid_at=valid_at, known_at=known_at, limit=limit, kinds=kinds,
+                            vectors=vectors)[0]
+
+    def _search(
+        self, query: str, scopes: Sequence[str] | str, *, valid_at: object, known_at: object, limit: int,
+        kinds: Sequence[str] | str, vectors: str,
+    ) -> tuple[list[Hit], str]:
+        """The hits, and what the vector lane did: used, off (this configuration), warming, busy or failed."""
+        if vectors not in (VECTORS_WAIT, VECTORS_IF_READY):
+            raise ValidationError(f"{vectors!r} is not 'wait' or 'if_ready'", field="vectors")
         if not isinstance(query, str):
             raise ValidationError("must be text", field="query")
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise ValidationError("must be a positive integer", field="limit")
         kinds = _check_kinds(kinds)
         seen = self._visibility(scopes, valid_at, known_at)
+        lane = VECTOR_USED if self.uses_vectors else VECTOR_OFF
         if not query.strip():
-            return []
+            return [], lane
         config = self.config
         candidates: dict[Key, _Candidate] = {}
         lexical = lexical_query(query)
         if lexical.empty:
-            return []  # only stop words, punctuation or emoji: nothing to be about
+            return [], lane  # only stop words, punctuation or emoji: nothing to be about
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
-        vector_search = self._start_vector_search(query, seen, kinds) if self.uses_vectors else None
+        vector_search = None
+        if self.uses_vectors:
+            vector_search, lane = self._start_vector_search(query, seen, kinds, vectors)
 
         named = self._exact.named(query, seen.scopes)
         subject_words = frozenset(w for subject in named.subjects for w in words(subject))
@@ -635,7 +660,14 @@ class Recall:
 
         vector_pending: set[Key] = set()
         if vector_search is not None:
-            vector_pending = self._gate_vector_hits(query, self._vector_results(vector_search, seen, kinds), candidates)
+            try:
+                vector_hits = self._vector_results(vector_search, seen, kinds, wait=vectors == VECTORS_WAIT)
+            except (OSError, RuntimeError, ValueError) as exc:
+                if vectors == VECTORS_WAIT:
+                    raise
+                vector_hits, lane = [], VECTOR_FAILED  # the folder is rebuildable; the turn goes on
+                logger.warning("factledger: vector lane failed (%s); answered from the lexical lanes", exc)
+            vector_pending = self._gate_vector_hits(query, vector_hits, candidates)
             topical = [w for w in lexical.words if w not in subject_words]
             if vector_pending and (topical or lexical.words):
                 for key in self._off_topic(topical, vector_pending):
@@ -643,26 +675,69 @@ class Recall:
                     vector_pending.discard(key)
 
         if not candidates:
-            return []
-        return self._fuse(candidates, named, seen, vector_pending, limit)
+            return [], lane
+        return self._fuse(candidates, named, seen, vector_pending, limit), lane
 
-    def _start_vector_search(self, query: str, seen: Visibility, kinds: Sequence[str]) -> tuple[np.ndarray, Future] | None:
+    def _start_vector_search(
+        self, query: str, seen: Visibility, kinds: Sequence[str], vectors: str
+    ) -> tuple[tuple[np.ndarray, Future] | None, str]:
+        depth = self.config.lane_depth
+        if vectors == VECTORS_IF_READY:
+            return self._start_vector_search_if_ready(query, seen, kinds)
         self._ensure_index()
         if not self.ledger.storage.read_only and self._outbox_pending():
             self.sync()
         vector = self.embedder.embed([query])[0]
         if not np.any(vector):
-            return None  # nothing the model knows (emoji, symbols): no direction to search in
-        depth = self.config.lane_depth
-        return vector, self.index.start_search(vector, seen.scopes, seen.valid_at, seen.known_at, depth, kinds)
+            return None, VECTOR_USED  # nothing the model knows (emoji, symbols): no direction to search in
+        return (vector, self.index.start_search(vector, seen.scopes, seen.valid_at, seen.known_at, depth, kinds)), VECTOR_USED
 
-    def _vector_results(self, started: tuple[np.ndarray, Future] | None, seen: Visibility, kinds: Sequence[str]) -> list:
+    def _start_vector_search_if_ready(
+        self, query: str, seen: Visibility, kinds: Sequence[str]
+    ) -> tuple[tuple[np.ndarray, Future] | None, str]:
+        """The vector lane only if it is loaded and nobody is doing upkeep on it right now. No outbox
+        drain here: the writer's worker drains, and until then the lexical lanes (updated in the claim's
+        and the turn's own transactions) already see every change."""
+        if not self._ready or self._embedder is None or self._index is None:
+            return None, VECTOR_WARMING
+        if not self._lock.acquire(blocking=False):
+            return None, VECTOR_BUSY
+        try:
+            vector = self._embedder.embed([query])[0]
+            if not np.any(vector):
+                return None, VECTOR_USED
+            future = self._index.start_search(
+                vector, seen.scopes, seen.valid_at, seen.known_at, self.config.lane_depth, kinds, wait=False
+            )
+        except (OSError, RuntimeError, ValueError) as exc:
+            logger.warning("factledger: vector lane failed (%s); answered from the lexical lanes", exc)
+            return None, VECTOR_FAILED
+        finally:
+            self._lock.release()
+        if future is None:
+            return None, VECTOR_BUSY
+        return (vector, future), VECTOR_USED
+
+    def warm(self) -> None:
+        """Load what the vector lane needs (embedder, LanceDB, the index: rebuilt when missing) and drain
+        the outbox, so a turn's `if_ready` search finds it ready. Meant for a background thread."""
+        if not self.uses_vectors:
+            return
+        self._ensure_index()
+        if not self.ledger.storage.read_only:
+            self.sync()
+
+    def _vector_results(
+        self, started: tuple[np.ndarray, Future] | None, seen: Visibility, kinds: Sequence[str], *, wait: bool = True
+    ) -> list:
         if started is None:
             return []
         vector, future = started
         try:
             return future.result()
         except (OSError, RuntimeError, ValueError):
+            if not wait:
+                raise
             # Another writer replaced the table under our handle: reopen once.
             self.index.forget_handles()
             self._ready = False
@@ -871,14 +946,16 @@ class Recall:
         return [Episode.from_row(r) for r in rows]
 
     def prompt(
-        self, query: str, scopes: Sequence[str] | str, *, valid_at: object = None, known_at: object = None
+        self, query: str, scopes: Sequence[str] | str, *, valid_at: object = None, known_at: object = None,
+        vectors: str = VECTORS_WAIT,
     ) -> PromptBlock:
         """The block for the host's prompt, with the hits it shows: facts first (current truth with
         valid times), then the few most relevant excerpts of past conversation. Empty when nothing
         clears the gate."""
         config = self.config
         wanted = config.prompt_items + config.prompt_episode_items
-        hits = self.search(query, scopes, valid_at=valid_at, known_at=known_at, limit=max(4 * wanted, 20))
+        hits, lane = self._search(query, scopes, valid_at=valid_at, known_at=known_at, limit=max(4 * wanted, 20),
+                                  kinds=KINDS, vectors=vectors)
         facts = [h for h in hits if h.kind == FACT and h.scores.grounded]
         if config.named_subject_facts_only:
             named = self._exact.named(query, self._visibility(scopes, valid_at, known_at).scopes).fact_subjects
@@ -900,13 +977,14 @@ class Recall:
             if not _adds_to(hit, facts + episodes):
                 continue  # the facts (or excerpts) shown already say what it says
             episodes.append(hit)
-        return self._render(facts, episodes, scopes, valid_at, known_at)
+        return dataclasses.replace(self._render(facts, episodes, scopes, valid_at, known_at), vector_lane=lane)
 
     def prompt_block(
-        self, query: str, scopes: Sequence[str] | str, *, valid_at: object = None, known_at: object = None
+        self, query: str, scopes: Sequence[str] | str, *, valid_at: object = None, known_at: object = None,
+        vectors: str = VECTORS_WAIT,
     ) -> str:
         """A small block for the host's prompt; "" when nothing clears the gate."""
-        return self.prompt(query, scopes, valid_at=valid_at, known_at=known_at).text
+        return self.prompt(query, scopes, valid_at=valid_at, known_at=known_at, vectors=vectors).text
 
     def _render(
         self, facts: list[Hit], episodes: list[Hit], scopes: Sequence[str] | str, valid_at: object, known_at: object

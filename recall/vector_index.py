@@ -327,10 +327,18 @@ class VectorIndex:
 
     def start_search(
         self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int,
-        kinds: Sequence[str] = ("fact", "episode"),
-    ) -> Future:
+        kinds: Sequence[str] = ("fact", "episode"), *, wait: bool = True,
+    ) -> Future | None:
         """Begin a search on the index's event loop; the caller collects `.result()` when it needs it,
-        so the SQL lanes run meanwhile."""
+        so the SQL lanes run meanwhile. With wait=False, None when another thread holds the index (a
+        drain or a rebuild in progress) instead of waiting for it."""
+        if not wait:
+            if not self._lock.acquire(blocking=False):
+                return None
+            try:
+                return self.start_search(vector, scopes, valid_at, known_at, limit, kinds)
+            finally:
+                self._lock.release()
         table = self.table()
         if table is None or not scopes:
             done: Future = Future()

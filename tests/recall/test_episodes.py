@@ -166,3 +166,21 @@ def test_retention_removes_old_digested_turns_and_their_episodes(clocked_ledger,
     assert [c.value for c in clocked_ledger.current([SCOPE])] == ["Porto"]  # the fact stays
     recall.sync()
     assert ("episode", old) not in recall.index.rows_state()
+
+
+def test_an_if_ready_search_never_waits_for_the_vector_lane(clocked_ledger, clock, journal, index_dir, embedder):
+    say(journal, clock, "2024-01-01T09:00:00Z", "we planted tomatoes in the allotment")
+    cold = Recall(clocked_ledger, index_dir, embedder=embedder)
+    block = cold.prompt("tomatoes", SCOPE, vectors="if_ready")
+    assert block.vector_lane == "warming" and "tomatoes" in block.text  # the lexical lane answered
+    assert not index_dir.exists()  # nothing was loaded or built on the caller's thread
+    cold.warm()
+    assert cold.prompt("tomatoes", SCOPE, vectors="if_ready").vector_lane == "used"
+    with cold._lock:  # noqa: SLF001 — another thread doing upkeep: the search does not wait for it
+        import threading
+
+        result: list = []
+        worker = threading.Thread(target=lambda: result.append(cold.prompt("tomatoes", SCOPE, vectors="if_ready")))
+        worker.start()
+        worker.join(timeout=10)
+    assert result and result[0].vector_lane == "busy" and "tomatoes" in result[0].text
