@@ -103,3 +103,36 @@ def test_index_status_rebuild_repair(db, tmp_path):
     repaired = json.loads(run(db, "index", "repair", "--index-dir", str(index), "--json").stdout)
     assert repaired == {"upserted": 0, "deleted": 0, "rebuilt": False}
     assert index.is_dir() and not (tmp_path / "ledger.db.lance").exists()
+
+
+TURNS = "\n".join(json.dumps(t) for t in [
+    {"scope": "s1", "session": "x", "role": "user", "text": "I started pottery classes on Tuesdays",
+     "said_at": "2024-07-02T10:00:00Z", "speaker": "Ada"},
+    {"scope": "s1", "session": "x", "role": "assistant", "text": "Pottery is a lovely hobby",
+     "said_at": "2024-07-02T10:01:00Z"},
+    {"scope": "s1", "session": "y", "role": "user", "text": "the kiln broke again", "said_at": "2024-08-02T10:00:00Z"},
+])
+
+
+def test_episodes_search_kinds_and_prune(db):
+    assert run(db, "journal", "add", "-", input=TURNS + "\n").exit_code == 0
+    listed = run(db, "episodes", "--scope", "s1", "--json")
+    assert listed.exit_code == 0, listed.output
+    episodes = json.loads(listed.stdout)
+    assert [(e["speaker"], e["session"]) for e in episodes] == [("Ada", "x"), ("assistant", "x"), ("user", "y")]
+    only_x = json.loads(run(db, "episodes", "--scope", "s1", "--session", "x", "--json").stdout)
+    assert len(only_x) == 2
+    table = run(db, "episodes", "--scope", "s1")
+    assert "Ada" in table.stdout and "pottery" in table.stdout
+    hits = json.loads(run(db, "search", "pottery", "--scope", "s1", "--json").stdout)
+    assert hits and {h["kind"] for h in hits} == {"episode"} and hits[0]["source"][0].startswith("journal:")
+    facts_only = json.loads(run(db, "search", "pottery", "--scope", "s1", "--kind", "fact", "--json").stdout)
+    assert facts_only == []
+    text = run(db, "search", "pottery", "--scope", "s1")
+    assert text.stdout.splitlines()[0].startswith("kind") and "episode" in text.stdout
+    sql = run(db, "sql", "SELECT speaker, text FROM episodes ORDER BY id", "--format", "json")
+    assert sql.exit_code == 0 and "Ada" in sql.stdout
+    assert run(db, "digest", "--json").exit_code == 0  # retention removes only digested turns
+    pruned = run(db, "journal", "prune", "--said-before", "2024-08-01", "--json")
+    assert pruned.exit_code == 0 and json.loads(pruned.stdout) == {"removed": 2}
+    assert [e["session"] for e in json.loads(run(db, "episodes", "--scope", "s1", "--json").stdout)] == ["y"]
