@@ -22,7 +22,6 @@ never copied into the repository; tune on this dev split only.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -32,8 +31,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from locomo_retrieval import (
-    BM25, CATEGORIES, DEFAULT_DATA, KS, load_conversation, mean_table, parse_evidence, parse_overrides,
-    score, sessions, turn_text,
+    BM25, CATEGORIES, KS, cli, load_conversation, parse_evidence, print_systems, score, sessions, system_tables,
+    turn_text,
 )
 
 from factledger.hermes_plugin.provider import FactledgerMemoryProvider
@@ -181,13 +180,8 @@ def run(data_path: Path, config: RecallConfig) -> dict:
             provider.shutdown()
         said_recall.close()
         said_ledger.close()
-    report: dict = {"config": config.to_dict(), "skipped_questions": skipped, "systems": {},
+    report: dict = {"config": config.to_dict(), "skipped_questions": skipped, "systems": system_tables(results),
                     "capture": {k: round(v, 2) for k, v in stats.items()}}
-    for system, by_cat in results.items():
-        table = {CATEGORIES[c]: mean_table(rows) | {"n": len(rows)} for c, rows in sorted(by_cat.items())}
-        overall = [r for c, rows in by_cat.items() if c in (1, 2, 3, 4) for r in rows]
-        table["overall 1-4"] = mean_table(overall) | {"n": len(overall)}
-        report["systems"][system] = table
     prefetch_ms.sort()
     report["prefetch_ms_p50"] = round(prefetch_ms[len(prefetch_ms) // 2], 2) if prefetch_ms else None
     block_chars.sort()
@@ -204,11 +198,7 @@ def print_report(report: dict) -> None:
         f" current facts {int(cap['facts'])}; replay {cap['replay_s']:.1f} s"
         f"  (questions skipped for no usable evidence: {report['skipped_questions']})"
     )
-    for system, table in report["systems"].items():
-        print(f"\n{system}")
-        print(f"{'category':<14}{'n':>5}" + "".join(f"{c:>11}" for c in cols))
-        for name, row in table.items():
-            print(f"{name:<14}{row['n']:>5}" + "".join(f"{row.get(c, 0):>11.3f}" for c in cols))
+    print_systems(report["systems"], cols)
     capture = report["systems"]["capture: search"]["overall 1-4"]
     said = report["systems"]["said-claim path"]["overall 1-4"]
     bm25 = report["systems"]["bm25"]["overall 1-4"]
@@ -221,24 +211,7 @@ def print_report(report: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="LoCoMo through the capture path, with its baselines")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--config", default="balanced", help="RecallConfig preset name")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], help="override a config field: name=value")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    args = parser.parse_args(argv)
-    if not args.data.is_file():
-        print(f"error: no dataset at {args.data}", file=sys.stderr)
-        return 2
-    config = RecallConfig.preset(args.config)
-    if args.overrides:
-        config = config.but(**parse_overrides(args.overrides))
-    report = run(args.data, config)
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print_report(report)
-    return 0
+    return cli("LoCoMo through the capture path, with its baselines", run, print_report, argv)
 
 
 if __name__ == "__main__":

@@ -209,36 +209,34 @@ def run(data_path: Path, config: RecallConfig) -> dict:
                 results["bm25"][category].append(score(baseline.search(question, 10), gold))
         recall.close()
         ledger.close()
-    report: dict = {"config": config.to_dict(), "skipped_questions": skipped, "systems": {}}
-    for system, by_cat in results.items():
-        table = {CATEGORIES[c]: mean_table(rows) | {"n": len(rows)} for c, rows in sorted(by_cat.items())}
-        overall = [r for c, rows in by_cat.items() if c in (1, 2, 3, 4) for r in rows]
-        table["overall 1-4"] = mean_table(overall) | {"n": len(overall)}
-        report["systems"][system] = table
+    report: dict = {"config": config.to_dict(), "skipped_questions": skipped, "systems": system_tables(results)}
     latencies.sort()
     report["search_ms_p50"] = round(1000 * latencies[len(latencies) // 2], 2) if latencies else None
     return report
 
 
-def print_report(report: dict) -> None:
-    cols = ["recall@1", "recall@3", "recall@5", "recall@10", "hit@5", "hit@10", "ndcg@10"]
-    print(f"config: {report['config']['name']}  (questions skipped for no usable evidence: {report['skipped_questions']})")
-    for system, table in report["systems"].items():
+def system_tables(results: dict[str, dict[int, list[dict[str, float]]]]) -> dict[str, dict]:
+    """Per system: the mean scores per category, and over categories 1-4 together (5 is apart)."""
+    tables = {}
+    for system, by_cat in results.items():
+        table = {CATEGORIES[c]: mean_table(rows) | {"n": len(rows)} for c, rows in sorted(by_cat.items())}
+        overall = [r for c, rows in by_cat.items() if c in (1, 2, 3, 4) for r in rows]
+        table["overall 1-4"] = mean_table(overall) | {"n": len(overall)}
+        tables[system] = table
+    return tables
+
+
+def print_systems(systems: dict[str, dict], cols: list[str]) -> None:
+    for system, table in systems.items():
         print(f"\n{system}")
         print(f"{'category':<14}{'n':>5}" + "".join(f"{c:>11}" for c in cols))
         for name, row in table.items():
             print(f"{name:<14}{row['n']:>5}" + "".join(f"{row.get(c, 0):>11.3f}" for c in cols))
-    ours = report["systems"]["factledger"]["overall 1-4"]
-    base = report["systems"]["bm25"]["overall 1-4"]
-    print(
-        f"\noverall 1-4 gain over BM25: recall@5 {ours['recall@5'] - base['recall@5']:+.3f},"
-        f" recall@10 {ours['recall@10'] - base['recall@10']:+.3f}  (target +0.10 each)"
-        f"; search p50 {report['search_ms_p50']} ms"
-    )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="LoCoMo turn-level retrieval: factledger vs BM25")
+def cli(description: str, run_report, print_report_fn, argv: list[str] | None = None) -> int:
+    """The evals' shared command line: --data, --config, --set name=value, --json."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--config", default="balanced", help="RecallConfig preset name")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="override a config field: name=value")
@@ -250,12 +248,29 @@ def main(argv: list[str] | None = None) -> int:
     config = RecallConfig.preset(args.config)
     if args.overrides:
         config = config.but(**parse_overrides(args.overrides))
-    report = run(args.data, config)
+    report = run_report(args.data, config)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print_report(report)
+        print_report_fn(report)
     return 0
+
+
+def print_report(report: dict) -> None:
+    cols = ["recall@1", "recall@3", "recall@5", "recall@10", "hit@5", "hit@10", "ndcg@10"]
+    print(f"config: {report['config']['name']}  (questions skipped for no usable evidence: {report['skipped_questions']})")
+    print_systems(report["systems"], cols)
+    ours = report["systems"]["factledger"]["overall 1-4"]
+    base = report["systems"]["bm25"]["overall 1-4"]
+    print(
+        f"\noverall 1-4 gain over BM25: recall@5 {ours['recall@5'] - base['recall@5']:+.3f},"
+        f" recall@10 {ours['recall@10'] - base['recall@10']:+.3f}  (target +0.10 each)"
+        f"; search p50 {report['search_ms_p50']} ms"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli("LoCoMo turn-level retrieval: factledger vs BM25", run, print_report, argv)
 
 
 if __name__ == "__main__":
