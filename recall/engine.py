@@ -874,15 +874,7 @@ class Recall:
         share = self.config.neighbour_share
         out = dict(fused)
         for key, score in fused.items():
-            kind, item = key
-            row = rows[key]
-            if kind == FACT:
-                neighbours = [(FACT, item - 1), (FACT, item + 1)]
-                same_window = lambda other: rows[other]["window"] == row["window"] and rows[other]["scope"] == row["scope"]  # noqa: E731
-            else:
-                neighbours = [(EPISODE, row["before"]), (EPISODE, row["after"])]
-                same_window = lambda other: True  # noqa: E731  (before/after are already in the session)
-            best = max((fused[n] for n in neighbours if n in fused and same_window(n)), default=0.0)
+            best = max((fused[n] for n in _neighbours(key, rows) if n in fused), default=0.0)
             if best:
                 out[key] = max(out[key], score + share * best)
         return out
@@ -1020,6 +1012,19 @@ class Recall:
         if not shown[FACT] and not shown[EPISODE]:
             return PromptBlock((), (), "")
         return PromptBlock(tuple(shown[FACT]), tuple(shown[EPISODE]), "\n".join(lines))
+
+
+def _neighbours(key: Key, rows: dict[Key, Any]) -> list[Key]:
+    """An item's window neighbours among the re-read rows: a claim's adjacent ids written by the same
+    transaction in its scope; a turn's previous and next turn of its session (read with the row)."""
+    kind, item = key
+    row = rows[key]
+    if kind == EPISODE:
+        return [(EPISODE, row["before"]), (EPISODE, row["after"])]
+    return [
+        other for other in ((FACT, item - 1), (FACT, item + 1))
+        if other in rows and rows[other]["window"] == row["window"] and rows[other]["scope"] == row["scope"]
+    ]
 
 
 def _above_floor(hits: list[Hit], share: float) -> list[Hit]:
