@@ -146,6 +146,14 @@ class FactledgerMemoryProvider(MemoryProvider):
             return json.dumps({"error": str(exc), "field": exc.field}, ensure_ascii=False)
         return json.dumps(result, ensure_ascii=False)
 
+    # -- the host's setup and status (`hermes memory setup|status`) --------------------------------
+
+    def get_status_config(self, provider_config: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The lines `hermes memory status` prints; Hermes calls it without initialize."""
+        from .status import memory_status
+
+        return memory_status(HermesPaths.resolve())
+
     def get_config_schema(self) -> list[dict[str, Any]]:
         return []  # settings live in $HERMES_HOME/factledger/config.yaml (see `factledger hermes doctor`)
 

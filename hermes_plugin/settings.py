@@ -27,6 +27,9 @@ recall:
 journal:
   assistant_name: ""      # how the assistant's turns are labelled in recalled excerpts; empty: "assistant"
   retention_days: 0       # keep conversation turns (episodes) this many days after they were said; 0: keep them
+exclude:                  # kept out of every memory surface: no journal, no recall, no tool writes
+  platforms: []           # e.g. [discord]: every chat on these platforms
+  chats: []               # chat ids, e.g. ["-100123456"], or "platform:chat_id" for one platform's chat
 """
 
 
@@ -53,6 +56,15 @@ class ProviderSettings:
     recall_configuration: str = ""
     assistant_name: str = ""
     retention_days: float = 0.0
+    excluded_platforms: tuple[str, ...] = ()
+    excluded_chats: tuple[str, ...] = ()
+
+    def excludes(self, platform: str, chat_id: str) -> bool:
+        """True when this chat (or its whole platform) is kept out of memory."""
+        platform = platform.lower()
+        if platform in self.excluded_platforms:
+            return True
+        return bool(chat_id) and (chat_id in self.excluded_chats or f"{platform}:{chat_id}" in self.excluded_chats)
 
     @classmethod
     def load(cls, path: Path) -> "ProviderSettings":
@@ -84,6 +96,7 @@ class ProviderSettings:
         model = _section(digest, "model", prefix="digest.")
         recall = _section(data, "recall")
         journal = _section(data, "journal")
+        exclude = _section(data, "exclude")
         assistant_name = _text(journal, "assistant_name", "journal.assistant_name")
         retention = journal.get("retention_days", 0) or 0
         if isinstance(retention, bool) or not isinstance(retention, (int, float)) or not 0 <= retention <= 36_500:
@@ -105,6 +118,8 @@ class ProviderSettings:
             recall_configuration=_text(recall, "configuration", "recall.configuration"),
             assistant_name=assistant_name.strip(),
             retention_days=float(retention),
+            excluded_platforms=tuple(p.lower() for p in _text_list(exclude, "platforms", "exclude.platforms")),
+            excluded_chats=_text_list(exclude, "chats", "exclude.chats"),
         )
 
 
@@ -125,6 +140,19 @@ def _text(data: Mapping[str, Any], name: str, field_name: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ValidationError(f"must be text, got {type(value).__name__}", field=field_name)
     return check_identifier(str(value).strip(), field_name, limit=500)
+
+
+def _text_list(data: Mapping[str, Any], name: str, field_name: str) -> tuple[str, ...]:
+    """A list of ids (numbers taken as their text); blanks dropped, order kept, duplicates folded."""
+    value = data.get(name)
+    if value is None:
+        return ()
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list):
+        raise ValidationError(f"must be a list, got {type(value).__name__}", field=field_name)
+    items = [_text({name: item}, name, f"{field_name}[{i}]") for i, item in enumerate(value)]
+    return tuple(dict.fromkeys(item for item in items if item))
 
 
 def _number(data: Mapping[str, Any], name: str, default: Any, kind: type, field_name: str, *, maximum: float) -> Any:
