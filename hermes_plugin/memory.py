@@ -42,6 +42,14 @@ def digest_config(settings: ProviderSettings, environ: Mapping[str, str]) -> Dig
     """The settings file's model when it names one, else the digest's own FACTLEDGER_DIGEST_* variables
     (read now, at session start); the policy always comes from the settings file."""
     model = settings.model
+    if model.from_hermes:  # the profile's own model, resolved now; none usable: the rules extractor
+        from .setup import hermes_profile_model
+
+        host = hermes_profile_model()
+        if host is None:
+            logger.warning("factledger: the Hermes profile has no OpenAI-compatible model; digesting with rules")
+            return DigestConfig.from_env({}, policy=settings.policy)
+        return DigestConfig(base_url=host.base_url, model=host.name, api_key=host.api_key or None, policy=settings.policy)  # type: ignore[arg-type]
     if not model.configured:
         return DigestConfig.from_env(environ, policy=settings.policy)
     return DigestConfig(base_url=model.base_url, model=model.name, api_key=model.api_key(environ) or None,

@@ -155,7 +155,21 @@ class FactledgerMemoryProvider(MemoryProvider):
         return memory_status(HermesPaths.resolve())
 
     def get_config_schema(self) -> list[dict[str, Any]]:
-        return []  # settings live in $HERMES_HOME/factledger/config.yaml (see `factledger hermes doctor`)
+        from .setup import CONFIG_FIELDS
+
+        return [dict(field) for field in CONFIG_FIELDS]
+
+    def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
+        """Hermes's generic setup path: non-secret answers into $HERMES_HOME/factledger/config.yaml."""
+        from .setup import write_settings
+
+        write_settings(values, hermes_home)
+
+    def post_setup(self, hermes_home: str, config: dict[str, Any]) -> None:
+        """`hermes memory setup factledger` hands the whole wizard to this hook."""
+        from .setup import run_setup
+
+        run_setup(hermes_home, config)
 
     def backup_paths(self) -> list[str]:
         return []  # all state is under HERMES_HOME, which `hermes backup` already covers

@@ -22,6 +22,7 @@ digest:
     base_url: ""          # any OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
     name: ""
     api_key_env: ""       # the NAME of the environment variable holding the key (never the key itself)
+    from_hermes: false    # true: use the Hermes profile's own model and credentials (base_url/name ignored)
 recall:
   configuration: ""       # a named recall configuration; empty for the default
 journal:
@@ -38,6 +39,7 @@ class ModelSettings:
     base_url: str = ""
     name: str = ""
     api_key_env: str = ""
+    from_hermes: bool = False  # digest with the Hermes profile's own model (resolved at session start)
 
     @property
     def configured(self) -> bool:
@@ -114,6 +116,7 @@ class ProviderSettings:
                 base_url=_text(model, "base_url", "digest.model.base_url"),
                 name=_text(model, "name", "digest.model.name"),
                 api_key_env=_text(model, "api_key_env", "digest.model.api_key_env"),
+                from_hermes=_flag(model, "from_hermes", "digest.model.from_hermes"),
             ),
             recall_configuration=_text(recall, "configuration", "recall.configuration"),
             assistant_name=assistant_name.strip(),
@@ -140,6 +143,15 @@ def _text(data: Mapping[str, Any], name: str, field_name: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ValidationError(f"must be text, got {type(value).__name__}", field=field_name)
     return check_identifier(str(value).strip(), field_name, limit=500)
+
+
+def _flag(data: Mapping[str, Any], name: str, field_name: str) -> bool:
+    value = data.get(name, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ValidationError(f"{value!r} is not true or false", field=field_name)
+    return value
 
 
 def _text_list(data: Mapping[str, Any], name: str, field_name: str) -> tuple[str, ...]:
