@@ -29,12 +29,15 @@ from . import shared_recall
 from .paths import HermesPaths
 from .scope import HermesIdentity, ScopeSet, derive_scopes
 from .settings import ProviderSettings
-from .tools import FORGET, HISTORY, REMEMBER, SEARCH, ForgetArgs, HistoryArgs, RememberArgs, SearchArgs, parse_arguments
+from .tools import (
+    FORGET, HISTORY, PROFILE, REMEMBER, SEARCH, ForgetArgs, HistoryArgs, ProfileArgs, RememberArgs, SearchArgs, parse_arguments,
+)
 from .worker import DigestWorker
 
 logger = logging.getLogger(__name__)
 
 SESSION_END_WAIT = 30.0  # seconds on_session_end / shutdown wait for the last digest
+PROFILE_LINE_CHARS = 300  # one fact of the profile list; the value policy caps values, this caps the line
 MEMORY_WRITE_WORDS = {"add": "Noted in", "replace": "Updated in", "remove": "Removed from"}
 
 
@@ -224,6 +227,8 @@ class MemorySession:
             return self._remember(args)  # type: ignore[arg-type]
         if tool == FORGET:
             return self._forget(args)  # type: ignore[arg-type]
+        if tool == PROFILE:
+            return self._profile(args)  # type: ignore[arg-type]
         raise ValidationError(f"{tool!r} is not a factledger tool", field="tool")
 
     def _label(self, scope: str) -> str:
@@ -279,6 +284,21 @@ class MemorySession:
                 }
             )
         return {"subject": args.subject, "predicate": args.predicate, "versions": versions}
+
+    def _profile(self, args: ProfileArgs) -> dict[str, Any]:
+        """The current facts of this user's readable scopes, about the user first, one line each."""
+        from factledger.recall.render import one_line
+        from factledger.recall.text import sentence
+
+        facts = self.reader.current(list(self._scopes.readable))
+        facts.sort(key=lambda c: (c.subject != "user", c.subject, c.predicate, c.valid_from))
+        shown = [
+            {"fact": sentence(one_line(f"{c.subject} {c.predicate.replace('_', ' ')} {c.value}", PROFILE_LINE_CHARS),
+                              c.valid_from, c.valid_to),
+             "memory": self._label(c.scope), "claim_id": c.id}
+            for c in facts[: args.limit]
+        ]
+        return {"facts": shown, "total": len(facts), "more": max(0, len(facts) - args.limit)}
 
     def _check_may_write(self) -> None:
         if not self._identity.is_primary:
