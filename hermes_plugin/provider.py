@@ -117,6 +117,11 @@ class FactledgerMemoryProvider(MemoryProvider):
         if session is not None:
             session.record_memory_write(action, target, content)
 
+    def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
+        session = self._session
+        if session is not None:
+            session.record_delegation(task, result)
+
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         session = self._session
         if session is not None:
