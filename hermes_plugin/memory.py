@@ -20,21 +20,28 @@ from datetime import timedelta
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from factledger.digest import DigestConfig, Digester, Journal, Turn, build_extractor, forget, prune_said_before, remember
+from factledger.digest import (
+    DigestConfig, Digester, Journal, Turn, build_extractor, erase_journal, forget, prune_said_before, remember,
+)
 from factledger.ledger import Ledger, ValidationError
 from factledger.ledger.times import format_time, to_datetime
 from factledger.recall import RecallConfig
+from factledger.recall.render import one_line
 
 from . import shared_recall
 from .paths import HermesPaths
 from .scope import HermesIdentity, ScopeSet, derive_scopes
 from .settings import ProviderSettings
-from .tools import FORGET, HISTORY, REMEMBER, SEARCH, ForgetArgs, HistoryArgs, RememberArgs, SearchArgs, parse_arguments
+from .tools import (
+    FORGET, HISTORY, PROFILE, REMEMBER, SEARCH, ForgetArgs, HistoryArgs, ProfileArgs, RememberArgs, SearchArgs, parse_arguments,
+)
 from .worker import DigestWorker
 
 logger = logging.getLogger(__name__)
 
 SESSION_END_WAIT = 30.0  # seconds on_session_end / shutdown wait for the last digest
+DELEGATION_TASK_CHARS = 300  # the task is context for the result, not evidence itself
+PROFILE_LINE_CHARS = 300  # one fact of the profile list; the value policy caps values, this caps the line
 MEMORY_WRITE_WORDS = {"add": "Noted in", "replace": "Updated in", "remove": "Removed from"}
 
 
@@ -42,6 +49,14 @@ def digest_config(settings: ProviderSettings, environ: Mapping[str, str]) -> Dig
     """The settings file's model when it names one, else the digest's own FACTLEDGER_DIGEST_* variables
     (read now, at session start); the policy always comes from the settings file."""
     model = settings.model
+    if model.from_hermes:  # the profile's own model, resolved now; none usable: the rules extractor
+        from .setup import hermes_profile_model
+
+        host = hermes_profile_model()
+        if host is None:
+            logger.warning("factledger: the Hermes profile has no OpenAI-compatible model; digesting with rules")
+            return DigestConfig.from_env({}, policy=settings.policy)
+        return DigestConfig(base_url=host.base_url, model=host.name, api_key=host.api_key or None, policy=settings.policy)  # type: ignore[arg-type]
     if not model.configured:
         return DigestConfig.from_env(environ, policy=settings.policy)
     return DigestConfig(base_url=model.base_url, model=model.name, api_key=model.api_key(environ) or None,
@@ -69,6 +84,8 @@ class MemorySession:
         self._identity = self._with_session(identity)
         self._scopes = derive_scopes(self._identity)
         self._written: set[str] = set()
+        # An operator-excluded chat or platform: no journal, no recall, no tools (settings `exclude`).
+        self.excluded = settings.excludes(self._identity.platform, self._identity.chat_id)
         self.prefetch_failures = 0  # counted (and logged): Hermes itself would only log them at DEBUG
         config = digest_config(settings, os.environ if environ is None else environ)
         recall_config = RecallConfig.preset(settings.recall_configuration) if settings.recall_configuration else None
@@ -86,6 +103,8 @@ class MemorySession:
             self.digester = Digester(self.writer, build_extractor(config), policy=config.policy,
                                      context_turns=config.context_turns)
             undo.pop_all()
+        if self.excluded:
+            self._purge_excluded_backlog()
         self.worker = DigestWorker(
             self._digest_batch,
             batch_size=settings.batch_size,
@@ -140,7 +159,7 @@ class MemorySession:
 
     def prefetch(self, query: str) -> str:
         """The recall block for this turn's message ('' when nothing relevant clears the gate)."""
-        if not query or not query.strip():
+        if self.excluded or not query or not query.strip():
             return ""
         try:
             # Never wait for the vector lane inside the turn (Hermes drops a prefetch after 8 s): until
@@ -167,18 +186,33 @@ class MemorySession:
     def record_turn(self, user_content: str, assistant_content: str) -> None:
         """Journal the finished turn (two INSERTs) and let the worker digest it later."""
         identity, scopes = self._identity, self._scopes
-        if not identity.is_primary:
-            return  # cron, subagent and flush contexts must not write memory
+        if not identity.is_primary or self.excluded:
+            return  # cron, subagent and flush contexts (and excluded chats) must not write memory
         stored = self._append(scopes.turns, user_content, "user") + self._append(scopes.turns, assistant_content, "assistant")
         self._note_written(scopes.turns, stored)
 
     def record_memory_write(self, action: str, target: str, content: str) -> None:
         """Hermes's built-in memory tool wrote a note: keep it as evidence (an assistant turn)."""
         identity, scopes = self._identity, self._scopes
-        if not identity.is_primary or action not in MEMORY_WRITE_WORDS or not content:
+        if not identity.is_primary or self.excluded or action not in MEMORY_WRITE_WORDS or not content:
             return
         text = f"{MEMORY_WRITE_WORDS[action]} Hermes memory ({target}): {content}"
         self._note_written(scopes.turns, self._append(scopes.turns, text, "assistant"))
+
+    def record_delegation(self, task: str, result: str) -> None:
+        """A subagent finished: what it returned is evidence, journaled as the assistant's turn that says so."""
+        if not self._identity.is_primary or self.excluded or not result or not result.strip():
+            return
+        text = f"A subagent I delegated to (task: {one_line(task, DELEGATION_TASK_CHARS)}) returned: {result}"
+        self._note_written(self._scopes.turns, self._append(self._scopes.turns, text, "assistant"))
+
+    def _purge_excluded_backlog(self) -> None:
+        """An excluded chat's undigested turns in its own scope go (they were journaled before the
+        exclusion); turns already digested are facts now, and erase is how those leave."""
+        entries = self.journal.backlog(scopes=[self._scopes.scratch])
+        if entries:
+            removed = erase_journal(self.writer, [f"journal:{e.id}" for e in entries])
+            logger.info("factledger: removed %d undigested turns of an excluded chat", removed)
 
     def _note_written(self, scope: str, stored: int) -> None:
         if stored:
@@ -210,6 +244,8 @@ class MemorySession:
 
     def call_tool(self, tool: str, raw_args: Any) -> dict[str, Any]:
         args = parse_arguments(tool, raw_args)
+        if self.excluded:
+            raise ValidationError("this chat is excluded from memory by the operator (factledger settings: exclude)", field="tool")
         if tool == SEARCH:
             return self._search(args)  # type: ignore[arg-type]
         if tool == HISTORY:
@@ -218,6 +254,8 @@ class MemorySession:
             return self._remember(args)  # type: ignore[arg-type]
         if tool == FORGET:
             return self._forget(args)  # type: ignore[arg-type]
+        if tool == PROFILE:
+            return self._profile(args)  # type: ignore[arg-type]
         raise ValidationError(f"{tool!r} is not a factledger tool", field="tool")
 
     def _label(self, scope: str) -> str:
@@ -273,6 +311,20 @@ class MemorySession:
                 }
             )
         return {"subject": args.subject, "predicate": args.predicate, "versions": versions}
+
+    def _profile(self, args: ProfileArgs) -> dict[str, Any]:
+        """The current facts of this user's readable scopes, about the user first, one line each."""
+        from factledger.recall.text import sentence
+
+        facts = self.reader.current(list(self._scopes.readable))
+        facts.sort(key=lambda c: (c.subject != "user", c.subject, c.predicate, c.valid_from))
+        shown = [
+            {"fact": sentence(one_line(f"{c.subject} {c.predicate.replace('_', ' ')} {c.value}", PROFILE_LINE_CHARS),
+                              c.valid_from, c.valid_to),
+             "memory": self._label(c.scope), "claim_id": c.id}
+            for c in facts[: args.limit]
+        ]
+        return {"facts": shown, "total": len(facts), "more": max(0, len(facts) - args.limit)}
 
     def _check_may_write(self) -> None:
         if not self._identity.is_primary:

@@ -22,11 +22,15 @@ digest:
     base_url: ""          # any OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
     name: ""
     api_key_env: ""       # the NAME of the environment variable holding the key (never the key itself)
+    from_hermes: false    # true: use the Hermes profile's own model and credentials (base_url/name ignored)
 recall:
   configuration: ""       # a named recall configuration; empty for the default
 journal:
   assistant_name: ""      # how the assistant's turns are labelled in recalled excerpts; empty: "assistant"
   retention_days: 0       # keep conversation turns (episodes) this many days after they were said; 0: keep them
+exclude:                  # kept out of every memory surface: no journal, no recall, no tool writes
+  platforms: []           # e.g. [discord]: every chat on these platforms
+  chats: []               # chat ids, e.g. ["-100123456"], or "platform:chat_id" for one platform's chat
 """
 
 
@@ -35,6 +39,7 @@ class ModelSettings:
     base_url: str = ""
     name: str = ""
     api_key_env: str = ""
+    from_hermes: bool = False  # digest with the Hermes profile's own model (resolved at session start)
 
     @property
     def configured(self) -> bool:
@@ -53,6 +58,15 @@ class ProviderSettings:
     recall_configuration: str = ""
     assistant_name: str = ""
     retention_days: float = 0.0
+    excluded_platforms: tuple[str, ...] = ()
+    excluded_chats: tuple[str, ...] = ()
+
+    def excludes(self, platform: str, chat_id: str) -> bool:
+        """True when this chat (or its whole platform) is kept out of memory."""
+        platform = platform.lower()
+        if platform in self.excluded_platforms:
+            return True
+        return bool(chat_id) and (chat_id in self.excluded_chats or f"{platform}:{chat_id}" in self.excluded_chats)
 
     @classmethod
     def load(cls, path: Path) -> "ProviderSettings":
@@ -84,6 +98,7 @@ class ProviderSettings:
         model = _section(digest, "model", prefix="digest.")
         recall = _section(data, "recall")
         journal = _section(data, "journal")
+        exclude = _section(data, "exclude")
         assistant_name = _text(journal, "assistant_name", "journal.assistant_name")
         retention = journal.get("retention_days", 0) or 0
         if isinstance(retention, bool) or not isinstance(retention, (int, float)) or not 0 <= retention <= 36_500:
@@ -101,10 +116,13 @@ class ProviderSettings:
                 base_url=_text(model, "base_url", "digest.model.base_url"),
                 name=_text(model, "name", "digest.model.name"),
                 api_key_env=_text(model, "api_key_env", "digest.model.api_key_env"),
+                from_hermes=_flag(model, "from_hermes", "digest.model.from_hermes"),
             ),
             recall_configuration=_text(recall, "configuration", "recall.configuration"),
             assistant_name=assistant_name.strip(),
             retention_days=float(retention),
+            excluded_platforms=tuple(p.lower() for p in _text_list(exclude, "platforms", "exclude.platforms")),
+            excluded_chats=_text_list(exclude, "chats", "exclude.chats"),
         )
 
 
@@ -125,6 +143,28 @@ def _text(data: Mapping[str, Any], name: str, field_name: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ValidationError(f"must be text, got {type(value).__name__}", field=field_name)
     return check_identifier(str(value).strip(), field_name, limit=500)
+
+
+def _flag(data: Mapping[str, Any], name: str, field_name: str) -> bool:
+    value = data.get(name, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ValidationError(f"{value!r} is not true or false", field=field_name)
+    return value
+
+
+def _text_list(data: Mapping[str, Any], name: str, field_name: str) -> tuple[str, ...]:
+    """A list of ids (numbers taken as their text); blanks dropped, order kept, duplicates folded."""
+    value = data.get(name)
+    if value is None:
+        return ()
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list):
+        raise ValidationError(f"must be a list, got {type(value).__name__}", field=field_name)
+    items = [_text({name: item}, name, f"{field_name}[{i}]") for i, item in enumerate(value)]
+    return tuple(dict.fromkeys(item for item in items if item))
 
 
 def _number(data: Mapping[str, Any], name: str, default: Any, kind: type, field_name: str, *, maximum: float) -> Any:

@@ -16,6 +16,7 @@ SEARCH = "factledger_search"
 HISTORY = "factledger_history"
 REMEMBER = "factledger_remember"
 FORGET = "factledger_forget"
+PROFILE = "factledger_profile"
 
 Keep = Literal["long_term", "this_chat"]
 
@@ -107,6 +108,21 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
             "additionalProperties": False,
         },
     },
+    {
+        "name": PROFILE,
+        "description": (
+            "List what long-term memory currently holds about the user in this chat (for 'what do you know "
+            "about me?'): current facts, one line each, with since when they hold."
+        ),
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "At most this many facts (default 30)."},
+            },
+            "required": [],
+            "additionalProperties": False,
+        },
+    },
 ]
 
 TOOL_NAMES = frozenset(s["name"] for s in TOOL_SCHEMAS)
@@ -152,7 +168,12 @@ class ForgetArgs(_Args):
     keep: Keep = "long_term"
 
 
+class ProfileArgs(_Args):
+    limit: int = Field(default=30, ge=1, le=100)
+
+
 ARGUMENT_MODELS: dict[str, type[_Args]] = {
+    PROFILE: ProfileArgs,
     SEARCH: SearchArgs,
     HISTORY: HistoryArgs,
     REMEMBER: RememberArgs,
