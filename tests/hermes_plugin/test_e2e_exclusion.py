@@ -15,6 +15,7 @@ OTHER = dict(platform="telegram", user_id="alice", chat_id="-200", chat_type="gr
 def test_an_excluded_chat_leaves_no_trace(hermes):
     hermes.server.push(ModelReply.say("Noted."))
     before = hermes.chat(**GROUP)
+    before.provider.session.digest_pending(wait=True)  # the session's opening flush (warm-up) is done
     before.say("I live in Lisbon.")  # journaled before the operator excluded the chat
     scratch = before.provider.session.scopes.scratch
     with hermes.ledger() as ledger:
@@ -45,7 +46,8 @@ def test_an_excluded_chat_leaves_no_trace(hermes):
     assert not other.provider.session.excluded
     other.say("I like coffee.")
     with hermes.ledger() as ledger:
-        assert Journal(ledger).backlog_size(scopes=[other.provider.session.scopes.scratch]) >= 1
+        # journaled (the worker may already have digested it: count entries, not the backlog)
+        assert Journal(ledger).entries(scope=other.provider.session.scopes.scratch)
 
 
 def test_a_subagents_result_is_journaled_as_evidence(hermes):
