@@ -317,20 +317,26 @@ class ExactLane:
     def named(self, query: str, scopes: Sequence[str]) -> NamedSlots:
         vocab = self._vocabulary()
         tokens = words(query)
-        facts = set().union(*(vocab.subjects.get(scope, set()) for scope in scopes))
-        known = facts.union(*(vocab.speakers.get(scope, set()) for scope in scopes))
-        subjects = set()
+        # Membership per scope, never a union: a gateway scope set can hold tens of thousands of subjects.
+        fact_sets = [vocab.subjects[scope] for scope in scopes if scope in vocab.subjects]
+        speaker_sets = [vocab.speakers[scope] for scope in scopes if scope in vocab.speakers]
+        subjects, facts = set(), set()
         for n in range(1, self.MAX_NGRAM + 1):
             for i in range(len(tokens) - n + 1):
                 gram = key_normalise(" ".join(tokens[i : i + n]))
-                if gram in known and not (n == 1 and gram in STOP_WORDS):
+                if n == 1 and gram in STOP_WORDS:
+                    continue
+                if any(gram in known for known in fact_sets):
+                    subjects.add(gram)
+                    facts.add(gram)
+                elif any(gram in known for known in speaker_sets):
                     subjects.add(gram)
         stems = {stem(t) for t in tokens}
         predicates = {
             name for name, need in vocab.predicates.items()
             if (need and set(need) <= stems) or vocab.cues.get(name, frozenset()) & stems
         }
-        return NamedSlots(frozenset(subjects), frozenset(predicates), frozenset(subjects & facts))
+        return NamedSlots(frozenset(subjects), frozenset(predicates), frozenset(facts))
 
     def lane(self, named: NamedSlots, seen: Visibility) -> list[LaneHit]:
         if not named.predicates:
