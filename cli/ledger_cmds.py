@@ -41,7 +41,7 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> 
     malformed line is reported before anything is written; a line the ledger refuses stops the run
     with its line number (earlier transactions stay; its own writes nothing).
     """
-    ledger = app.ledger()
+    ledger = app.ledger(create=True)
     try:
         # Parse every line first: a malformed line is reported before anything is written (a lazy
         # parse would apply some earlier transactions and silently drop the one just before it).
@@ -63,7 +63,7 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> 
 @pass_app
 def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, predicate: str | None, as_json: bool) -> None:
     """Current truth: what is valid now, as known now."""
-    versions = app.ledger().current(list(scopes) or None, subject=subject, predicate=predicate)
+    versions = app.database().current(list(scopes) or None, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -88,7 +88,7 @@ def as_of_cmd(
     as_json: bool,
 ) -> None:
     """What was true at VALID-AT, as the ledger knew it at KNOWN-AT."""
-    versions = app.ledger().as_of(
+    versions = app.database().as_of(
         list(scopes) or None, valid_at=valid_at, known_at=known_at, subject=subject, predicate=predicate
     )
     if as_json:
@@ -105,7 +105,7 @@ def as_of_cmd(
 @pass_app
 def history_cmd(app: AppContext, scopes: tuple[str, ...], subject: str, predicate: str, as_json: bool) -> None:
     """Every version of a slot, with who opened and closed it, when and why."""
-    entries = app.ledger().history(list(scopes) or None, subject=subject, predicate=predicate)
+    entries = app.database().history(subject, predicate, scopes=list(scopes) or None)
     if as_json:
         emit_json([e.to_dict() for e in entries])
         return
@@ -133,7 +133,7 @@ def history_cmd(app: AppContext, scopes: tuple[str, ...], subject: str, predicat
 @pass_app
 def predicates_cmd(app: AppContext, as_json: bool) -> None:
     """The predicate registry: cardinality, template, description."""
-    preds = app.ledger().predicates()
+    preds = app.database().predicates()
     if as_json:
         emit_json([p.to_dict() for p in preds])
     else:

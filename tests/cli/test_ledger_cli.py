@@ -349,9 +349,9 @@ def test_factledger_db_environment_variable(runner, tmp_path):
     assert sorted(v["value"] for v in json.loads(listed.stdout)) == ["Paris", "jazz"]
     # --db wins over the environment.
     other = tmp_path / "other.db"
-    runner.invoke(cli, ["--db", str(other), "current"], env={"FACTLEDGER_DB": str(db)})
-    assert other.exists()
-    assert json.loads(runner.invoke(cli, ["--db", str(other), "current", "--json"]).stdout) == []
+    refused = runner.invoke(cli, ["--db", str(other), "current"], env={"FACTLEDGER_DB": str(db)})
+    assert refused.exit_code == 2 and f"no ledger at {other}" in refused.stderr
+    assert not other.exists()
 
 
 # -- erase -----------------------------------------------------------------------------------------
