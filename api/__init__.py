@@ -34,17 +34,21 @@ def open(  # noqa: A001 - the front door is named like sqlite3.connect's and io.
     create: bool = True,
     read_only: bool = False,
     index_dir: str | Path | None = None,
+    strict_predicates: bool = False,
 ) -> "Database":
     """Open (or create) the ledger at `path` and return a `Database` over it.
 
     principal: who writes (operator:<name>, agent:<id>, digest:<extractor>, import:<source>); default
     operator:<login name>. create=False refuses a missing file (NotFoundError) instead of creating it;
     read_only=True never creates or writes. index_dir: the vector index folder, for a ledger that records
-    none yet (default: `<path>.lance`). path ":memory:" is a ledger in memory (no SQL: DuckDB needs a file).
+    none yet (default: `<path>.lance`). strict_predicates=True refuses writes naming a predicate that was
+    never defined (otherwise it is registered as 'many' and listed in the TxResult's `undeclared`). path ":memory:" is a ledger in memory (no SQL: DuckDB needs a file).
     """
     from .database import Database
 
-    return Database(path, principal=principal, create=create, read_only=read_only, index_dir=index_dir)
+    return Database(
+        path, principal=principal, create=create, read_only=read_only, index_dir=index_dir, strict_predicates=strict_predicates
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -66,7 +66,9 @@ class Database:
     """A ledger file with the everyday verbs: write facts, read them now or as of any time, search them,
     journal conversation turns and digest them, run SQL. Use it as a context manager or call `close()`.
 
-    Obtain one with `factledger.open(path)`. Each write verb (`define`, `add`, `supersede`, `retract`) is
+    Obtain one with `factledger.open(path)`. A write naming a predicate never defined registers it as
+    'many' and lists it in the result's `undeclared`; strict_predicates=True refuses it instead (a
+    ValidationError that suggests the closest defined name). Each write verb (`define`, `add`, `supersede`, `retract`) is
     one ledger transaction; `transaction()` groups several into one. The parts stay reachable for what
     the verbs do not cover: `.ledger` (factledger.ledger.Ledger) and `.recall` (factledger.recall.Recall).
     """
@@ -80,6 +82,7 @@ class Database:
         read_only: bool = False,
         index_dir: str | Path | None = None,
         recall_config: RecallConfig | str = "balanced",
+        strict_predicates: bool = False,
     ):
         self.path = str(path)
         if (read_only or not create) and not ledger_exists(path):
@@ -90,7 +93,7 @@ class Database:
             )
         self.created = not ledger_exists(path) and self.path != ":memory:"
         self.principal = principal or default_principal()
-        self.ledger = Ledger.open(path, read_only=read_only)
+        self.ledger = Ledger.open(path, read_only=read_only, strict_predicates=strict_predicates)
         self._index_dir = Path(index_dir) if index_dir is not None else None
         self._recall_config = RecallConfig.preset(recall_config) if isinstance(recall_config, str) else recall_config
         self._recall: Recall | None = None

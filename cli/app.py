@@ -25,6 +25,7 @@ class AppContext:
 
     db_path: Path
     principal: str
+    strict_predicates: bool = False
     _database: Database | None = field(default=None, repr=False)
 
     def database(self, *, create: bool = False) -> Database:
@@ -40,7 +41,7 @@ class AppContext:
                         "or `factledger demo`"
                     )
                 click.echo(f"factledger: created a new ledger at {self.db_path}", err=True)
-            self._database = Database(self.db_path, principal=self.principal)
+            self._database = Database(self.db_path, principal=self.principal, strict_predicates=self.strict_predicates)
         return self._database
 
     def ledger(self, *, create: bool = False) -> Ledger:

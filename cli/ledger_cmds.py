@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from factledger.ledger import ClaimVersion
+from factledger.ledger import ClaimVersion, TxResult
 from factledger.ledger.ops import LineError, apply_all, apply_batch, group_transactions, read_operations
 
 from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
@@ -28,6 +28,29 @@ def _claims_table(versions: list[ClaimVersion], *, known: bool = False) -> None:
     emit_table(headers, rows)
 
 
+def _report(result: TxResult) -> None:
+    """One JSON object per transaction on stdout; a warning on stderr for each predicate it registered only
+    because a line named it (the JSON says so too, in undeclared_predicates)."""
+    emit_json(result.to_dict())
+    warn_undeclared(result.undeclared)
+
+
+def warn_undeclared(names: list[str]) -> None:
+    for name in names:
+        click.echo(
+            f"warning: predicate {name!r} was never defined: registered as 'many' with the default template"
+            " (define it first, or pass --strict-predicates to refuse such lines)",
+            err=True,
+        )
+
+
+def note_unknown(app: AppContext, found: list, *, subject: str | None = None, predicate: str | None = None) -> None:
+    """An empty read that named a subject or predicate the ledger has never seen says so, on stderr."""
+    if not found:
+        for note in app.ledger().unknown_names(subject=subject, predicate=predicate):
+            click.echo(note, err=True)
+
+
 @click.command("apply")
 @click.argument("file")
 @click.option("--all-or-nothing", is_flag=True, help="Make the whole file one transaction.")
@@ -47,10 +70,10 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> 
         # parse would apply some earlier transactions and silently drop the one just before it).
         ops = list(read_operations(read_input(file)))
         if all_or_nothing:
-            emit_json(apply_all(ledger, ops, principal=app.principal, reason=reason).to_dict())
+            _report(apply_all(ledger, ops, principal=app.principal, reason=reason))
             return
         for batch in group_transactions(ops):
-            emit_json(apply_batch(ledger, batch, principal=app.principal, reason=reason).to_dict())
+            _report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
     except LineError as exc:
         raise CliError(str(exc)) from None
 
@@ -64,6 +87,7 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> 
 def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, predicate: str | None, as_json: bool) -> None:
     """Current truth: what is valid now, as known now."""
     versions = app.database().current(list(scopes) or None, subject=subject, predicate=predicate)
+    note_unknown(app, versions, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -91,6 +115,7 @@ def as_of_cmd(
     versions = app.database().as_of(
         list(scopes) or None, valid_at=valid_at, known_at=known_at, subject=subject, predicate=predicate
     )
+    note_unknown(app, versions, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -106,6 +131,7 @@ def as_of_cmd(
 def history_cmd(app: AppContext, scopes: tuple[str, ...], subject: str, predicate: str, as_json: bool) -> None:
     """Every version of a slot, with who opened and closed it, when and why."""
     entries = app.database().history(subject, predicate, scopes=list(scopes) or None)
+    note_unknown(app, entries, subject=subject, predicate=predicate)
     if as_json:
         emit_json([e.to_dict() for e in entries])
         return

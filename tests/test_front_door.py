@@ -126,3 +126,16 @@ def test_the_package_maps_every_part_under_factledger_and_ships_py_typed(tmp_pat
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert out.stdout.strip() == "True []"
+
+
+def test_undeclared_predicates_are_listed_or_refused(tmp_path):
+    with factledger.open(tmp_path / "loose.db") as loose:
+        result = loose.add("s", "user", "likes", "tea")
+        assert result.undeclared == ["likes"] and result.to_dict()["undeclared_predicates"] == ["likes"]
+        assert loose.add("s", "user", "likes", "jazz").undeclared == []
+    with factledger.open(tmp_path / "strict.db", strict_predicates=True) as strict:
+        strict.define("likes", "many")
+        with pytest.raises(ValidationError, match="no predicate 'like'; did you mean likes?") as refused:
+            strict.add("s", "user", "like", "tea")
+        assert refused.value.field == "predicate"
+        assert [p.name for p in strict.predicates()] == ["likes"] and strict.current() == []

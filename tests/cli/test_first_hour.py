@@ -44,3 +44,90 @@ def test_commands_that_create_a_ledger_say_so_once(tmp_path):
     turn = '{"scope":"s","text":"I moved to Lisbon last month"}\n'
     journal = CliRunner().invoke(cli, ["--db", str(tmp_path / "j.db"), "journal", "add", "-"], input=turn)
     assert journal.exit_code == 0 and "created a new ledger at" in journal.stderr
+
+
+def _apply(db, text, *options):
+    return CliRunner().invoke(cli, ["--db", str(db), *options, "apply", "-"], input=text)
+
+
+def test_an_undeclared_predicate_is_warned_about_and_strict_predicates_refuse_it(tmp_path):
+    db = tmp_path / "ledger.db"
+    defined = '{"op":"define","predicate":"lives_in","cardinality":"one"}\n'
+    assert _apply(db, defined).exit_code == 0
+    line = '{"op":"add","scope":"s","subject":"user","predicate":"lives","value":"Paris"}\n'
+    strict = _apply(db, line, "--strict-predicates")
+    assert strict.exit_code == 2
+    assert "predicate: no predicate 'lives'; did you mean lives_in?" in strict.stderr
+    env = CliRunner().invoke(cli, ["--db", str(db), "apply", "-"], input=line, env={"FACTLEDGER_STRICT_PREDICATES": "1"})
+    assert env.exit_code == 2
+    assert [p["name"] for p in json.loads(CliRunner().invoke(cli, ["--db", str(db), "predicates", "--json"]).stdout)] == ["lives_in"]
+    loose = _apply(db, line)
+    assert loose.exit_code == 0
+    assert "warning: predicate 'lives' was never defined: registered as 'many'" in loose.stderr
+    assert json.loads(loose.stdout)["undeclared_predicates"] == ["lives"]
+    again = _apply(db, line.replace("Paris", "Rome"))
+    assert "warning" not in again.stderr and json.loads(again.stdout)["undeclared_predicates"] == []
+
+
+def test_empty_reads_name_what_the_ledger_does_not_know(tmp_path):
+    db = tmp_path / "ledger.db"
+    seed = ('{"op":"define","predicate":"lives_in","cardinality":"one"}\n'
+            '{"op":"add","scope":"s","subject":"user","predicate":"lives_in","value":"Paris"}\n')
+    assert _apply(db, seed).exit_code == 0
+    for args in (["current", "--predicate", "lives"], ["as-of", "--predicate", "lives"],
+                 ["history", "--subject", "user", "--predicate", "lives"]):
+        result = CliRunner().invoke(cli, ["--db", str(db), *args, "--json"])
+        assert result.exit_code == 0 and json.loads(result.stdout) == []
+        assert "no predicate 'lives'; did you mean lives_in?" in result.stderr
+    result = CliRunner().invoke(cli, ["--db", str(db), "current", "--subject", "usr"])
+    assert "no subject 'usr' in any scope" in result.stderr
+    known = CliRunner().invoke(cli, ["--db", str(db), "current", "--subject", "user", "--predicate", "lives_in"])
+    assert known.stderr == "" and "Paris" in known.stdout
+
+
+def test_recall_json_gives_the_block_and_the_hits_it_shows(tmp_path):
+    db = tmp_path / "ledger.db"
+    seed = ('{"op":"define","predicate":"lives_in","cardinality":"one","template":"{subject} lives in {value}"}\n'
+            '{"op":"add","scope":"s","subject":"user","predicate":"lives_in","value":"Berlin","valid_from":"2024-06-01"}\n')
+    assert _apply(db, seed).exit_code == 0
+    shown = json.loads(CliRunner().invoke(cli, ["--db", str(db), "recall", "where does the user live", "--scope", "s", "--json"]).stdout)
+    assert "user lives in Berlin (since 2024-06-01)" in shown["text"]
+    assert [h["value"] for h in shown["facts"]] == ["Berlin"] and shown["episodes"] == []
+    nothing = json.loads(CliRunner().invoke(cli, ["--db", str(db), "recall", "asdfghjkl", "--scope", "s", "--json"]).stdout)
+    assert nothing == {"text": "", "facts": [], "episodes": []}
+
+
+@pytest.mark.parametrize("args", [[], ["demoo"], ["--help"]])
+def test_dev_prints_its_usage_before_creating_anything(tmp_path, args):
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    script = tmp_path / "dev"
+    shutil.copy(Path(__file__).resolve().parents[2] / "dev", script)
+    result = subprocess.run(["bash", str(script), *args], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and result.stderr.startswith("usage: ./dev demo")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev"]  # no .venv
+
+
+def test_the_package_configuration_lists_every_data_folder():
+    """setuptools prints a 40-line warning for each folder of package data that `packages` does not list (it
+    was the first screen of `./dev demo`): every such folder is listed, its files named relative to it."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    mapping, listed = config["package-dir"], set(config["packages"])
+
+    def folder(package: str) -> Path:
+        parent = max((p for p in mapping if package == p or package.startswith(p + ".")), key=len)
+        return root / mapping[parent] / package[len(parent) + 1:].replace(".", "/")
+
+    for package, patterns in config["package-data"].items():
+        assert package in listed, package
+        for pattern in patterns:
+            for found in folder(package).glob(pattern):
+                inner = found.parent.relative_to(folder(package)).parts
+                # A data file in a subfolder whose name could be a package: that subfolder must be listed.
+                assert not (inner and all(part.isidentifier() for part in inner)), (package, found)
