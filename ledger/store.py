@@ -579,7 +579,9 @@ class Ledger:
         stamp = parse_time(tx_time, "tx_time")
         if last is not None and stamp <= last:
             raise ValidationError(
-                f"{stamp} is not later than the last transaction ({last}); explicit tx times must increase",
+                f"{stamp} is not later than the last transaction ({last}); explicit tx times must increase."
+                " To load a history, import it into a fresh ledger before anything else is written:"
+                " `factledger --db NEW.db import FILE` applies its transactions in tx-time order",
                 field="tx_time",
             )
         now = self.clock()

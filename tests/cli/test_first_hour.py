@@ -131,3 +131,52 @@ def test_the_package_configuration_lists_every_data_folder():
                 inner = found.parent.relative_to(folder(package)).parts
                 # A data file in a subfolder whose name could be a package: that subfolder must be listed.
                 assert not (inner and all(part.isidentifier() for part in inner)), (package, found)
+
+
+HISTORY = "".join(json.dumps(line) + "\n" for line in [
+    {"op": "define", "predicate": "lives_in", "cardinality": "one"},
+    # Lines out of tx-time order: the import orders the transactions by tx_time.
+    {"op": "supersede", "scope": "s", "subject": "user", "predicate": "lives_in", "value": "Berlin",
+     "valid_from": "2024-06-01", "tx_time": "2024-06-02T09:00:00Z"},
+    {"op": "add", "scope": "s", "subject": "user", "predicate": "lives_in", "value": "Paris",
+     "valid_from": "2024-01-01", "tx_time": "2024-01-05T09:00:00Z", "tx": "first"},
+    {"op": "add", "scope": "s", "subject": "user", "predicate": "likes", "value": "jazz", "tx": "first"},
+])
+
+
+def test_import_orders_a_history_by_tx_time_into_a_fresh_ledger(tmp_path):
+    db = tmp_path / "imported.db"
+    result = CliRunner().invoke(cli, ["--db", str(db), "import", "-", "--source", "crm"], input=HISTORY)
+    assert result.exit_code == 0, result.output
+    assert "created a new ledger" in result.stderr and "warning: predicate 'likes'" in result.stderr
+    txs = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [t["tx_time"][:10] for t in txs] == ["2024-01-05", "2024-01-05", "2024-06-02"]  # definitions first
+    assert {t["principal"] for t in txs} == {"import:crm"}
+    known = CliRunner().invoke(cli, ["--db", str(db), "as-of", "--valid-at", "2024-07-01", "--known-at", "2024-03-01", "--json"])
+    assert sorted(v["value"] for v in json.loads(known.stdout)) == ["Paris", "jazz"]  # before Berlin was known
+    summary = CliRunner().invoke(cli, ["--db", str(tmp_path / "s.db"), "import", "--summary", "-"], input=HISTORY)
+    assert json.loads(summary.stdout) == {"transactions": 3, "opened": 4, "closed": 1, "noops": 0,
+                                          "undeclared_predicates": ["likes"]}
+
+
+def test_import_refuses_what_it_cannot_order_and_writes_nothing(tmp_path):
+    db = tmp_path / "l.db"
+    untimed = HISTORY + json.dumps({"op": "add", "scope": "s", "subject": "user", "predicate": "likes", "value": "tea"}) + "\n"
+    result = CliRunner().invoke(cli, ["--db", str(db), "import", "-"], input=untimed)
+    assert result.exit_code == 2 and "line 5: tx_time: required on each transaction's first line" in result.stderr
+    assert not db.exists()
+    # A ledger written "now" refuses an older history, and says what to do.
+    assert _apply(db, '{"op":"define","predicate":"likes"}\n').exit_code == 0
+    late = CliRunner().invoke(cli, ["--db", str(db), "import", "-"], input=HISTORY)
+    assert late.exit_code == 2 and "import it into a fresh ledger" in late.stderr
+    assert json.loads(CliRunner().invoke(cli, ["--db", str(db), "current", "--json"]).stdout) == []
+
+
+def test_apply_summary_is_one_line(tmp_path):
+    lines = "".join(json.dumps({"op": "add", "scope": "s", "subject": "user", "predicate": "likes", "value": v}) + "\n"
+                    for v in ("tea", "jazz", "tea"))
+    result = _apply(tmp_path / "l.db", lines, )
+    summary = CliRunner().invoke(cli, ["--db", str(tmp_path / "m.db"), "apply", "--summary", "-"], input=lines)
+    assert len(result.stdout.splitlines()) == 3
+    assert json.loads(summary.stdout) == {"transactions": 3, "opened": 2, "closed": 0, "noops": 1,
+                                          "undeclared_predicates": ["likes"]}
