@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .database import Database
+    from .database import Database, UndeclaredPredicateWarning
 
-__all__ = ["Database", "open"]
+__all__ = ["Database", "UndeclaredPredicateWarning", "open"]
 
 
 def open(  # noqa: A001 - the front door is named like sqlite3.connect's and io.open's
@@ -52,8 +52,8 @@ def open(  # noqa: A001 - the front door is named like sqlite3.connect's and io.
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Database":
-        from .database import Database
+    if name in ("Database", "UndeclaredPredicateWarning"):
+        from . import database
 
-        return Database
+        return getattr(database, name)
     raise AttributeError(f"module 'factledger' has no attribute {name!r}")

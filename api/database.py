@@ -14,6 +14,7 @@ argument), because guessing a zone would make the ledger's order depend on the m
 from __future__ import annotations
 
 import getpass
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -39,6 +40,11 @@ if TYPE_CHECKING:
 
 TimeLike = str | datetime | Any  # str, aware datetime or date: see the module docstring
 Scopes = Sequence[str] | str
+
+
+class UndeclaredPredicateWarning(UserWarning):
+    """A write named a predicate that was never defined; it was registered as 'many' with the default
+    template. Define it first, or open with strict_predicates=True to refuse such writes."""
 
 
 def default_principal() -> str:
@@ -136,15 +142,19 @@ class Database:
         The result is `tx.result` (a TxResult) once the block has ended. tx_time is for imports only
         (principal import:<source>), later than every earlier transaction.
         """
-        with self.ledger.transaction(principal=self.principal, reason=reason, sources=sources, tx_time=tx_time) as tx:
+        with self._write(reason=reason, sources=sources, tx_time=tx_time) as tx:
             yield tx
+        _warn_undeclared(tx.result, stacklevel=4)  # the with block's line: past this generator and contextlib
+
+    def _write(self, *, reason: str = "", sources: Iterable[str] = (), tx_time: TimeLike | None = None) -> Any:
+        return self.ledger.transaction(principal=self.principal, reason=reason, sources=sources, tx_time=tx_time)
 
     def define(
         self, predicate: str, cardinality: str = "many", *, template: str | None = None, description: str | None = None
     ) -> Predicate:
         """Register a predicate with its cardinality ('one': a slot holds one value at a time; 'many'), or
         update its template ("{subject} lives in {value}") and description. Cardinality is fixed once set."""
-        with self.transaction(reason=f"define {predicate}") as tx:
+        with self._write(reason=f"define {predicate}") as tx:
             return tx.define(predicate, cardinality, template=template, description=description)
 
     def add(
@@ -161,9 +171,9 @@ class Database:
     ) -> TxResult:
         """Assert `value` in the slot (scope, subject, predicate) over [valid_from, valid_to); valid_from
         defaults to now. In a 'one' slot a different overlapping value is a ConflictError."""
-        with self.transaction(reason=reason) as tx:
+        with self._write(reason=reason) as tx:
             tx.add(scope, subject, predicate, value, valid_from=valid_from, valid_to=valid_to, source=source)
-        return tx.result  # type: ignore[return-value]
+        return _warn_undeclared(tx.result, stacklevel=3)
 
     def supersede(
         self,
@@ -180,11 +190,11 @@ class Database:
     ) -> TxResult:
         """Within [valid_from, valid_to) the slot now holds `value`; what it held there is cut out (kept in
         history). For a 'many' predicate name the value it replaces."""
-        with self.transaction(reason=reason) as tx:
+        with self._write(reason=reason) as tx:
             tx.supersede(
                 scope, subject, predicate, value, valid_from=valid_from, valid_to=valid_to, replaces=replaces, source=source
             )
-        return tx.result  # type: ignore[return-value]
+        return _warn_undeclared(tx.result, stacklevel=3)
 
     def retract(
         self,
@@ -200,9 +210,9 @@ class Database:
     ) -> TxResult:
         """Within [valid_from, valid_to) the value (or, without one, the slot's value) is no longer held;
         all_valid_time=True says it was never true. Nothing is deleted: history keeps what was believed."""
-        with self.transaction(reason=reason) as tx:
+        with self._write(reason=reason) as tx:
             tx.retract(scope, subject, predicate, value, valid_from=valid_from, valid_to=valid_to, all_valid_time=all_valid_time)
-        return tx.result  # type: ignore[return-value]
+        return _warn_undeclared(tx.result, stacklevel=3)
 
     # -- reads ------------------------------------------------------------------------------------
 
@@ -327,6 +337,19 @@ class Database:
             result = analytics.run(query)
         rows = [tuple(_canonical(v) for v in row) for row in result.rows]
         return QueryResult(result.columns, rows, result.truncated)
+
+
+def _warn_undeclared(result: TxResult | None, *, stacklevel: int) -> TxResult:
+    """Warn (at the caller's line) about each predicate the write registered only because it named it."""
+    assert result is not None
+    for name in result.undeclared:
+        warnings.warn(
+            f"predicate {name!r} was never defined: registered as 'many' with the default template"
+            " (define it first, or open with strict_predicates=True to refuse such writes)",
+            UndeclaredPredicateWarning,
+            stacklevel=stacklevel,
+        )
+    return result
 
 
 def _time_text(value: TimeLike | None) -> str | None:

@@ -6,6 +6,7 @@ import importlib.util
 import subprocess
 import sys
 import tomllib
+import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -41,9 +42,11 @@ def test_writes_and_the_three_reads(db):
 
 
 def test_one_transaction_for_several_operations_or_none(db):
-    with db.transaction(reason="moved and started") as tx:
-        tx.add("s", "user", "lives_in", "Lisbon", valid_from="2024-01-01")
-        tx.add("s", "user", "works_at", "Acme")
+    with pytest.warns(factledger.UndeclaredPredicateWarning, match="'works_at'") as caught:
+        with db.transaction(reason="moved and started") as tx:
+            tx.add("s", "user", "lives_in", "Lisbon", valid_from="2024-01-01")
+            tx.add("s", "user", "works_at", "Acme")
+    assert caught[0].filename == __file__
     assert tx.result is not None and len(tx.result.opened) == 2
     with pytest.raises(ConflictError):
         with db.transaction() as tx:
@@ -100,6 +103,7 @@ def test_open_refuses_a_missing_file_when_asked_not_to_create(tmp_path):
 
 def test_in_memory_ledger_has_everything_but_sql():
     with factledger.open(":memory:") as db:
+        db.define("likes")
         db.add("s", "user", "likes", "tea")
         assert [v.value for v in db.current()] == ["tea"]
         with pytest.raises(ValidationError):
@@ -130,9 +134,13 @@ def test_the_package_maps_every_part_under_factledger_and_ships_py_typed(tmp_pat
 
 def test_undeclared_predicates_are_listed_or_refused(tmp_path):
     with factledger.open(tmp_path / "loose.db") as loose:
-        result = loose.add("s", "user", "likes", "tea")
+        with pytest.warns(factledger.UndeclaredPredicateWarning, match="predicate 'likes' was never defined") as caught:
+            result = loose.add("s", "user", "likes", "tea")
+        assert caught[0].filename == __file__  # pointed at the caller's line
         assert result.undeclared == ["likes"] and result.to_dict()["undeclared_predicates"] == ["likes"]
-        assert loose.add("s", "user", "likes", "jazz").undeclared == []
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert loose.add("s", "user", "likes", "jazz").undeclared == []
     with factledger.open(tmp_path / "strict.db", strict_predicates=True) as strict:
         strict.define("likes", "many")
         with pytest.raises(ValidationError, match="no predicate 'like'; did you mean likes?") as refused:
