@@ -3,7 +3,6 @@ output helpers. Commands stay thin: open the store, call one library method, pri
 
 from __future__ import annotations
 
-import getpass
 import json
 import sys
 from collections.abc import Iterable, Sequence
@@ -13,6 +12,7 @@ from typing import Any
 
 import click
 
+from factledger.database import Database, default_principal, ledger_exists
 from factledger.ledger import Ledger, LedgerError
 from factledger.ledger.times import display
 
@@ -25,25 +25,32 @@ class AppContext:
 
     db_path: Path
     principal: str
-    _ledger: Ledger | None = field(default=None, repr=False)
+    strict_predicates: bool = False
+    _database: Database | None = field(default=None, repr=False)
 
-    def ledger(self) -> Ledger:
-        if self._ledger is None:
-            self._ledger = Ledger.open(self.db_path)
-        return self._ledger
+    def database(self, *, create: bool = False) -> Database:
+        """The ledger through the Python front door (factledger.open). A missing file is refused unless
+        the command is one that may create a ledger (create=True: apply, journal add, import); then it
+        says so on stderr, so a mistyped --db is noticed at once."""
+        if self._database is None:
+            if not ledger_exists(self.db_path):
+                if not create:
+                    raise CliError(
+                        f"no ledger at {self.db_path} (from --db, FACTLEDGER_DB or the default); check the path, "
+                        "or create one with `factledger apply`, `factledger journal add`, `factledger import` "
+                        "or `factledger demo`"
+                    )
+                click.echo(f"factledger: created a new ledger at {self.db_path}", err=True)
+            self._database = Database(self.db_path, principal=self.principal, strict_predicates=self.strict_predicates)
+        return self._database
+
+    def ledger(self, *, create: bool = False) -> Ledger:
+        return self.database(create=create).ledger
 
     def close(self) -> None:
-        if self._ledger is not None:
-            self._ledger.close()
-            self._ledger = None
-
-
-def default_principal() -> str:
-    try:
-        name = getpass.getuser()
-    except Exception:  # no login name in some containers
-        name = "unknown"
-    return f"operator:{name or 'unknown'}"
+        if self._database is not None:
+            self._database.close()
+            self._database = None
 
 
 class CliError(click.ClickException):

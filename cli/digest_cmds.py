@@ -66,7 +66,7 @@ def journal_add_cmd(app: AppContext, file: str, as_json: bool) -> None:
             turns.append(Turn.from_dict(decode_json_line(stripped)))
         except LedgerError as exc:
             raise CliError(f"line {number}: {exc}") from None
-    ledger = app.ledger()
+    ledger = app.ledger(create=True)
     journal = Journal(ledger)
     with ledger.storage.atomic():
         outcomes = journal.append_many(turns)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import click
 
-from factledger.ledger import ClaimVersion
-from factledger.ledger.ops import LineError, apply_all, apply_batch, group_transactions, read_operations
+from factledger.ledger import ClaimVersion, TxResult
+from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, import_history, plan_import, read_operations
 
 from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
 
@@ -28,12 +31,83 @@ def _claims_table(versions: list[ClaimVersion], *, known: bool = False) -> None:
     emit_table(headers, rows)
 
 
+class _Reporter:
+    """What apply and import print: one JSON object per transaction, or (--summary) one line for the run;
+    a warning on stderr for each predicate registered only because a line named it (the JSON says so too,
+    in undeclared_predicates); a progress bar on stderr when it is a terminal."""
+
+    def __init__(self, summary: bool, total: int):
+        self.summary = summary
+        self.counts = {"transactions": 0, "opened": 0, "closed": 0, "noops": 0}
+        self.undeclared: list[str] = []
+        self._bar = None
+        if total > 1 and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(TextColumn("transactions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                 console=Console(stderr=True), transient=True)
+            self._task = self._bar.add_task("apply", total=total)
+            self._bar.start()
+
+    def __call__(self, result: TxResult) -> None:
+        data = result.to_dict()
+        self.counts["transactions"] += 1
+        self.counts["opened"] += len(result.opened)
+        self.counts["closed"] += len(result.closed)
+        self.counts["noops"] += data["noops"]
+        self.undeclared.extend(result.undeclared)
+        if self._bar is not None:
+            self._bar.advance(self._task)
+        if not self.summary:
+            emit_json(data)
+        warn_undeclared(result.undeclared)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+        if self.summary:
+            emit_json({**self.counts, "undeclared_predicates": self.undeclared})
+
+
+def warn_undeclared(names: list[str]) -> None:
+    for name in names:
+        click.echo(
+            f"warning: predicate {name!r} was never defined: registered as 'many' with the default template"
+            " (define it first, or pass --strict-predicates to refuse such lines)",
+            err=True,
+        )
+
+
+def note_unknown(app: AppContext, found: list, *, subject: str | None = None, predicate: str | None = None) -> None:
+    """An empty read that named a subject or predicate the ledger has never seen says so, on stderr."""
+    if not found:
+        for note in app.ledger().unknown_names(subject=subject, predicate=predicate):
+            click.echo(note, err=True)
+
+
+summary_option = click.option(
+    "--summary", is_flag=True,
+    help='Print one JSON line for the run ({"transactions","opened","closed","noops","undeclared_predicates"}) instead of one per transaction.',
+)
+
+
+def _operations(file: str) -> list:
+    # Parse every line first: a malformed line is reported before anything is written (a lazy parse would
+    # apply some earlier transactions and silently drop the one just before it).
+    try:
+        return list(read_operations(read_input(file)))
+    except LineError as exc:
+        raise CliError(str(exc)) from None
+
+
 @click.command("apply")
 @click.argument("file")
 @click.option("--all-or-nothing", is_flag=True, help="Make the whole file one transaction.")
 @click.option("--reason", default="", help="Reason recorded on transactions whose lines give none.")
+@summary_option
 @pass_app
-def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> None:
+def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, summary: bool) -> None:
     """Apply JSON Lines operations from FILE (or - for standard input).
 
     One JSON object per line: define, add, supersede or retract. Consecutive lines with the same "tx"
@@ -41,18 +115,49 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> 
     malformed line is reported before anything is written; a line the ledger refuses stops the run
     with its line number (earlier transactions stay; its own writes nothing).
     """
-    ledger = app.ledger()
+    ops = _operations(file)
+    if all_or_nothing and not ops:
+        raise CliError("line: no operations")
+    ledger = app.ledger(create=True)
+    batches = [Batch(ops)] if all_or_nothing else list(group_transactions(ops))
+    report = _Reporter(summary, len(batches))
     try:
-        # Parse every line first: a malformed line is reported before anything is written (a lazy
-        # parse would apply some earlier transactions and silently drop the one just before it).
-        ops = list(read_operations(read_input(file)))
-        if all_or_nothing:
-            emit_json(apply_all(ledger, ops, principal=app.principal, reason=reason).to_dict())
-            return
-        for batch in group_transactions(ops):
-            emit_json(apply_batch(ledger, batch, principal=app.principal, reason=reason).to_dict())
+        for batch in batches:
+            report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
     except LineError as exc:
         raise CliError(str(exc)) from None
+    finally:
+        report.close()
+
+
+@click.command("import")
+@click.argument("file")
+@click.option("--source", default=None, help="Names the principal import:<source>. Default: the file's name (stdin: 'stdin'), or --principal when it is an import: principal.")
+@click.option("--reason", default="", help="Reason recorded on transactions whose lines give none.")
+@summary_option
+@pass_app
+def import_cmd(app: AppContext, file: str, source: str | None, reason: str, summary: bool) -> None:
+    """Load a history from FILE (or -): `apply`'s JSON Lines, each transaction's first line with its tx_time.
+
+    Transactions are applied in tx-time order whatever the order of the lines, all or nothing, as
+    import:<source>; define-only transactions without a tx_time come first. Explicit tx times must be
+    later than the ledger's last transaction, so import into a fresh ledger (this creates one) before
+    anything is written "now".
+    """
+    ops = _operations(file)
+    if app.principal.startswith("import:") and source is None:
+        principal = app.principal
+    else:
+        principal = f"import:{source or ('stdin' if file == '-' else Path(file).stem)}"
+    try:
+        plan = plan_import(ops)
+        results = import_history(app.ledger(create=True), plan, principal=principal, reason=reason)
+    except LineError as exc:
+        raise CliError(str(exc)) from None
+    report = _Reporter(summary, 0)
+    for result in results:
+        report(result)
+    report.close()
 
 
 @click.command("current")
@@ -63,7 +168,8 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> 
 @pass_app
 def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, predicate: str | None, as_json: bool) -> None:
     """Current truth: what is valid now, as known now."""
-    versions = app.ledger().current(list(scopes) or None, subject=subject, predicate=predicate)
+    versions = app.database().current(list(scopes) or None, subject=subject, predicate=predicate)
+    note_unknown(app, versions, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -88,9 +194,10 @@ def as_of_cmd(
     as_json: bool,
 ) -> None:
     """What was true at VALID-AT, as the ledger knew it at KNOWN-AT."""
-    versions = app.ledger().as_of(
+    versions = app.database().as_of(
         list(scopes) or None, valid_at=valid_at, known_at=known_at, subject=subject, predicate=predicate
     )
+    note_unknown(app, versions, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -105,7 +212,8 @@ def as_of_cmd(
 @pass_app
 def history_cmd(app: AppContext, scopes: tuple[str, ...], subject: str, predicate: str, as_json: bool) -> None:
     """Every version of a slot, with who opened and closed it, when and why."""
-    entries = app.ledger().history(list(scopes) or None, subject=subject, predicate=predicate)
+    entries = app.database().history(subject, predicate, scopes=list(scopes) or None)
+    note_unknown(app, entries, subject=subject, predicate=predicate)
     if as_json:
         emit_json([e.to_dict() for e in entries])
         return
@@ -133,11 +241,11 @@ def history_cmd(app: AppContext, scopes: tuple[str, ...], subject: str, predicat
 @pass_app
 def predicates_cmd(app: AppContext, as_json: bool) -> None:
     """The predicate registry: cardinality, template, description."""
-    preds = app.ledger().predicates()
+    preds = app.database().predicates()
     if as_json:
         emit_json([p.to_dict() for p in preds])
     else:
         emit_table(["predicate", "cardinality", "template", "description"], [[p.name, p.cardinality, p.template, p.description] for p in preds])
 
 
-COMMANDS = [apply_cmd, current_cmd, as_of_cmd, history_cmd, predicates_cmd]
+COMMANDS = [apply_cmd, import_cmd, current_cmd, as_of_cmd, history_cmd, predicates_cmd]

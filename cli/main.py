@@ -26,11 +26,18 @@ from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
     default=None,
     help="Who is acting, e.g. operator:alice. Default: operator:<login name>.",
 )
+@click.option(
+    "--strict-predicates/--no-strict-predicates",
+    envvar="FACTLEDGER_STRICT_PREDICATES",
+    default=False,
+    help="Refuse writes that name a predicate never defined (default: register it as 'many' and warn)."
+    " Also FACTLEDGER_STRICT_PREDICATES=1.",
+)
 @click.version_option(package_name="factledger")
 @click.pass_context
-def cli(ctx: click.Context, db_path: Path, principal: str | None) -> None:
+def cli(ctx: click.Context, db_path: Path, principal: str | None, strict_predicates: bool) -> None:
     """factledger: a bitemporal, ledger-first knowledge store (long-term memory for Hermes Agent)."""
-    app = AppContext(db_path=db_path, principal=principal or default_principal())
+    app = AppContext(db_path=db_path, principal=principal or default_principal(), strict_predicates=strict_predicates)
     ctx.obj = app
     ctx.call_on_close(app.close)
 

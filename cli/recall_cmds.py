@@ -144,17 +144,21 @@ def _hit_columns(hit: Hit) -> list[object]:
 @click.argument("query")
 @click.option("--scope", "scopes", multiple=True, required=True, help="Scope to search (repeatable).")
 @_with_time
+@click.option("--json", "as_json", is_flag=True, help='Print JSON for scripts: {"text", "facts", "episodes"} with each hit shown.')
 @index_dir_option
 @config_option
 @pass_app
 def recall_cmd(
     app: AppContext, query: str, scopes: tuple[str, ...], valid_at: str | None, known_at: str | None,
-    index_dir: Path | None, config_name: str,
+    as_json: bool, index_dir: Path | None, config_name: str,
 ) -> None:
     """Print the prompt block the host would get for QUERY (nothing when nothing clears the gate)."""
-    block = _recall(app, index_dir, config_name).prompt_block(query, list(scopes), valid_at=valid_at, known_at=known_at)
-    if block:
-        click.echo(block)
+    block = _recall(app, index_dir, config_name).prompt(query, list(scopes), valid_at=valid_at, known_at=known_at)
+    if as_json:
+        emit_json({"text": block.text, "facts": [h.to_dict() for h in block.facts],
+                   "episodes": [h.to_dict() for h in block.episodes]})
+    elif block.text:
+        click.echo(block.text)
 
 
 @click.command("memories")

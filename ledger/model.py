@@ -126,6 +126,7 @@ class TxResult:
     closed: list[int] = field(default_factory=list)
     defined: list[str] = field(default_factory=list)
     ops: list[OpResult] = field(default_factory=list)
+    undeclared: list[str] = field(default_factory=list)  # predicates registered as `many` because a write named them
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,4 +138,5 @@ class TxResult:
             "closed": list(self.closed),
             "defined": list(self.defined),
             "noops": sum(1 for op in self.ops if op.noop),
+            "undeclared_predicates": list(self.undeclared),
         }

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from .errors import LedgerError, ValidationError
 from .model import TxResult
 from .store import Ledger, LedgerTx
-from .times import parse_time
+from .times import format_time, parse_time, to_datetime
 
 OPS = ("define", "add", "supersede", "retract")
 _COMMON = {"op", "tx", "tx_time", "principal", "reason", "source"}
@@ -239,3 +240,53 @@ def apply_all(ledger: Ledger, ops: Iterable[Operation], *, principal: str, reaso
     if not ops:
         raise ValidationError("no operations", field="line")
     return apply_batch(ledger, Batch(ops), principal=principal, reason=reason)
+
+
+def plan_import(ops: Iterable[Operation]) -> list[Batch]:
+    """A history's transactions in the order of their tx times (not of the lines), checked before anything
+    is written. Every transaction's first line carries `tx_time`, except transactions of `define` lines
+    only: those become one leading transaction, one microsecond before the earliest tx time."""
+    batches = list(group_transactions(ops))
+    if not batches:
+        raise ValidationError("no operations", field="line")
+    timed: list[tuple[str, Batch]] = []
+    definitions: list[Operation] = []
+    for batch in batches:
+        _check_transaction_fields(batch)
+        first = batch.first
+        if first.tx_time is None:
+            if all(op.op == "define" for op in batch.ops):
+                definitions.extend(batch.ops)
+                continue
+            raise LineError(first.line, ValidationError(
+                "required on each transaction's first line of an import (the history is ordered by it);"
+                " lines without one belong to `factledger apply`",
+                field="tx_time",
+            ))
+        try:
+            timed.append((parse_time(first.tx_time, "tx_time"), batch))
+        except LedgerError as exc:
+            raise LineError(first.line, exc) from None
+    if not timed:
+        raise ValidationError("no transaction has a tx_time; an import orders a history by them", field="tx_time")
+    timed.sort(key=lambda item: item[0])  # stable: equal times keep their line order, and are refused below
+    for (stamp, batch), (next_stamp, later) in zip(timed, timed[1:]):
+        if stamp == next_stamp:
+            raise LineError(later.first.line, ValidationError(
+                f"{stamp} is also the tx_time of line {batch.first.line}; transactions need distinct times",
+                field="tx_time",
+            ))
+    plan = [batch for _stamp, batch in timed]
+    if definitions:
+        lead = format_time(to_datetime(timed[0][0]) - timedelta(microseconds=1))
+        for op in definitions:
+            op.tx_time, op.tx = lead, "definitions"
+        plan.insert(0, Batch(definitions))
+    return plan
+
+
+def import_history(ledger: Ledger, plan: list[Batch], *, principal: str, reason: str = "") -> list[TxResult]:
+    """Apply a `plan_import` plan in one SQLite transaction: any refusal writes nothing. The ledger's rules
+    hold: import:<source> principals, tx times later than its last transaction."""
+    with ledger.storage.atomic():
+        return [apply_batch(ledger, batch, principal=principal, reason=reason) for batch in plan]

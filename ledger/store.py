@@ -8,6 +8,7 @@ database constraints see only the final state and no empty-lived version is ever
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -114,8 +115,12 @@ class EraseResult:
 class LedgerTx:
     """One open ledger transaction. Obtain it from `Ledger.transaction()`."""
 
-    def __init__(self, ledger: "Ledger", tx_id: int, tx_time: str, principal: str, reason: str):
+    def __init__(
+        self, ledger: "Ledger", tx_id: int, tx_time: str, principal: str, reason: str, *, strict_predicates: bool = False
+    ):
         self.ledger = ledger
+        self.strict_predicates = strict_predicates
+        self._undeclared: list[str] = []  # predicates this transaction registered because a write named them
         self.id = tx_id
         self.tx_time = tx_time
         self.principal = principal
@@ -178,8 +183,15 @@ class LedgerTx:
     def _predicate_for_write(self, predicate: object) -> Predicate:
         name = predicate_key(predicate)
         found = self.predicate(name)
-        if found is None:  # unknown predicates are registered as `many` unless declared
+        if found is None:  # unknown predicates are registered as `many` unless declared (DESIGN §3) ...
+            if self.strict_predicates:  # ... or refused, when the writer asked for strict predicates
+                raise ValidationError(
+                    f"no predicate {name!r}{self.ledger.suggest_predicate(name)}; define it first"
+                    " (op define, with its cardinality), or write without strict predicates",
+                    field="predicate",
+                )
             found = self.define(str(predicate), "many")
+            self._undeclared.append(found.name)
         return found
 
     # -- slots ----------------------------------------------------------------------------------
@@ -399,6 +411,7 @@ class LedgerTx:
             closed=[c[2] for c in closes],
             defined=list(self._defined),
             ops=self._ops,
+            undeclared=list(self._undeclared),
         )
 
 
@@ -432,8 +445,10 @@ def _prefix_scope(prefix: str) -> str:
 class Ledger:
     """The bitemporal claim store over one SQLite file."""
 
-    def __init__(self, storage: Storage, *, clock: Callable[[], str] = utc_now):
+    def __init__(self, storage: Storage, *, clock: Callable[[], str] = utc_now, strict_predicates: bool = False):
         self.storage = storage
+        # Refuse writes that name an unregistered predicate instead of registering it as `many`.
+        self.strict_predicates = strict_predicates
         # Every stored timestamp has one form (the schema checks it): an injected clock's text is normalised.
         self.clock = clock if clock is utc_now else (lambda: parse_time(clock(), "clock"))
         self._predicates: dict[str, Predicate] | None = None
@@ -443,8 +458,10 @@ class Ledger:
         chain.backfill(storage)  # a ledger from before the chain is hashed once, as it stands
 
     @classmethod
-    def open(cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now) -> "Ledger":
-        return cls(Storage(path, read_only=read_only), clock=clock)
+    def open(
+        cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now, strict_predicates: bool = False
+    ) -> "Ledger":
+        return cls(Storage(path, read_only=read_only), clock=clock, strict_predicates=strict_predicates)
 
     def close(self) -> None:
         self.storage.close()
@@ -482,6 +499,25 @@ class Ledger:
         self._sync_predicates()
         return sorted(self._load_predicates().values(), key=lambda p: p.name)
 
+    def suggest_predicate(self, name: str) -> str:
+        """"; did you mean lives_in?" for a name close to a registered predicate's, else ""."""
+        close = difflib.get_close_matches(predicate_key(name), [p.name for p in self.predicates()], n=1, cutoff=0.6)
+        return f"; did you mean {close[0]}?" if close else ""
+
+    def unknown_names(self, *, subject: str | None = None, predicate: str | None = None) -> list[str]:
+        """Why a read naming a subject or predicate may be empty: one message per name the ledger has never
+        seen ("no predicate 'lives'; did you mean lives_in?"). [] when both are known."""
+        notes = []
+        if predicate is not None and self.predicate(predicate) is None:
+            notes.append(f"no predicate {predicate_key(predicate)!r}{self.suggest_predicate(predicate)}")
+        if subject is not None:
+            subject_key = key(subject, "subject")
+            # Any scope: a skip-scan of the slot index per scope would be faster, but this runs only after
+            # a read came back empty.
+            if self.storage.one("SELECT 1 FROM claims WHERE subject_key = ? LIMIT 1", (subject_key,)) is None:
+                notes.append(f"no subject {subject_key!r} in any scope")
+        return notes
+
     # -- writes ---------------------------------------------------------------------------------
 
     def last_tx_time(self) -> str | None:
@@ -496,8 +532,13 @@ class Ledger:
         reason: str = "",
         sources: Iterable[str] = (),
         tx_time: object = None,
+        strict_predicates: bool | None = None,
     ) -> Iterator[LedgerTx]:
-        """Open one ledger transaction; everything done in the block commits together or not at all."""
+        """Open one ledger transaction; everything done in the block commits together or not at all.
+
+        strict_predicates (default: the ledger's setting) refuses a write naming an unregistered predicate;
+        otherwise it is registered as `many` and listed in the result's `undeclared`."""
+        strict = self.strict_predicates if strict_predicates is None else strict_predicates
         check_principal(principal)
         reason = check_value(reason, "reason")
         # A lone string is one reference, not a sequence of one-character references.
@@ -515,7 +556,7 @@ class Ledger:
                 "INSERT INTO transactions (tx_time, principal, reason, sources) VALUES (?, ?, ?, ?)",
                 (stamp, principal, reason, json.dumps(list(refs), ensure_ascii=False)),
             )
-            tx = LedgerTx(self, tx_id, stamp, principal, reason)
+            tx = LedgerTx(self, tx_id, stamp, principal, reason, strict_predicates=strict)
             try:
                 yield tx
                 tx.result = tx._flush()
@@ -538,7 +579,9 @@ class Ledger:
         stamp = parse_time(tx_time, "tx_time")
         if last is not None and stamp <= last:
             raise ValidationError(
-                f"{stamp} is not later than the last transaction ({last}); explicit tx times must increase",
+                f"{stamp} is not later than the last transaction ({last}); explicit tx times must increase."
+                " To load a history, import it into a fresh ledger before anything else is written:"
+                " `factledger --db NEW.db import FILE` applies its transactions in tx-time order",
                 field="tx_time",
             )
         now = self.clock()

@@ -78,7 +78,7 @@ def test_apply_prints_one_object_per_transaction(run, tmp_path):
     assert objects[0]["defined"] == ["lives_in", "likes"] and objects[0]["opened"] == []
     assert [o["opened"][0]["value"] for o in objects[1:]] == ["Paris", "jazz"]
     for obj in objects:
-        assert set(obj) == {"tx", "tx_time", "principal", "reason", "opened", "closed", "defined", "noops"}
+        assert set(obj) == {"tx", "tx_time", "principal", "reason", "opened", "closed", "defined", "noops", "undeclared_predicates"}
         assert obj["principal"] == "operator:tester"
     assert [o["tx"] for o in objects] == sorted(o["tx"] for o in objects)
     assert [o["tx_time"] for o in objects] == sorted(o["tx_time"] for o in objects)
@@ -349,9 +349,9 @@ def test_factledger_db_environment_variable(runner, tmp_path):
     assert sorted(v["value"] for v in json.loads(listed.stdout)) == ["Paris", "jazz"]
     # --db wins over the environment.
     other = tmp_path / "other.db"
-    runner.invoke(cli, ["--db", str(other), "current"], env={"FACTLEDGER_DB": str(db)})
-    assert other.exists()
-    assert json.loads(runner.invoke(cli, ["--db", str(other), "current", "--json"]).stdout) == []
+    refused = runner.invoke(cli, ["--db", str(other), "current"], env={"FACTLEDGER_DB": str(db)})
+    assert refused.exit_code == 2 and f"no ledger at {other}" in refused.stderr
+    assert not other.exists()
 
 
 # -- erase -----------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def run(tmp_path, monkeypatch):
 def test_journal_add_then_digest_json(run) -> None:
     added = run("journal", "add", "-", "--json", input=TURNS)
     assert added.exit_code == 0, added.output
-    assert json.loads(added.output)["counts"] == {"stored": 3, "skipped": 1}
+    assert json.loads(added.stdout)["counts"] == {"stored": 3, "skipped": 1}
     digested = run("digest", "--json")
     assert digested.exit_code == 0, digested.output
     summary = json.loads(digested.output)
@@ -52,8 +52,9 @@ def test_journal_add_refuses_a_bad_line_and_stores_nothing(run) -> None:
     result = run("journal", "add", "-", input=bad)
     assert result.exit_code == 2
     assert "line 5: role:" in result.output
-    listed = json.loads(run("journal", "list", "--json").output)
-    assert listed == []
+    # Nothing stored: not even the ledger file was created, so a read says there is none.
+    listed = run("journal", "list", "--json")
+    assert listed.exit_code == 2 and "no ledger at" in listed.stderr
 
 
 def test_review_flow_from_the_command_line(run) -> None:
@@ -96,6 +97,8 @@ def test_review_refuses_non_operators(run, args) -> None:
 
 
 def test_unknown_proposal_is_a_clear_error(run) -> None:
+    created = run("apply", "-", input="")
+    assert created.exit_code == 0 and "created a new ledger at" in created.stderr
     result = run("review", "accept", "42")
     assert result.exit_code == 2 and "proposal: no proposal #42" in result.output
 
