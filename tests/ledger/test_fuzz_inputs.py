@@ -62,13 +62,15 @@ def test_each_kind_of_bad_line_is_a_clear_error_naming_it(seeded: Path, data: by
     assert result.exit_code == 2 and says in result.output and "line 1" in result.output
 
 
-def test_a_json_line_may_hold_unicode_line_separators(seeded: Path) -> None:
+def test_a_json_line_may_hold_unicode_line_separators(tmp_path: Path) -> None:
     # Splitting on U+2028 (str.splitlines) cut such a line in two; JSON Lines are split on LF only.
-    path = seeded.parent / "sep.jsonl"
+    # Its own ledger: the module's seeded one also receives whatever the fuzz tests above applied.
+    db = tmp_path / "ledger.db"
+    path = tmp_path / "sep.jsonl"
     line = {"op": "add", "scope": "s", "subject": "Ann", "predicate": "likes", "value": "jazz\u2028and blues"}
     path.write_text(json.dumps(line, ensure_ascii=False) + "\n", "utf-8")
-    invoke_cli(["--db", str(seeded), "--principal", "operator:fuzz", "apply", str(path)])
-    result = invoke_cli(["--db", str(seeded), "current", "--predicate", "likes", "--json"])
+    invoke_cli(["--db", str(db), "--principal", "operator:fuzz", "apply", str(path)])
+    result = invoke_cli(["--db", str(db), "current", "--predicate", "likes", "--json"])
     assert [v["value"] for v in json.loads(result.output)] == ["jazz and blues"]
 
 
