@@ -98,18 +98,22 @@ class Guard:
 
     # -- checks ---------------------------------------------------------------------------------
 
-    def check(self) -> exp.Expression:
+    def one_statement(self, what: str = "one SELECT") -> list[Token]:
+        """The tokens of the only statement (a trailing semicolon is fine); refuses none or several."""
         statements = self._statements()
         if not statements:
-            raise self.refuse("empty query: write one SELECT", 0, "")
+            raise self.refuse(f"empty query: write {what}", 0, "")
         if len(statements) > 1:
             second = statements[1][0]
             raise self.refuse("one statement only; a second statement starts here", second.start, _token_text(statements[1]))
-        tokens = statements[0]
+        return statements[0]
+
+    def check(self) -> exp.Expression:
+        tokens = self.one_statement()
         first = tokens[0]
         if first.token_type not in QUERY_START:
             raise self.refuse("only read-only queries (SELECT, WITH, FROM …) are allowed", first.start, _token_text(tokens))
-        tree = self._parse()
+        tree = self.parse()
         if not isinstance(tree, exp.Query):
             raise self.refuse("only read-only queries are allowed", first.start, _token_text(tokens))
         self._check_tree(tree, first.start)
@@ -135,7 +139,8 @@ class Guard:
                 statements[-1].append(token)
         return [s for s in statements if s]
 
-    def _parse(self) -> exp.Expression | None:
+    def parse(self) -> exp.Expression | None:
+        """The parsed statement (None unless exactly one), or SqlSyntaxError with its position."""
         try:
             parsed = [p for p in parse_statements(self.sql) if p is not None]
         except ParseError as exc:
@@ -159,6 +164,8 @@ class Guard:
                 raise self.refuse_node(
                     f"{type(node).__name__.upper()} is not allowed in a read-only query", node, start, keyword=True
                 )
+            if isinstance(node, TemporalClause) and node.args.get("kind") == "PORTION":
+                raise self.refuse_node("FOR PORTION OF belongs to UPDATE and DELETE (with --write); a query reads FOR VALID_TIME FROM … TO …", node, start)
             if isinstance(node, exp.CTE) and node.alias_or_name.lower() in self.reserved_names:
                 raise self.refuse_node(f"a WITH query may not be named {node.alias_or_name!r}: it is a ledger view", node, start)
             if isinstance(node, exp.Table):
