@@ -22,6 +22,7 @@ from sqlglot.tokens import Token, TokenType
 from .dialect import TemporalClause, parse_statements, tokenize
 from .errors import QueryRefused, SqlSyntaxError, position
 
+_WRITE_STARTS = {"INSERT", "UPDATE", "DELETE", "ERASE"}
 QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.FROM, TokenType.L_PAREN}
 # sqlglot parses and prints recursively: a query nested deeper than this is refused where the nesting
 # goes too deep, before the parser would exhaust Python's stack. Real queries stay far below it.
@@ -112,7 +113,8 @@ class Guard:
         tokens = self.one_statement()
         first = tokens[0]
         if first.token_type not in QUERY_START:
-            raise self.refuse("only read-only queries (SELECT, WITH, FROM …) are allowed", first.start, _token_text(tokens))
+            hint = " (a write to claims goes with --write)" if first.text.upper() in _WRITE_STARTS else ""
+            raise self.refuse(f"only read-only queries (SELECT, WITH, FROM …) are allowed{hint}", first.start, _token_text(tokens))
         tree = self.parse()
         if not isinstance(tree, exp.Query):
             raise self.refuse("only read-only queries are allowed", first.start, _token_text(tokens))

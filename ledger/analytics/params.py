@@ -53,7 +53,7 @@ def bind(tree: exp.Expression, params: Params, sql: str) -> exp.Expression:
     used: set[Any] = set()
     positional = 0
     for node in holders:
-        name = node.name
+        name = "" if node.name in ("", "?") else node.name
         if named:
             if not name or name.isdigit():
                 raise _refuse(sql, node, "this placeholder is positional; with named parameters write $name")

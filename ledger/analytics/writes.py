@@ -81,8 +81,11 @@ class Translator:
     def __init__(self, sql: str):
         self.sql = sql
 
-    def refuse(self, reason: str, node: exp.Expression | None, *, text: str | None = None) -> QueryRefused:
+    def refuse(self, reason: str, node: exp.Expression | None, *, text: str | None = None, keyword: str = "") -> QueryRefused:
         offset = node_offset(node, 0) if node is not None else 0
+        if keyword:  # clause nodes carry no position of their own: point at their keyword
+            found = self.sql.upper().rfind(keyword, 0, offset + 1)
+            offset = found if found >= 0 else offset
         line, column = position(self.sql, offset)
         shown = text if text is not None else ("" if node is None or isinstance(node, TemporalClause) else node.sql(dialect="duckdb"))
         return QueryRefused(reason, line=line, column=column, text=shown if len(shown) <= 60 else shown[:59] + "…")
@@ -128,7 +131,8 @@ class Translator:
         self._extras(tree, {"this", "expression", "is_function", "stored", "by_name", "exists", "partition", "settings", "default"})
         target = tree.this
         if not isinstance(tree.expression, exp.Values):
-            raise self.refuse("INSERT takes VALUES (…); a query's rows cannot be written", tree.expression or tree)
+            keyword = "SELECT" if isinstance(tree.expression, exp.Select) else ""
+            raise self.refuse("INSERT takes VALUES (…); a query's rows cannot be written", tree.expression or tree, keyword=keyword)
         if not isinstance(target, exp.Schema):
             raise self.refuse(f"name the columns: INSERT INTO claims ({', '.join(INSERT_COLUMNS[:6])}) VALUES …", target)
         self._claims(target.this, tree)
@@ -222,7 +226,7 @@ class Translator:
             found[name] = text
         missing = [k for k in KEYS if k not in found]
         if missing:
-            raise self.refuse(f"WHERE must name {', '.join(missing)}", where)
+            raise self.refuse(f"WHERE must name {', '.join(missing)}", where, keyword="WHERE")
         out = {k: found[k] for k in KEYS}
         if "value" in found:
             out[value_field] = found["value"]
