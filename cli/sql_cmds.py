@@ -148,6 +148,10 @@ def sql_cmd(
     if fmt == "table":
         if output is not None:
             raise CliError("--output needs --format csv, json or parquet")
+        if columns == ["explain_key", "explain_value"]:  # a plan reads as drawn, not as a table cell
+            for _, plan in rows:
+                click.echo(plan)
+            return
         if rows:
             emit_table(columns, [[_cell(v) for v in row] for row in rows])
         else:  # the header still says what the columns are (LIMIT 0 asks for just that)

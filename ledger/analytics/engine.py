@@ -28,13 +28,14 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from sqlglot import exp
 
 from factledger.ledger.errors import NotFoundError, StorageError, ValidationError
 from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import utc_now
 
 from .errors import QueryRefused, SqlExecutionError
-from .guard import check_query
+from .guard import check_query, describing_prefix
 from .params import Params, bind
 from .rewrite import Rewriter
 from .views import (
@@ -51,7 +52,8 @@ from .views import (
 ATTACHED = "ledger_file"
 EXTENSION_PACKAGE = "duckdb_extension_sqlite_scanner"
 EXPORT_FORMATS = ("parquet", "csv")
-INTERNAL_TABLES = ("erase_gate",)  # a transient guard row, always empty between transactions
+INTERNAL_TABLES = ("erase_gate",)
+  # a transient guard row, always empty between transactions
 
 # Limits on one query (each adjustable per Analytics and by `factledger sql` options). Without them
 # `SELECT * FROM generate_series(1, 1e8)` grew the process by many GB and ran for minutes.
@@ -285,6 +287,16 @@ class Analytics:
     def translate(self, query: str, params: Params = None) -> str:
         """Check `query` and return the DuckDB SQL it runs as (temporal clauses become predicates,
         parameters — `$name` with a mapping, `?` or `$1` with a list — become literals)."""
+        described = describing_prefix(query)
+        if described is not None:
+            command, inner = described
+            if command == "SHOW TABLES":
+                # The analyst's views, in DuckDB's shape (one column, name). DuckDB's own SHOW TABLES
+                # re-parses every view's text, which fails on the views over the attached file.
+                bind(exp.Select(), params, query)  # refuses parameters given for nothing
+                names = sorted({*self.temporal_views, *self.views})
+                return "SELECT * FROM (VALUES " + ", ".join(f"({_quote_text(n)})" for n in names) + ") AS t(name) ORDER BY name"
+            return f"{command} {self.translate(inner, params)}"
         tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
         tree = bind(tree, params, query)
         rewriter = Rewriter(

@@ -216,6 +216,49 @@ def _shorten(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# Reads that describe a query's result rather than return it. Each is written before a query (or, for
+# DESCRIBE / SUMMARIZE, a view name); the query itself goes through every check above.
+DESCRIBING = ("DESCRIBE", "DESC", "SUMMARIZE", "EXPLAIN")
+_EXPLAIN_ANALYZE = re.compile(r"\s*ANALYZE\b", re.IGNORECASE)
+
+
+def describing_prefix(sql: str) -> tuple[str, str] | None:
+    """For `DESCRIBE|SUMMARIZE|EXPLAIN [ANALYZE] <query or view>` and `SHOW TABLES`: (the command, the
+    query text with the command blanked to spaces, so positions in errors stay those of `sql`). A bare
+    view name becomes DuckDB's `FROM view`. None for anything else."""
+    if not isinstance(sql, str):
+        return None
+    try:
+        tokens = [t for t in tokenize(sql) if t.token_type != TokenType.SEMICOLON]
+    except TokenError:
+        return None
+    if not tokens:
+        return None
+    words = [t.text.upper() for t in tokens]
+    if words == ["SHOW", "TABLES"] or words == ["DESCRIBE"]:
+        return "SHOW TABLES", ""
+    if words[0] not in DESCRIBING or len(tokens) < 2:
+        return None
+    command = "DESCRIBE" if words[0] == "DESC" else words[0]
+    start = tokens[1].start
+    if command == "EXPLAIN":
+        start = tokens[0].end + 1
+        # sqlglot's tokenizer reads the rest of an EXPLAIN as one string token: find the query's start.
+        rest = _EXPLAIN_ANALYZE.match(sql, start)
+        if rest is not None:
+            command, start = "EXPLAIN ANALYZE", rest.end()
+        start += len(sql[start:]) - len(sql[start:].lstrip())
+    blank = "".join(ch if ch == "\n" else " " for ch in sql[:start])
+    inner = sql[start:]
+    try:
+        first = tokenize(inner)[0].token_type if inner.strip() else None
+    except TokenError:
+        first = None
+    if first not in QUERY_START and not command.startswith("EXPLAIN"):
+        blank = "FROM" + blank[4:]  # a view name: DESCRIBE/DESC/SUMMARIZE are at least as long as FROM
+    return command, blank + inner
+
+
 def check_query(sql: str, *, table_functions: set[str] = frozenset(), reserved_names: set[str] = frozenset()) -> exp.Expression:
     """Parse `sql` and return its tree if it is one read-only query; else raise with the position."""
     if not isinstance(sql, str):
