@@ -46,7 +46,8 @@ def _pointed(exc: SqlError, query: str) -> CliError:
 
 @click.command("sql")
 @click.argument("query", required=False)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Output format (default: from the --output file's extension .parquet/.csv/.json, else table).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE instead of standard output (required for parquet).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--show-sql", is_flag=True, help="Print the DuckDB SQL the query runs as (temporal clauses rewritten) and stop.")
@@ -76,7 +77,7 @@ def _pointed(exc: SqlError, query: str) -> CliError:
 def sql_cmd(
     app: AppContext,
     query: str | None,
-    fmt: str,
+    fmt: str | None,
     output: Path | None,
     as_json: bool,
     show_sql: bool,
@@ -129,6 +130,8 @@ def sql_cmd(
         raise CliError("--dry-run goes with --write")
     if as_json:
         fmt = "json"
+    if fmt is None:
+        fmt = _format_of(output)
     if fmt == "parquet" and output is None:
         raise CliError("--format parquet writes a file: add --output FILE")
     try:
@@ -170,6 +173,16 @@ def sql_cmd(
         except OSError as exc:
             raise CliError(f"cannot write {output}: {exc.strerror}") from None
         click.echo(f"wrote {len(rows)} row(s) to {output}{cut}", err=True)
+
+
+def _format_of(output: Path | None) -> str:
+    """The format an output file's extension names (`-o result.parquet`), else the table."""
+    suffix = output.suffix.lower().lstrip(".") if output is not None else ""
+    if suffix in FORMATS and suffix != "table":
+        return suffix
+    if output is not None:
+        raise CliError(f"--output {output.name}: give --format (csv, json or parquet), or name the file .csv, .json or .parquet")
+    return "table"
 
 
 def _params(items: tuple[str, ...]) -> dict[str, str] | None:

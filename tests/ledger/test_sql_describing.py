@@ -61,3 +61,28 @@ def test_cli_prints_a_plan_as_drawn(history_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--db", str(history_path), "sql", "EXPLAIN SELECT count(*) FROM claims"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "┌" in result.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".json"])
+def test_output_format_follows_the_extension(history_path: Path, tmp_path: Path, suffix: str) -> None:
+    target = tmp_path / f"result{suffix}"
+    result = CliRunner().invoke(
+        cli, ["--db", str(history_path), "sql", "SELECT subject, value FROM claims ORDER BY 1, 2", "-o", str(target)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        assert pq.read_table(target).column_names == ["subject", "value"]
+    elif suffix == ".csv":
+        assert target.read_text().splitlines()[0] == "subject,value"
+    else:
+        import json
+
+        assert set(json.loads(target.read_text())[0]) == {"subject", "value"}
+
+
+def test_an_unknown_extension_asks_for_a_format(history_path: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["--db", str(history_path), "sql", "SELECT 1", "-o", str(tmp_path / "x.txt")])
+    assert result.exit_code == 2 and "--format" in result.output
+    assert not (tmp_path / "x.txt").exists()
