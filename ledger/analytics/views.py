@@ -94,6 +94,62 @@ FROM {RAW}.journal AS j
     ),
 )
 
+# Each change of a slot as one row: a version a transaction closed, paired with what the same
+# transaction opened in its place. The ledger stores a move as three versions (the old one closed, its
+# remainder and the new value opened); this puts them back together. Kinds:
+#   supersede    a different value from a date inside the old interval (the old one stays true before)
+#   correction   a different value from the old one's start or earlier (the past itself was wrong), or
+#                the same value with its interval moved beyond the old one (a date corrected)
+#   retraction   nothing in its place, and part of the old interval remains (a portion withdrawn)
+#   never-true   nothing in its place and nothing of it remains
+CORRECTIONS_SQL = """
+WITH closed AS (SELECT * FROM main.claim_versions WHERE closed_by IS NOT NULL),
+successors AS (
+    SELECT o.id AS old_id, n.id AS new_id,
+           CASE WHEN n.value_key <> o.value_key AND n.valid_from > o.valid_from THEN 'supersede'
+                WHEN n.value_key <> o.value_key THEN 'correction'
+                WHEN n.valid_from < o.valid_from
+                     OR coalesce(n.valid_to, 'infinity'::TIMESTAMP) > coalesce(o.valid_to, 'infinity'::TIMESTAMP) THEN 'correction'
+           END AS kind
+    FROM closed AS o
+    JOIN main.claim_versions AS n
+      ON n.opened_by = o.closed_by AND n.scope = o.scope AND n.subject_key = o.subject_key AND n.predicate = o.predicate
+     AND n.valid_from <= coalesce(o.valid_to, 'infinity'::TIMESTAMP)
+     AND coalesce(n.valid_to, 'infinity'::TIMESTAMP) >= o.valid_from
+),
+paired AS (SELECT * FROM successors WHERE kind IS NOT NULL),
+remains AS (
+    SELECT DISTINCT o.id AS old_id
+    FROM closed AS o JOIN main.claim_versions AS r
+      ON r.opened_by = o.closed_by AND r.scope = o.scope AND r.subject_key = o.subject_key
+     AND r.predicate = o.predicate AND r.value_key = o.value_key
+),
+changes AS (
+    SELECT old_id, new_id, kind FROM paired
+    UNION ALL
+    SELECT o.id, NULL, CASE WHEN o.id IN (SELECT old_id FROM remains) THEN 'retraction' ELSE 'never-true' END
+    FROM closed AS o WHERE o.id NOT IN (SELECT old_id FROM paired)
+)
+SELECT t.id AS tx, t.tx_time, t.principal, t.reason, ch.kind,
+       o.scope, o.subject, o.subject_key, o.predicate,
+       o.id AS old_id, o.value AS old_value, o.valid_from AS old_valid_from, o.valid_to AS old_valid_to,
+       n.id AS new_id, n.value AS new_value, n.valid_from AS new_valid_from, n.valid_to AS new_valid_to
+FROM changes AS ch
+JOIN main.claim_versions AS o ON o.id = ch.old_id
+JOIN main.transactions AS t ON t.id = o.closed_by
+LEFT JOIN main.claim_versions AS n ON n.id = ch.new_id
+"""
+
+PLAIN_VIEWS = PLAIN_VIEWS + (
+    ViewDef(
+        "corrections",
+        ("claims", "predicates", "transactions"),
+        CORRECTIONS_SQL,
+        "each change of a slot as one row: old and new value with both intervals, the transaction and "
+        "principal, and its kind (supersede, correction, retraction, never-true)",
+    ),
+)
+
 # Tables other parts add (migration 0002, the digest). Their columns are theirs: the view passes every
 # column through and types text timestamps by the naming convention below (`said_at`, `decided_at`,
 # `valid_from`, …); a value that is not a timestamp becomes NULL rather than failing the query.
