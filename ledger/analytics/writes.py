@@ -108,7 +108,12 @@ class Translator:
             if name in allowed or value in (None, False, [], ""):
                 continue
             node = value[0] if isinstance(value, list) else value
-            raise self.refuse(f"{name.upper()} cannot be expressed as a ledger operation", node if isinstance(node, exp.Expression) else tree)
+            part = f"OR {value}" if name == "alternative" else name.rstrip("_").upper()
+            raise self.refuse(
+                f"{part} cannot be expressed as a ledger operation",
+                node if isinstance(node, exp.Expression) else tree,
+                keyword="FROM" if isinstance(node, exp.From) else "",
+            )
 
     def _claims(self, table: Any, statement: exp.Expression) -> TemporalClause | None:
         """Check the target is `claims`; return its VALID_TIME clause, if any."""
@@ -128,7 +133,7 @@ class Translator:
         return spec.args.get("valid")
 
     def insert(self, tree: exp.Insert) -> WritePlan:
-        self._extras(tree, {"this", "expression", "is_function", "stored", "by_name", "exists", "partition", "settings", "default"})
+        self._extras(tree, {"this", "expression"})
         target = tree.this
         if not isinstance(tree.expression, exp.Values):
             keyword = "SELECT" if isinstance(tree.expression, exp.Select) else ""
@@ -184,7 +189,7 @@ class Translator:
         return WritePlan("UPDATE", [line])
 
     def delete(self, tree: exp.Delete) -> WritePlan:
-        self._extras(tree, {"this", "where", "using", "cluster"})
+        self._extras(tree, {"this", "where"})
         interval = self.portion(self._claims(tree.this, tree), "DELETE", allow_all=True)
         line = {"op": "retract", **self.where(tree, value_field="value"), **interval}
         return WritePlan("DELETE", [line])

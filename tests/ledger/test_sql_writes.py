@@ -96,6 +96,8 @@ def test_statements_become_apply_operations(sql: str, lines: list[dict]) -> None
         (f"UPDATE claims FOR PORTION OF VALID_TIME FROM 'soon' SET value = 'x' WHERE {SLOT}", 46, "'soon'", "not a timestamp"),
         ("SELECT * FROM claims", 1, "SELECT *", "INSERT, UPDATE, DELETE or ERASE"),
         (f"DELETE FROM claims WHERE {SLOT}; DROP TABLE claims", 89, "DROP TABLE", "one statement only"),
+        (f"DELETE FROM claims USING other WHERE {SLOT}", 26, "other", "USING cannot be expressed"),
+        (f"UPDATE claims SET value = 'x' FROM other WHERE {SLOT}", 31, "FROM other", "FROM cannot be expressed"),
     ],
 )
 def test_refusals_name_the_position(sql: str, column: int, text: str, reason: str) -> None:
