@@ -257,7 +257,7 @@ class Analytics:
                 self.views[table] = view
         # Temporal views are expanded by the rewriter; DuckDB gets them too (as current truth, with
         # DuckDB's own now()) so they are listed in information_schema and usable from relations.
-        now = "CAST(now() AS TIMESTAMP)"
+        now = "now()"
         current = (
             f"SELECT * FROM main.claim_versions AS c WHERE c.valid_from <= {now} AND (c.valid_to IS NULL OR c.valid_to > {now})"
             " AND c.tx_to IS NULL"

@@ -17,7 +17,7 @@ def test_describe_and_summarize_a_view_or_a_query(history_path: Path) -> None:
         columns, rows = analytics.fetch("DESCRIBE claims FOR VALID_TIME ALL")
         assert columns[:2] == ["column_name", "column_type"]
         types = {name: kind for name, kind, *_ in rows}
-        assert types["valid_from"] == "TIMESTAMP" and types["value"] == "VARCHAR"
+        assert types["valid_from"] == "TIMESTAMP WITH TIME ZONE" and types["value"] == "VARCHAR"
         assert [r[0] for r in analytics.fetch("desc SELECT subject, count(*) AS n FROM claims GROUP BY 1")[1]] == ["subject", "n"]
         names, (row,) = analytics.fetch("SUMMARIZE SELECT value FROM claims FOR VALID_TIME ALL FOR SYSTEM_TIME ALL")
         summary = dict(zip(names, row))
