@@ -95,7 +95,7 @@ def sql_cmd(
 ) -> None:
     """Run one read-only query over the ledger in DuckDB (QUERY, or - for standard input).
 
-    Views: claims (current truth unless a clause says otherwise), claim_versions, slots, transactions,
+    Views: claims (current truth unless a clause says otherwise), claim_versions, slots, transactions, corrections,
     predicates, and journal/proposals/rejections when present. After `claims` or `slots`, in either
     order: FOR VALID_TIME AS OF t | FROM t1 TO t2 | BETWEEN t1 AND t2 | ALL, and the same for
     SYSTEM_TIME. Audit helpers: slot_history(subject, predicate), changes_between(t1, t2),
