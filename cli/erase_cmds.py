@@ -100,6 +100,38 @@ def _say_scrub(outcome: ScrubOutcome) -> None:
         )
 
 
+def confirm_erase(*, scope: str, subject: str, predicate: str, value: str | None, yes: bool) -> None:
+    """Ask before erasing (every command that erases asks the same), unless --yes."""
+    if not yes and not click.confirm(f"Erase {subject} {predicate} {value or '(every value)'} in {scope}?"):
+        raise CliError("not erased")
+
+
+def report_erasure(report: ErasureReport, as_json: bool) -> None:
+    """Print what an erase did; exit status 1 when a file could not be scrubbed yet."""
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        d = report.digest
+        click.echo(
+            f"erased {len(report.ledger.erased)} version(s) in {len(report.ledger.scopes)} scope(s) and"
+            f" {d.source_turns_deleted} source journal entr{'y' if d.source_turns_deleted == 1 else 'ies'};"
+            f" {d.turns_redacted + d.turns_deleted} other turn(s) and"
+            f" {d.proposals_deleted + d.proposals_redacted} proposal(s) that mentioned it cleaned;"
+            f" {len(report.ledger.tombstones)} tombstone(s) written"
+        )
+        for export in report.exports:
+            click.echo(f"  export {export.directory} ({export.format}, {export.exported_at})")
+    if report.exports:
+        click.echo(
+            f"{len(report.exports)} export(s) made since the value was stored still hold it;"
+            " they are yours to delete" + (" (listed in the JSON report)." if as_json else " (above)."),
+            err=True,
+        )
+    _say_scrub(report.scrub)
+    if not report.scrub.complete:
+        sys.exit(1)
+
+
 @click.command("erase")
 @click.option("--scope", required=True)
 @click.option("--subject", required=True)
@@ -124,8 +156,7 @@ def erase_cmd(
     """Hard-remove a value for privacy (operator only): claims in every scope of the person, journal
     turns and proposals that mention it, FTS segments, vectors and their history, the WAL; leaves keyed
     tombstones so it cannot come back. Exit status 1 when a file could not be scrubbed yet."""
-    if not yes and not click.confirm(f"Erase {subject} {predicate} {value or '(every value)'} in {scope}?"):
-        raise CliError("not erased")
+    confirm_erase(scope=scope, subject=subject, predicate=predicate, value=value, yes=yes)
     report = erase_everywhere(
         app.ledger(),
         scope=scope,
@@ -136,28 +167,7 @@ def erase_cmd(
         reason=reason,
         index_dir=index_dir,
     )
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        d = report.digest
-        click.echo(
-            f"erased {len(report.ledger.erased)} version(s) in {len(report.ledger.scopes)} scope(s) and"
-            f" {d.source_turns_deleted} source journal entr{'y' if d.source_turns_deleted == 1 else 'ies'};"
-            f" {d.turns_redacted + d.turns_deleted} other turn(s) and"
-            f" {d.proposals_deleted + d.proposals_redacted} proposal(s) that mentioned it cleaned;"
-            f" {len(report.ledger.tombstones)} tombstone(s) written"
-        )
-        for export in report.exports:
-            click.echo(f"  export {export.directory} ({export.format}, {export.exported_at})")
-    if report.exports:
-        click.echo(
-            f"{len(report.exports)} export(s) made since the value was stored still hold it;"
-            " they are yours to delete" + (" (listed in the JSON report)." if as_json else " (above)."),
-            err=True,
-        )
-    _say_scrub(report.scrub)
-    if not report.scrub.complete:
-        sys.exit(1)
+    report_erasure(report, as_json)
 
 
 @click.command("scrub")

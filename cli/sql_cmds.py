@@ -1,8 +1,9 @@
-"""Analyst commands: `factledger sql` (read-only, as-of and audit SQL) and `factledger export`."""
+"""Analyst commands: `factledger sql` (as-of and audit SQL; temporal writes with --write) and `factledger export`."""
 
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +16,16 @@ from factledger.ledger.analytics import (
     DEFAULT_TIMEOUT,
     Analytics,
     SqlError,
+    execute_write,
     export_snapshot,
+    plan_write,
 )
 from factledger.ledger.exports import record_export
 from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
 from factledger.ledger.times import display
 
 from .app import AppContext, CliError, emit_json, emit_table, pass_app
+from .erase_cmds import INDEX_DIR_HELP, confirm_erase, erase_everywhere, report_erasure
 
 
 def _cell(value: Any) -> str:
@@ -42,7 +46,8 @@ def _pointed(exc: SqlError, query: str) -> CliError:
 
 @click.command("sql")
 @click.argument("query", required=False)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help="Output format.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+              help="Output format (default: from the --output file's extension .parquet/.csv/.json, else table).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE instead of standard output (required for parquet).")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--show-sql", is_flag=True, help="Print the DuckDB SQL the query runs as (temporal clauses rewritten) and stop.")
@@ -59,11 +64,20 @@ def _pointed(exc: SqlError, query: str) -> CliError:
               help="Stop the query after this many seconds (0: no limit).")
 @click.option("--max-rows", type=click.IntRange(min=0), default=DEFAULT_MAX_ROWS, show_default=True,
               help="Print at most this many rows and say when more were cut (0: all; parquet files are never cut).")
+@click.option("--param", "param_items", multiple=True, metavar="NAME=VALUE",
+              help="Bind $NAME in the query to VALUE (text; repeat for more). Values are data, never SQL.")
+@click.option("--write", "write", is_flag=True,
+              help="Run one INSERT / UPDATE … FOR PORTION OF / DELETE / ERASE on claims as one ledger transaction (operator only).")
+@click.option("--dry-run", is_flag=True, help="With --write: print the operations as `apply` JSON lines and write nothing.")
+@click.option("--reason", default="", help="With --write: why (recorded on the transaction).")
+@click.option("--yes", is_flag=True, help="With --write and ERASE: do not ask for confirmation.")
+@click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path), envvar="FACTLEDGER_INDEX_DIR", default=None,
+              help="With --write and ERASE: " + INDEX_DIR_HELP)
 @pass_app
 def sql_cmd(
     app: AppContext,
     query: str | None,
-    fmt: str,
+    fmt: str | None,
     output: Path | None,
     as_json: bool,
     show_sql: bool,
@@ -72,15 +86,28 @@ def sql_cmd(
     memory_limit: str,
     timeout: float,
     max_rows: int,
+    param_items: tuple[str, ...],
+    write: bool,
+    dry_run: bool,
+    reason: str,
+    yes: bool,
+    index_dir: Path | None,
 ) -> None:
     """Run one read-only query over the ledger in DuckDB (QUERY, or - for standard input).
 
-    Views: claims (current truth unless a clause says otherwise), claim_versions, slots, transactions,
+    Views: claims (current truth unless a clause says otherwise), claim_versions, slots, transactions, corrections,
     predicates, and journal/proposals/rejections when present. After `claims` or `slots`, in either
     order: FOR VALID_TIME AS OF t | FROM t1 TO t2 | BETWEEN t1 AND t2 | ALL, and the same for
     SYSTEM_TIME. Audit helpers: slot_history(subject, predicate), changes_between(t1, t2),
     activity(t1, t2). Anything but a query is refused with its position (exit status 2).
     Each query runs under a memory limit and a timeout, and prints at most --max-rows rows.
+    DESCRIBE, SUMMARIZE, EXPLAIN and SHOW TABLES are reads too.
+
+    With --write (operator only), one statement becomes one ledger transaction:
+    INSERT INTO claims (scope, subject, predicate, value, valid_from, valid_to) VALUES …;
+    UPDATE claims [FOR PORTION OF VALID_TIME FROM a [TO b]] SET value = … WHERE scope = … AND subject = …
+    AND predicate = … [AND value = replaced]; DELETE FROM claims [FOR PORTION OF VALID_TIME FROM a [TO b]
+    | FOR ALL VALID_TIME] WHERE …; ERASE FROM claims WHERE … (asks first, as `factledger erase`).
     """
     limits = {"memory_limit": memory_limit, "timeout": timeout or None, "max_rows": max_rows or None}
     if list_views:
@@ -95,20 +122,28 @@ def sql_cmd(
         raise CliError("give a QUERY (or - to read it from standard input), or --views")
     if query == "-":
         query = sys.stdin.read()
+    params = _params(param_items)
+    if write:
+        _write(app, query, params=params, dry_run=dry_run, reason=reason, yes=yes, index_dir=index_dir, as_json=as_json)
+        return
+    if dry_run:
+        raise CliError("--dry-run goes with --write")
     if as_json:
         fmt = "json"
+    if fmt is None:
+        fmt = _format_of(output)
     if fmt == "parquet" and output is None:
         raise CliError("--format parquet writes a file: add --output FILE")
     try:
         with Analytics(app.db_path, snapshot=snapshot, **limits) as analytics:
             if show_sql:
-                click.echo(analytics.translate(query))
+                click.echo(analytics.translate(query, params))
                 return
             if fmt == "parquet":
-                write_parquet(analytics.arrow(query), output)  # type: ignore[arg-type]
+                write_parquet(analytics.arrow(query, params), output)  # type: ignore[arg-type]
                 click.echo(f"wrote {output}", err=True)
                 return
-            result = analytics.run(query)
+            result = analytics.run(query, params)
     except SqlError as exc:
         raise _pointed(exc, query) from None
     columns, rows = result.columns, result.rows
@@ -116,7 +151,15 @@ def sql_cmd(
     if fmt == "table":
         if output is not None:
             raise CliError("--output needs --format csv, json or parquet")
-        emit_table(columns, [[_cell(v) for v in row] for row in rows])
+        if columns == ["explain_key", "explain_value"]:  # a plan reads as drawn, not as a table cell
+            for _, plan in rows:
+                click.echo(plan)
+            return
+        if rows:
+            emit_table(columns, [[_cell(v) for v in row] for row in rows])
+        else:  # the header still says what the columns are (LIMIT 0 asks for just that)
+            click.echo("  ".join(columns))
+            click.echo("  ".join("-" * len(c) for c in columns))
         click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{cut})", err=True)
         return
     text = render_text(fmt, columns, rows)
@@ -130,6 +173,63 @@ def sql_cmd(
         except OSError as exc:
             raise CliError(f"cannot write {output}: {exc.strerror}") from None
         click.echo(f"wrote {len(rows)} row(s) to {output}{cut}", err=True)
+
+
+def _format_of(output: Path | None) -> str:
+    """The format an output file's extension names (`-o result.parquet`), else the table."""
+    suffix = output.suffix.lower().lstrip(".") if output is not None else ""
+    if suffix in FORMATS and suffix != "table":
+        return suffix
+    if output is not None:
+        raise CliError(f"--output {output.name}: give --format (csv, json or parquet), or name the file .csv, .json or .parquet")
+    return "table"
+
+
+def _params(items: tuple[str, ...]) -> dict[str, str] | None:
+    params: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        name = name.strip().lstrip("$")
+        if not sep or not name.isidentifier():
+            raise CliError(f"--param {item!r}: write NAME=VALUE (NAME as in $NAME in the query)")
+        if name in params:
+            raise CliError(f"--param {name} given twice")
+        params[name] = value
+    return params or None
+
+
+def _write(
+    app: AppContext, query: str, *, params: dict[str, str] | None, dry_run: bool, reason: str, yes: bool,
+    index_dir: Path | None, as_json: bool,
+) -> None:
+    """One SQL write as one ledger transaction; ERASE goes through the erase every part takes part in."""
+    try:
+        plan = plan_write(query, params)
+    except SqlError as exc:
+        raise _pointed(exc, query) from None
+    if plan.erase is not None and not dry_run:
+        confirm_erase(**plan.erase, yes=yes)
+    outcome = execute_write(
+        app.ledger(), query, principal=app.principal, reason=reason, params=params, dry_run=dry_run,
+        erase=partial(erase_everywhere, index_dir=index_dir),
+    )
+    if dry_run:
+        for line in plan.lines():
+            emit_json(line)
+        return
+    if outcome.erased is not None:
+        report_erasure(outcome.erased, as_json)
+        return
+    result = outcome.result
+    assert result is not None
+    if as_json:
+        emit_json(outcome.to_dict())
+        return
+    click.echo(
+        f"{plan.statement}: transaction {result.id} at {display(result.tx_time)}:"
+        f" {len(result.opened)} version(s) opened, {len(result.closed)} closed"
+        + (f", {sum(1 for op in result.ops if op.noop)} operation(s) changed nothing" if any(op.noop for op in result.ops) else "")
+    )
 
 
 @click.command("export")

@@ -1,4 +1,5 @@
-"""factledger.ledger.analytics: read-only, as-of and audit SQL over the ledger through DuckDB.
+"""factledger.ledger.analytics: as-of and audit SQL over the ledger through DuckDB, and SQL writes
+translated to ledger operations (writes.py).
 
 The only place in factledger that imports duckdb and sqlglot. See engine.Analytics for the entry point,
 dialect.py for the temporal clauses, rewrite.py for their meaning, guard.py for what is refused and
@@ -18,6 +19,7 @@ from .engine import (
 )
 from .errors import QueryRefused, SqlError, SqlExecutionError, SqlSyntaxError
 from .guard import check_query
+from .writes import WriteOutcome, WritePlan, execute_write, plan_write
 
 __all__ = [
     "DEFAULT_MAX_ROWS",
@@ -31,7 +33,11 @@ __all__ = [
     "SqlError",
     "SqlExecutionError",
     "SqlSyntaxError",
+    "WriteOutcome",
+    "WritePlan",
     "check_query",
+    "execute_write",
     "export_snapshot",
+    "plan_write",
     "sqlite_scanner_path",
 ]

@@ -11,6 +11,10 @@ either order:
     FOR VALID_TIME BETWEEN t1 AND t2  (closed)
     FOR ALL VALID_TIME                FOR VALID_TIME ALL
 
+and, for UPDATE and DELETE (writes.py), SQL:2011's portion, with XTDB's open end:
+
+    FOR PORTION OF VALID_TIME FROM t1 [TO t2 | TO NULL]
+
 The result is a `TemporalSpec` node in the table's `version` argument. It is never turned back into SQL:
 `rewrite.py` replaces every table reference carrying one with a filtered subquery.
 """
@@ -25,16 +29,23 @@ from sqlglot import exp
 from sqlglot.dialects.duckdb import DuckDB
 from sqlglot.errors import ErrorLevel
 from sqlglot.parsers.duckdb import DuckDBParser
-from sqlglot.tokens import Token
+from sqlglot.tokens import Token, TokenType
 
 DIMENSIONS = ("VALID_TIME", "SYSTEM_TIME")
 
 
 class TemporalClause(exp.Expression):
-    """One clause. this: VALID_TIME | SYSTEM_TIME; kind: AS OF | FROM | BETWEEN | ALL;
-    expressions: the time expressions (one for AS OF, two for FROM/BETWEEN, none for ALL)."""
+    """One clause. this: VALID_TIME | SYSTEM_TIME; kind: AS OF | FROM | BETWEEN | ALL | PORTION;
+    expressions: the time expressions (one for AS OF, two for FROM/BETWEEN, none for ALL, one or two
+    for PORTION: no second one is an open end)."""
 
     arg_types = {"this": True, "kind": True, "expressions": False}
+
+
+class Erase(exp.Expression):
+    """`ERASE FROM claims WHERE …`: our statement for the operator's hard removal (writes.py)."""
+
+    arg_types = {"this": True, "where": False}
 
 
 class TemporalSpec(exp.Expression):
@@ -44,6 +55,16 @@ class TemporalSpec(exp.Expression):
 
 
 class FactledgerParser(DuckDBParser):
+    def _parse_statement(self) -> exp.Expression | None:  # type: ignore[override]
+        # ERASE is no SQL keyword: read `ERASE FROM <table> [WHERE …]` here, as DELETE is read.
+        if self._curr and self._curr.text.upper() == "ERASE" and self._next and self._next.token_type == TokenType.FROM:
+            start = self._curr.start
+            self._advance(2)
+            node = Erase(this=self._parse_table(joins=True), where=self._parse_where())
+            node.meta["start"] = start
+            return node
+        return super()._parse_statement()
+
     def _parse_version(self) -> exp.Expression | None:  # type: ignore[override]
         spec: dict[str, TemporalClause] = {}
         while True:
@@ -70,6 +91,8 @@ class FactledgerParser(DuckDBParser):
                 self._retreat(index)
                 return None
             return self._clause(first, dimension, "ALL", [])
+        if self._match_text_seq("PORTION", "OF"):
+            return self._parse_portion(first)
         dimension = self._match_dimension()
         if dimension is None:  # some other FOR (FOR UPDATE, …): not ours
             self._retreat(index)
@@ -95,6 +118,20 @@ class FactledgerParser(DuckDBParser):
             return self._clause(first, dimension, "BETWEEN", [start, self._parse_time_expression()])
         self.raise_error(f"expected AS OF, FROM, BETWEEN or ALL after FOR {dimension}")
         return None
+
+    def _parse_portion(self, first: Token | None) -> TemporalClause:
+        if not self._match_text_seq("VALID_TIME"):
+            self.raise_error("expected VALID_TIME after FOR PORTION OF (system time is the ledger's own)")
+        if not self._match_text_seq("FROM"):
+            self.raise_error("expected FROM in FOR PORTION OF VALID_TIME FROM … [TO …]")
+        self.INTERVAL_SPANS = False
+        try:
+            values = [self._parse_time_expression()]
+        finally:
+            del self.INTERVAL_SPANS
+        if self._match_text_seq("TO"):  # leaving TO out is XTDB's open end; TO NULL is the same
+            values.append(self._parse_time_expression())
+        return self._clause(first, "VALID_TIME", "PORTION", values)
 
     def _match_dimension(self) -> str | None:
         for dimension in DIMENSIONS:

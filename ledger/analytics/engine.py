@@ -28,13 +28,15 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from sqlglot import exp
 
 from factledger.ledger.errors import NotFoundError, StorageError, ValidationError
 from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import utc_now
 
 from .errors import QueryRefused, SqlExecutionError
-from .guard import check_query
+from .guard import check_query, describing_prefix
+from .params import Params, bind
 from .rewrite import Rewriter
 from .views import (
     GENERIC_TABLES,
@@ -50,7 +52,8 @@ from .views import (
 ATTACHED = "ledger_file"
 EXTENSION_PACKAGE = "duckdb_extension_sqlite_scanner"
 EXPORT_FORMATS = ("parquet", "csv")
-INTERNAL_TABLES = ("erase_gate",)  # a transient guard row, always empty between transactions
+INTERNAL_TABLES = ("erase_gate",)
+  # a transient guard row, always empty between transactions
 
 # Limits on one query (each adjustable per Analytics and by `factledger sql` options). Without them
 # `SELECT * FROM generate_series(1, 1e8)` grew the process by many GB and ran for minutes.
@@ -254,7 +257,7 @@ class Analytics:
                 self.views[table] = view
         # Temporal views are expanded by the rewriter; DuckDB gets them too (as current truth, with
         # DuckDB's own now()) so they are listed in information_schema and usable from relations.
-        now = "CAST(now() AS TIMESTAMP)"
+        now = "now()"
         current = (
             f"SELECT * FROM main.claim_versions AS c WHERE c.valid_from <= {now} AND (c.valid_to IS NULL OR c.valid_to > {now})"
             " AND c.tx_to IS NULL"
@@ -281,9 +284,21 @@ class Analytics:
 
     # -- queries --------------------------------------------------------------------------------
 
-    def translate(self, query: str) -> str:
-        """Check `query` and return the DuckDB SQL it runs as (temporal clauses become predicates)."""
+    def translate(self, query: str, params: Params = None) -> str:
+        """Check `query` and return the DuckDB SQL it runs as (temporal clauses become predicates,
+        parameters — `$name` with a mapping, `?` or `$1` with a list — become literals)."""
+        described = describing_prefix(query)
+        if described is not None:
+            command, inner = described
+            if command == "SHOW TABLES":
+                # The analyst's views, in DuckDB's shape (one column, name). DuckDB's own SHOW TABLES
+                # re-parses every view's text, which fails on the views over the attached file.
+                bind(exp.Select(), params, query)  # refuses parameters given for nothing
+                names = sorted({*self.temporal_views, *self.views})
+                return "SELECT * FROM (VALUES " + ", ".join(f"({_quote_text(n)})" for n in names) + ") AS t(name) ORDER BY name"
+            return f"{command} {self.translate(inner, params)}"
         tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
+        tree = bind(tree, params, query)
         rewriter = Rewriter(
             query, now=self.clock(), views=self.temporal_views, macros=self.macros, typed_source=self.snapshot
         )
@@ -292,9 +307,9 @@ class Analytics:
         except RecursionError:  # a long flat chain (1 + 1 + … + 1) nests in the tree
             raise QueryRefused("the query is too deeply nested", line=1, column=1, text="") from None
 
-    def sql(self, query: str) -> duckdb.DuckDBPyRelation:
+    def sql(self, query: str, params: Params = None) -> duckdb.DuckDBPyRelation:
         """Run one read-only query (our dialect: DuckDB's plus temporal clauses); returns a relation."""
-        text = self.translate(query)
+        text = self.translate(query, params)
         with self._limits():
             return self._con.sql(text)
 
@@ -325,23 +340,23 @@ class Analytics:
             if timer is not None:
                 timer.cancel()
 
-    def run(self, query: str) -> QueryResult:
+    def run(self, query: str, params: Params = None) -> QueryResult:
         """Column names and at most `max_rows` rows (`truncated` says whether there were more)."""
-        relation = self.sql(query)
+        relation = self.sql(query, params)
         with self._limits():
             if self.max_rows is None:
                 return QueryResult(list(relation.columns), relation.fetchall())
             rows = relation.fetchmany(self.max_rows + 1)
             return QueryResult(list(relation.columns), rows[: self.max_rows], truncated=len(rows) > self.max_rows)
 
-    def fetch(self, query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def fetch(self, query: str, params: Params = None) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Column names and the rows of a query (at most `max_rows`; `run` says whether it cut)."""
-        result = self.run(query)
+        result = self.run(query, params)
         return result.columns, result.rows
 
-    def arrow(self, query: str) -> Any:
+    def arrow(self, query: str, params: Params = None) -> Any:
         """The result as a pyarrow Table (every row: it goes to a file; memory and time limits apply)."""
-        relation = self.sql(query)
+        relation = self.sql(query, params)
         with self._limits():
             return relation.to_arrow_table()
 

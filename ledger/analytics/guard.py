@@ -22,6 +22,7 @@ from sqlglot.tokens import Token, TokenType
 from .dialect import TemporalClause, parse_statements, tokenize
 from .errors import QueryRefused, SqlSyntaxError, position
 
+_WRITE_STARTS = {"INSERT", "UPDATE", "DELETE", "ERASE"}
 QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.FROM, TokenType.L_PAREN}
 # sqlglot parses and prints recursively: a query nested deeper than this is refused where the nesting
 # goes too deep, before the parser would exhaust Python's stack. Real queries stay far below it.
@@ -98,18 +99,23 @@ class Guard:
 
     # -- checks ---------------------------------------------------------------------------------
 
-    def check(self) -> exp.Expression:
+    def one_statement(self, what: str = "one SELECT") -> list[Token]:
+        """The tokens of the only statement (a trailing semicolon is fine); refuses none or several."""
         statements = self._statements()
         if not statements:
-            raise self.refuse("empty query: write one SELECT", 0, "")
+            raise self.refuse(f"empty query: write {what}", 0, "")
         if len(statements) > 1:
             second = statements[1][0]
             raise self.refuse("one statement only; a second statement starts here", second.start, _token_text(statements[1]))
-        tokens = statements[0]
+        return statements[0]
+
+    def check(self) -> exp.Expression:
+        tokens = self.one_statement()
         first = tokens[0]
         if first.token_type not in QUERY_START:
-            raise self.refuse("only read-only queries (SELECT, WITH, FROM …) are allowed", first.start, _token_text(tokens))
-        tree = self._parse()
+            hint = " (a write to claims goes with --write)" if first.text.upper() in _WRITE_STARTS else ""
+            raise self.refuse(f"only read-only queries (SELECT, WITH, FROM …) are allowed{hint}", first.start, _token_text(tokens))
+        tree = self.parse()
         if not isinstance(tree, exp.Query):
             raise self.refuse("only read-only queries are allowed", first.start, _token_text(tokens))
         self._check_tree(tree, first.start)
@@ -135,7 +141,8 @@ class Guard:
                 statements[-1].append(token)
         return [s for s in statements if s]
 
-    def _parse(self) -> exp.Expression | None:
+    def parse(self) -> exp.Expression | None:
+        """The parsed statement (None unless exactly one), or SqlSyntaxError with its position."""
         try:
             parsed = [p for p in parse_statements(self.sql) if p is not None]
         except ParseError as exc:
@@ -159,6 +166,8 @@ class Guard:
                 raise self.refuse_node(
                     f"{type(node).__name__.upper()} is not allowed in a read-only query", node, start, keyword=True
                 )
+            if isinstance(node, TemporalClause) and node.args.get("kind") == "PORTION":
+                raise self.refuse_node("FOR PORTION OF belongs to UPDATE and DELETE (with --write); a query reads FOR VALID_TIME FROM … TO …", node, start)
             if isinstance(node, exp.CTE) and node.alias_or_name.lower() in self.reserved_names:
                 raise self.refuse_node(f"a WITH query may not be named {node.alias_or_name!r}: it is a ledger view", node, start)
             if isinstance(node, exp.Table):
@@ -205,6 +214,49 @@ def _token_text(tokens: list[Token]) -> str:
 
 def _shorten(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Reads that describe a query's result rather than return it. Each is written before a query (or, for
+# DESCRIBE / SUMMARIZE, a view name); the query itself goes through every check above.
+DESCRIBING = ("DESCRIBE", "DESC", "SUMMARIZE", "EXPLAIN")
+_EXPLAIN_ANALYZE = re.compile(r"\s*ANALYZE\b", re.IGNORECASE)
+
+
+def describing_prefix(sql: str) -> tuple[str, str] | None:
+    """For `DESCRIBE|SUMMARIZE|EXPLAIN [ANALYZE] <query or view>` and `SHOW TABLES`: (the command, the
+    query text with the command blanked to spaces, so positions in errors stay those of `sql`). A bare
+    view name becomes DuckDB's `FROM view`. None for anything else."""
+    if not isinstance(sql, str):
+        return None
+    try:
+        tokens = [t for t in tokenize(sql) if t.token_type != TokenType.SEMICOLON]
+    except TokenError:
+        return None
+    if not tokens:
+        return None
+    words = [t.text.upper() for t in tokens]
+    if words == ["SHOW", "TABLES"] or words == ["DESCRIBE"]:
+        return "SHOW TABLES", ""
+    if words[0] not in DESCRIBING or len(tokens) < 2:
+        return None
+    command = "DESCRIBE" if words[0] == "DESC" else words[0]
+    start = tokens[1].start
+    if command == "EXPLAIN":
+        start = tokens[0].end + 1
+        # sqlglot's tokenizer reads the rest of an EXPLAIN as one string token: find the query's start.
+        rest = _EXPLAIN_ANALYZE.match(sql, start)
+        if rest is not None:
+            command, start = "EXPLAIN ANALYZE", rest.end()
+        start += len(sql[start:]) - len(sql[start:].lstrip())
+    blank = "".join(ch if ch == "\n" else " " for ch in sql[:start])
+    inner = sql[start:]
+    try:
+        first = tokenize(inner)[0].token_type if inner.strip() else None
+    except TokenError:
+        first = None
+    if first not in QUERY_START and not command.startswith("EXPLAIN"):
+        blank = "FROM" + blank[4:]  # a view name: DESCRIBE/DESC/SUMMARIZE are at least as long as FROM
+    return command, blank + inner
 
 
 def check_query(sql: str, *, table_functions: set[str] = frozenset(), reserved_names: set[str] = frozenset()) -> exp.Expression:

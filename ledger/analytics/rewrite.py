@@ -99,12 +99,12 @@ class Rewriter:
             return self._stamp(stamp)
         if isinstance(node, exp.Literal) or isinstance(node, exp.Null):
             raise self.error("a time must be a timestamp, e.g. '2025-03-01' or TIMESTAMP '2025-03-01 10:00'", node)
-        typed = exp.cast(node, exp.DataType.Type.TIMESTAMP)
+        typed = exp.cast(node, exp.DataType.Type.TIMESTAMPTZ)
         return typed if self.typed_source else exp.func("strftime", typed, exp.Literal.string(TIME_FORMAT))
 
     def _stamp(self, stamp: str) -> exp.Expression:
         literal = exp.Literal.string(stamp)
-        return exp.cast(literal, exp.DataType.Type.TIMESTAMP) if self.typed_source else literal
+        return exp.cast(literal, exp.DataType.Type.TIMESTAMPTZ) if self.typed_source else literal
 
     def clause_condition(self, dimension: str, clause: TemporalClause | None) -> exp.Expression | None:
         start_col, end_col = (exp.column(name, table="c") for name in _COLUMNS[dimension])

@@ -40,12 +40,12 @@ class ViewDef:
 
 
 # One row per claim version; the projection every `claims` reference expands to. Timestamps typed
-# (TIMESTAMP, UTC), display texts next to keys, the source list as a list, the rendered sentence.
+# (TIMESTAMPTZ, UTC), display texts next to keys, the source list as a list, the rendered sentence.
 CLAIMS_PROJECTION = f"""
 SELECT
     c.id, c.scope, c.subject, c.subject_key, c.predicate, c.cardinality, c.value, c.value_key,
-    CAST(c.valid_from AS TIMESTAMP) AS valid_from, CAST(c.valid_to AS TIMESTAMP) AS valid_to,
-    CAST(c.tx_from AS TIMESTAMP) AS tx_from, CAST(c.tx_to AS TIMESTAMP) AS tx_to,
+    CAST(c.valid_from AS TIMESTAMPTZ) AS valid_from, CAST(c.valid_to AS TIMESTAMPTZ) AS valid_to,
+    CAST(c.tx_from AS TIMESTAMPTZ) AS tx_from, CAST(c.tx_to AS TIMESTAMPTZ) AS tx_to,
     c.opened_by, c.closed_by,
     from_json(c.source, '["VARCHAR"]') AS source,
     replace(replace(replace(coalesce(p.template, '{{subject}} {{predicate}} {{value}}'),
@@ -65,7 +65,7 @@ PLAIN_VIEWS: tuple[ViewDef, ...] = (
         "transactions",
         ("transactions",),
         f"""
-SELECT t.id, CAST(t.tx_time AS TIMESTAMP) AS tx_time, t.principal,
+SELECT t.id, CAST(t.tx_time AS TIMESTAMPTZ) AS tx_time, t.principal,
        split_part(t.principal, ':', 1) AS principal_kind, t.reason,
        from_json(t.sources, '["VARCHAR"]') AS sources
 FROM {RAW}.transactions AS t
@@ -76,7 +76,7 @@ FROM {RAW}.transactions AS t
         "predicates",
         ("predicates",),
         f"""
-SELECT p.name, p.display, p.cardinality, p.description, p.template, CAST(p.defined_at AS TIMESTAMP) AS defined_at
+SELECT p.name, p.display, p.cardinality, p.description, p.template, CAST(p.defined_at AS TIMESTAMPTZ) AS defined_at
 FROM {RAW}.predicates AS p
 """,
         "the predicate registry: cardinality, display name, sentence template",
@@ -86,11 +86,67 @@ FROM {RAW}.predicates AS p
         ("journal",),
         f"""
 SELECT j.id, j.scope, j.session, j.role, coalesce(j.speaker, j.role) AS speaker, j.text,
-       CAST(j.said_at AS TIMESTAMP) AS said_at, CAST(j.appended_at AS TIMESTAMP) AS learned_at,
+       CAST(j.said_at AS TIMESTAMPTZ) AS said_at, CAST(j.appended_at AS TIMESTAMPTZ) AS learned_at,
        j.digested_at IS NOT NULL AS digested
 FROM {RAW}.journal AS j
 """,
         "what was said: one row per journal turn (evidence beside the facts, never current truth)",
+    ),
+)
+
+# Each change of a slot as one row: a version a transaction closed, paired with what the same
+# transaction opened in its place. The ledger stores a move as three versions (the old one closed, its
+# remainder and the new value opened); this puts them back together. Kinds:
+#   supersede    a different value from a date inside the old interval (the old one stays true before)
+#   correction   a different value from the old one's start or earlier (the past itself was wrong), or
+#                the same value with its interval moved beyond the old one (a date corrected)
+#   retraction   nothing in its place, and part of the old interval remains (a portion withdrawn)
+#   never-true   nothing in its place and nothing of it remains
+CORRECTIONS_SQL = """
+WITH closed AS (SELECT * FROM main.claim_versions WHERE closed_by IS NOT NULL),
+successors AS (
+    SELECT o.id AS old_id, n.id AS new_id,
+           CASE WHEN n.value_key <> o.value_key AND n.valid_from > o.valid_from THEN 'supersede'
+                WHEN n.value_key <> o.value_key THEN 'correction'
+                WHEN n.valid_from < o.valid_from
+                     OR coalesce(n.valid_to, 'infinity'::TIMESTAMPTZ) > coalesce(o.valid_to, 'infinity'::TIMESTAMPTZ) THEN 'correction'
+           END AS kind
+    FROM closed AS o
+    JOIN main.claim_versions AS n
+      ON n.opened_by = o.closed_by AND n.scope = o.scope AND n.subject_key = o.subject_key AND n.predicate = o.predicate
+     AND n.valid_from <= coalesce(o.valid_to, 'infinity'::TIMESTAMPTZ)
+     AND coalesce(n.valid_to, 'infinity'::TIMESTAMPTZ) >= o.valid_from
+),
+paired AS (SELECT * FROM successors WHERE kind IS NOT NULL),
+remains AS (
+    SELECT DISTINCT o.id AS old_id
+    FROM closed AS o JOIN main.claim_versions AS r
+      ON r.opened_by = o.closed_by AND r.scope = o.scope AND r.subject_key = o.subject_key
+     AND r.predicate = o.predicate AND r.value_key = o.value_key
+),
+changes AS (
+    SELECT old_id, new_id, kind FROM paired
+    UNION ALL
+    SELECT o.id, NULL, CASE WHEN o.id IN (SELECT old_id FROM remains) THEN 'retraction' ELSE 'never-true' END
+    FROM closed AS o WHERE o.id NOT IN (SELECT old_id FROM paired)
+)
+SELECT t.id AS tx, t.tx_time, t.principal, t.reason, ch.kind,
+       o.scope, o.subject, o.subject_key, o.predicate,
+       o.id AS old_id, o.value AS old_value, o.valid_from AS old_valid_from, o.valid_to AS old_valid_to,
+       n.id AS new_id, n.value AS new_value, n.valid_from AS new_valid_from, n.valid_to AS new_valid_to
+FROM changes AS ch
+JOIN main.claim_versions AS o ON o.id = ch.old_id
+JOIN main.transactions AS t ON t.id = o.closed_by
+LEFT JOIN main.claim_versions AS n ON n.id = ch.new_id
+"""
+
+PLAIN_VIEWS = PLAIN_VIEWS + (
+    ViewDef(
+        "corrections",
+        ("claims", "predicates", "transactions"),
+        CORRECTIONS_SQL,
+        "each change of a slot as one row: old and new value with both intervals, the transaction and "
+        "principal, and its kind (supersede, correction, retraction, never-true)",
     ),
 )
 
@@ -125,7 +181,7 @@ GROUP BY scope, subject_key, predicate
 )
 
 # Audit helpers: DuckDB table macros over the plain views (named with their schema, so that a WITH
-# query of the same name in the analyst's SQL cannot stand in for them when the macro is expanded). Time arguments are compared as TIMESTAMP;
+# query of the same name in the analyst's SQL cannot stand in for them when the macro is expanded). Time arguments are compared as TIMESTAMPTZ;
 # the rewriter turns literal time arguments into the ledger's UTC form first (so offsets are honoured),
 # and literal subject/predicate arguments of slot_history into the ledger's normalised keys.
 @dataclass(frozen=True)
@@ -163,7 +219,7 @@ ORDER BY c.tx_from, c.valid_from, c.id
         ("claims", "transactions", "predicates"),
         """
 CREATE MACRO changes_between(known_then, known_now) AS TABLE
-WITH bounds AS (SELECT CAST(known_then AS TIMESTAMP) AS t1, CAST(known_now AS TIMESTAMP) AS t2),
+WITH bounds AS (SELECT CAST(known_then AS TIMESTAMPTZ) AS t1, CAST(known_now AS TIMESTAMPTZ) AS t2),
 marked AS (
     SELECT c.*,
            c.tx_from <= b.t1 AND (c.tx_to IS NULL OR c.tx_to > b.t1) AS visible_then,
@@ -192,7 +248,7 @@ ORDER BY t.tx_time, m.id
 CREATE MACRO activity(period_from, period_to) AS TABLE
 WITH period AS (
     SELECT * FROM main.transactions
-    WHERE tx_time >= CAST(period_from AS TIMESTAMP) AND tx_time < CAST(period_to AS TIMESTAMP)
+    WHERE tx_time >= CAST(period_from AS TIMESTAMPTZ) AND tx_time < CAST(period_to AS TIMESTAMPTZ)
 ),
 opened AS (SELECT opened_by AS tx, count(*) AS n FROM main.claim_versions GROUP BY opened_by),
 closed AS (SELECT closed_by AS tx, count(*) AS n FROM main.claim_versions WHERE closed_by IS NOT NULL GROUP BY closed_by)
@@ -215,7 +271,7 @@ MACRO_NAMES = {m.name for m in MACROS}
 
 
 def generic_view_sql(table: str, columns: list[tuple[str, str]]) -> str:
-    """A view over raw.<table> typing its text timestamp columns (by name) as TIMESTAMP."""
+    """A view over raw.<table> typing its text timestamp columns (by name) as TIMESTAMPTZ (UTC)."""
     typed = [
         name
         for name, kind in columns
@@ -223,7 +279,7 @@ def generic_view_sql(table: str, columns: list[tuple[str, str]]) -> str:
     ]
     if not typed:
         return f"SELECT * FROM {RAW}.{_quote(table)}"
-    replaced = ", ".join(f"TRY_CAST({_quote(n)} AS TIMESTAMP) AS {_quote(n)}" for n in typed)
+    replaced = ", ".join(f"TRY_CAST({_quote(n)} AS TIMESTAMPTZ) AS {_quote(n)}" for n in typed)
     return f"SELECT * REPLACE ({replaced}) FROM {RAW}.{_quote(table)}"
 
 

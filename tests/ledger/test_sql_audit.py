@@ -3,7 +3,7 @@ views for tables added by later migrations are registered when (and only when) t
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -85,7 +85,7 @@ def test_activity_period_is_closed_open_and_honours_offsets(analytics: Analytics
 def test_transactions_and_predicates_views(analytics: Analytics) -> None:
     rows = records(analytics, "SELECT * FROM transactions ORDER BY id")
     assert len(rows) == 6
-    assert rows[2]["tx_time"] == datetime(2024, 6, 1, 10, 0)  # 12:00+02:00, in UTC
+    assert rows[2]["tx_time"] == datetime(2024, 6, 1, 10, 0, tzinfo=timezone.utc)  # 12:00+02:00, in UTC (timezone-aware)
     assert (rows[2]["principal"], rows[2]["principal_kind"], rows[2]["reason"]) == ("agent:hermes", "agent", "summer")
     assert rows[0]["sources"] == []
     predicates = records(analytics, "SELECT name, cardinality, template FROM predicates ORDER BY name")
@@ -129,8 +129,8 @@ def test_views_follow_the_tables_that_exist(tmp_path: Path) -> None:
         assert "journal" in names and "confirmations" not in names
         relation = analytics.sql("SELECT id, scope, text, said_at, digested_at FROM journal")
         types = dict(zip(relation.columns, (str(t) for t in relation.types)))
-        assert types["said_at"] == "TIMESTAMP" and types["text"] == "VARCHAR"
-        assert relation.fetchall() == [(1, "s", "I moved to Rome", datetime(2024, 2, 1, 9, 0), None)]
+        assert types["said_at"] == "TIMESTAMP WITH TIME ZONE" and types["text"] == "VARCHAR"
+        assert relation.fetchall() == [(1, "s", "I moved to Rome", datetime(2024, 2, 1, 9, 0, tzinfo=timezone.utc), None)]
         with pytest.raises(SqlExecutionError):
             analytics.sql("SELECT * FROM confirmations")
 

@@ -117,7 +117,7 @@ def test_several_references_take_their_own_clauses(analytics: Analytics) -> None
 def test_claims_columns_are_typed_with_display_texts(analytics: Analytics) -> None:
     relation = analytics.sql("SELECT * FROM claims WHERE predicate = 'lives_in' AND valid_to IS NULL")
     types = dict(zip(relation.columns, (str(t) for t in relation.types)))
-    assert types["valid_from"] == "TIMESTAMP" and types["tx_to"] == "TIMESTAMP"
+    assert types["valid_from"] == "TIMESTAMP WITH TIME ZONE" and types["tx_to"] == "TIMESTAMP WITH TIME ZONE"
     assert types["source"] == "VARCHAR[]"
     row = dict(zip(relation.columns, relation.fetchone()))
     assert (row["subject"], row["value"], row["statement"]) == ("Ann", "Rome", "Ann lives in Rome")
@@ -139,7 +139,7 @@ def test_clauses_inside_ctes_subqueries_and_unions(analytics: Analytics) -> None
 def test_relation_converts_to_arrow(analytics: Analytics) -> None:
     table = analytics.sql("SELECT id, valid_from FROM claims ORDER BY id").to_arrow_table()
     assert table.column("id").to_pylist() == [9, 12]
-    assert str(table.schema.field("valid_from").type) == "timestamp[us]"
+    assert str(table.schema.field("valid_from").type) == "timestamp[us, tz=UTC]"
 
 
 def test_default_sees_the_latest_knowledge_even_ahead_of_the_clock(tmp_path: Path) -> None:
