@@ -45,6 +45,13 @@ def register(ctx):
     ctx.register_memory_provider(FactledgerMemoryProvider())
 '''
 
+# Hermes imports `cli.py` of the active memory provider for its `hermes <provider> ...` commands; ours hands
+# them to factledger's own CLI (factledger.cli.hermes_host), so each command has one implementation.
+CLI_SHIM_TEXT = f'''"""`hermes factledger` commands ({SHIM_MARKER} v{SHIM_VERSION}): written by `factledger hermes install`."""
+
+from factledger.cli.hermes_host import factledger_command, register_cli  # noqa: F401
+'''
+
 PLUGIN_YAML_TEXT = f"""name: {PROVIDER_NAME}
 version: "{SHIM_VERSION}"
 description: "factledger: bitemporal, ledger-first long-term memory (current and as-of recall, history, review)."
@@ -135,7 +142,7 @@ def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: boo
         ProviderSettings.load(paths.settings_path)  # refuse to install over malformed settings
 
     report = InstallReport(hermes_home=str(paths.home), plugin_dir=str(paths.plugin_dir), state_dir=str(paths.state_dir))
-    for path, text in ((paths.shim, SHIM_TEXT), (paths.plugin_yaml, PLUGIN_YAML_TEXT)):
+    for path, text in ((paths.shim, SHIM_TEXT), (paths.plugin_yaml, PLUGIN_YAML_TEXT), (paths.cli_shim, CLI_SHIM_TEXT)):
         if path.exists() and path.read_text("utf-8", errors="replace") == text:
             report.unchanged.append(str(path))
         else:

@@ -43,6 +43,11 @@ class HermesPaths:
         return self.plugin_dir / "__init__.py"
 
     @property
+    def cli_shim(self) -> Path:
+        """`hermes factledger ...`: Hermes reads the active memory provider's cli.py for its commands."""
+        return self.plugin_dir / "cli.py"
+
+    @property
     def plugin_yaml(self) -> Path:
         return self.plugin_dir / "plugin.yaml"
 

@@ -35,7 +35,7 @@ def test_install_writes_a_shim_hermes_discovers(tmp_path: Path):
     assert (tmp_path / "factledger" / "config.yaml").exists()
     assert not (tmp_path / "config.yaml").exists()  # not selected unless asked
     again = json.loads(install(tmp_path, "--json").output)
-    assert again["written"] == [] and len(again["unchanged"]) == 2
+    assert again["written"] == [] and len(again["unchanged"]) == 3  # __init__.py, plugin.yaml, cli.py
 
 
 def test_set_provider_keeps_every_other_key(tmp_path: Path):
