@@ -36,7 +36,6 @@ import json
 import platform
 import random
 import shutil
-import statistics
 import sys
 import tempfile
 import time

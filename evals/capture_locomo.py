@@ -66,7 +66,7 @@ def _settings(home: Path, assistant: str, config: RecallConfig) -> None:
 def replay(home: Path, sample: dict, clock: ReplayClock) -> tuple[FactledgerMemoryProvider, dict[int, str]]:
     """Feed one conversation through the provider; returns it (open) and journal id -> dia_id."""
     conversation = sample["conversation"]
-    user, assistant = conversation["speaker_a"], conversation["speaker_b"]
+    user = conversation["speaker_a"]  # the first speaker is the user; the second is the assistant
     provider = FactledgerMemoryProvider(clock=clock)
     dia_of: dict[int, str] = {}
     ledger = None

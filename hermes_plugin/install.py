@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from factledger.ledger import LedgerError, ValidationError
+from factledger.ledger import LedgerError
 
 from .paths import PROVIDER_NAME, HermesPaths
 from .settings import DEFAULT_SETTINGS_TEXT, ProviderSettings

@@ -24,7 +24,7 @@ from . import portion as algebra
 from .erasure import ScopeFamily, mention_spans, merge_spans, redact_spans, text_words, value_words
 from .errors import ErasedError, IntegrityError, NotFoundError, PermissionDenied, StorageError, ValidationError
 from .keys import content_hash, key, keyed_hash, predicate_key
-from .model import PRINCIPAL_KINDS, Cardinality, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
+from .model import PRINCIPAL_KINDS, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .storage import Storage
 from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
 from .values import check_identifier, check_value

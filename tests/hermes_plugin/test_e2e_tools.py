@@ -3,7 +3,6 @@ goes through the digest's gates, and nothing a model writes reaches review, conf
 
 from __future__ import annotations
 
-import pytest
 
 from factledger.digest import confirm, get_proposal
 from factledger.hermes_plugin.scripted_model import ModelReply, ToolCall

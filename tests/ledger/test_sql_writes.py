@@ -83,7 +83,7 @@ def test_statements_become_apply_operations(sql: str, lines: list[dict]) -> None
 @pytest.mark.parametrize(
     ("sql", "column", "text", "reason"),
     [
-        (f"UPDATE claims SET value = 'x' WHERE scope = 'home' OR subject = 'Ann'", 37, "scope = 'home' OR subject = 'Ann'", "equalities joined by AND"),
+        ("UPDATE claims SET value = 'x' WHERE scope = 'home' OR subject = 'Ann'", 37, "scope = 'home' OR subject = 'Ann'", "equalities joined by AND"),
         (f"UPDATE claims SET subject = 'Bob' WHERE {SLOT}", 19, "subject", "only value and source"),
         (f"UPDATE claims FOR ALL VALID_TIME SET value = 'x' WHERE {SLOT}", 15, "FOR", "cannot be expressed"),
         (f"DELETE FROM claims FOR VALID_TIME AS OF '2024-01-01' WHERE {SLOT}", 20, "FOR", "FOR PORTION OF"),

@@ -30,7 +30,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from factledger.ledger import ConflictError, Ledger, LedgerError, NotFoundError, ValidationError
 from factledger.ledger.ops import Batch, LineError, apply_batch, parse_operation
 from factledger.ledger.store import MAX_CLOCK_SKEW
-from tests.strategies import DEFINE_LINES, GRID, PROBE_TIMES, SCOPES, SETUP_TX_TIME, SLOTS, Slot, canonical, operations
+from tests.strategies import DEFINE_LINES, GRID, PROBE_TIMES, SETUP_TX_TIME, SLOTS, Slot, canonical, operations
 
 PROFILES = {
     "ci": settings(max_examples=100, stateful_step_count=40, deadline=None, report_multiple_bugs=False,

@@ -15,7 +15,7 @@ from factledger.ledger.backup import backup
 from factledger.ledger.verify import VerifyReport, verify_ledger
 from factledger.schema import migrations
 
-from .test_raw_tampering import LATEST, NEW_TX, OLD_VALID, build, claim, ts
+from .test_raw_tampering import LATEST, NEW_TX, build, claim, ts
 
 
 def verify(path: Path) -> VerifyReport:
@@ -156,7 +156,7 @@ def test_a_ledger_from_before_the_chain_is_hashed_once_on_open(tmp_path: Path) -
         "INSERT INTO predicates (name, display, cardinality, defined_at) VALUES ('lives_in', 'lives_in', 'one', '2024-01-01T00:00:00.000000Z');"
         "INSERT INTO transactions (tx_time, principal) VALUES ('2024-01-01T00:00:00.000000Z', 'import:old');"
         "INSERT INTO transactions (tx_time, principal) VALUES ('2024-02-01T00:00:00.000000Z', 'import:old');"
-        f"INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from, valid_to,"
+        "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from, valid_to,"
         " tx_from, tx_to, opened_by, closed_by) VALUES ('s', 'ann', 'Ann', 'lives_in', 'one', 'Paris', 'paris',"
         " '2020-01-01T00:00:00.000000Z', NULL, '2024-01-01T00:00:00.000000Z', '2024-02-01T00:00:00.000000Z', 1, 2);"
         "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from, valid_to,"
