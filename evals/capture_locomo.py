@@ -58,6 +58,8 @@ def _settings(home: Path, assistant: str, config: RecallConfig) -> None:
     state.mkdir(parents=True, exist_ok=True)
     (state / "config.yaml").write_text(
         "digest:\n  batch_size: 64\n  max_delay_seconds: 5\n"
+        # each question is scored on its own, not as the next turn after the previous question's block
+        "recall:\n  repeat_after_turns: 0\n"
         f"journal:\n  assistant_name: {json.dumps(assistant)}\n",
         "utf-8",
     )

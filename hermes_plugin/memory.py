@@ -9,6 +9,7 @@ keeps readers from waiting on it, so a digest batch never stalls a prefetch.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import logging
@@ -84,6 +85,11 @@ class MemorySession:
         self._identity = self._with_session(identity)
         self._scopes = derive_scopes(self._identity)
         self._written: set[str] = set()
+        # What the last few prefetches showed: still in the conversation's context, so not repeated
+        # (`recall.repeat_after_turns`); cleared when the context is compressed or the session changes.
+        self._recently_shown: collections.deque[set[tuple[str, int]]] = collections.deque(
+            maxlen=settings.repeat_after_turns
+        )
         # An operator-excluded chat or platform: no journal, no recall, no tools (settings `exclude`).
         self.excluded = settings.excludes(self._identity.platform, self._identity.chat_id)
         self.prefetch_failures = 0  # counted (and logged): Hermes itself would only log them at DEBUG
@@ -136,11 +142,17 @@ class MemorySession:
 
     # -- lifecycle --------------------------------------------------------------------------------
 
+    def forget_shown(self) -> None:
+        """The context that held the recently shown items is gone (compressed, or a new session)."""
+        with self._lock:
+            self._recently_shown.clear()
+
     def switch_session(self, session_id: str, *, reset: bool, reason: str = "") -> None:
         """Hermes rotated the session id. A new conversation (/new, reset) or a resumed one gets that
         session's scratch scope; compression and /branch continue this conversation, so its scratch
         stays (only the journal's session label changes)."""
         self.worker.flush(wait=False)
+        self.forget_shown()  # the conversation's context was rebuilt or replaced
         with self._lock:
             self._identity = dataclasses.replace(self._identity, session_id=session_id)
             if reset or reason in ("new_session", "resume"):
@@ -164,7 +176,12 @@ class MemorySession:
         try:
             # Never wait for the vector lane inside the turn (Hermes drops a prefetch after 8 s): until
             # the worker has loaded it, the lexical and exact lanes answer alone.
-            return self.recall.prompt_block(query, self._scopes.readable, vectors="if_ready")
+            with self._lock:
+                shown = set().union(*self._recently_shown)
+            block = self.recall.prompt(query, self._scopes.readable, vectors="if_ready", leave_out=shown)
+            with self._lock:
+                self._recently_shown.append({hit.key for hit in block.hits})
+            return block.text
         except Exception:  # recall must never break a turn
             self.prefetch_failures += 1
             logger.warning("factledger: prefetch failed", exc_info=True)

@@ -131,6 +131,7 @@ class FactledgerMemoryProvider(MemoryProvider):
         session = self._session
         if session is not None:
             session.digest_pending(wait=False)  # compression is on the turn's path: never wait here
+            session.forget_shown()  # what recent blocks showed may not survive the compression
         return ""
 
     # -- tools ------------------------------------------------------------------------------------

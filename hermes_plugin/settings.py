@@ -25,6 +25,7 @@ digest:
     from_hermes: false    # true: use the Hermes profile's own model and credentials (base_url/name ignored)
 recall:
   configuration: ""       # a named recall configuration; empty for the default
+  repeat_after_turns: 3   # an item shown in the last N turns' blocks is not shown again (0: always show)
 journal:
   assistant_name: ""      # how the assistant's turns are labelled in recalled excerpts; empty: "assistant"
   retention_days: 0       # keep conversation turns (episodes) this many days after they were said; 0: keep them
@@ -56,6 +57,7 @@ class ProviderSettings:
     max_delay_seconds: float = 20.0
     model: ModelSettings = field(default_factory=ModelSettings)
     recall_configuration: str = ""
+    repeat_after_turns: int = 3
     assistant_name: str = ""
     retention_days: float = 0.0
     excluded_platforms: tuple[str, ...] = ()
@@ -119,6 +121,7 @@ class ProviderSettings:
                 from_hermes=_flag(model, "from_hermes", "digest.model.from_hermes"),
             ),
             recall_configuration=_text(recall, "configuration", "recall.configuration"),
+            repeat_after_turns=_count(recall, "repeat_after_turns", 3, "recall.repeat_after_turns"),
             assistant_name=assistant_name.strip(),
             retention_days=float(retention),
             excluded_platforms=tuple(p.lower() for p in _text_list(exclude, "platforms", "exclude.platforms")),
@@ -165,6 +168,16 @@ def _text_list(data: Mapping[str, Any], name: str, field_name: str) -> tuple[str
         raise ValidationError(f"must be a list, got {type(value).__name__}", field=field_name)
     items = [_text({name: item}, name, f"{field_name}[{i}]") for i, item in enumerate(value)]
     return tuple(dict.fromkeys(item for item in items if item))
+
+
+def _count(data: Mapping[str, Any], name: str, default: int, field_name: str) -> int:
+    """A whole number of turns, 0 to 100."""
+    value = data.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+        raise ValidationError(f"{value!r} is not a whole number from 0 to 100", field=field_name)
+    return value
 
 
 def _number(data: Mapping[str, Any], name: str, default: Any, kind: type, field_name: str, *, maximum: float) -> Any:

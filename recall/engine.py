@@ -13,7 +13,7 @@ import logging
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -104,6 +104,11 @@ class Hit:
     @property
     def kind(self) -> str:
         return FACT if self.claim is not None else EPISODE
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """(kind, id): ids are per kind (claim version ids, journal ids)."""
+        return (FACT, self.claim.id) if self.claim is not None else (EPISODE, self.episode.id)  # type: ignore[union-attr]
 
     @property
     def scope(self) -> str:
@@ -939,15 +944,19 @@ class Recall:
 
     def prompt(
         self, query: str, scopes: Sequence[str] | str, *, valid_at: object = None, known_at: object = None,
-        vectors: str = VECTORS_WAIT,
+        vectors: str = VECTORS_WAIT, leave_out: Collection[tuple[str, int]] = (),
     ) -> PromptBlock:
         """The block for the host's prompt, with the hits it shows: facts first (current truth with
         valid times), then the few most relevant excerpts of past conversation. Empty when nothing
-        clears the gate."""
+        clears the gate. `leave_out`: (kind, id) keys not to show again (shown in the last turns)."""
         config = self.config
         wanted = config.prompt_items + config.prompt_episode_items
         hits, lane = self._search(query, scopes, valid_at=valid_at, known_at=known_at, limit=max(4 * wanted, 20),
                                   kinds=KINDS, vectors=vectors)
+        if leave_out:  # items the host was shown a moment ago (they are still in its context), and the
+            # turns those facts came from (they would only repeat them)
+            gone = {ref for h in hits if h.key in leave_out and h.kind == FACT for ref in h.sources}
+            hits = [h for h in hits if h.key not in leave_out and not (h.kind == EPISODE and h.episode.ref in gone)]  # type: ignore[union-attr]
         facts = [h for h in hits if h.kind == FACT and h.scores.grounded]
         if config.named_subject_facts_only:
             named = self._exact.named(query, self._visibility(scopes, valid_at, known_at).scopes).fact_subjects

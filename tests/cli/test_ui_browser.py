@@ -26,6 +26,7 @@ import uvicorn  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from factledger.cli.ui.app import create_app  # noqa: E402
@@ -161,9 +162,12 @@ def test_accept_reject_and_lift_through_the_page(server, browser, shots) -> None
     WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "decided-by").text == "operator:rita")
     browser.get(base + "/queue")
     browser.find_element(By.CSS_SELECTOR, f"#rejection-{ids['rejection']} form.lift button").click()
-    WebDriverWait(browser, 20).until(lambda d: not d.find_elements(By.ID, f"rejection-{ids['rejection']}"))
+    # Wait for the reloaded queue itself (the old page's elements vanish before the new page is there).
+    WebDriverWait(browser, 20, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(
+        lambda d: not d.find_elements(By.ID, f"rejection-{ids['rejection']}")
+        and "pending" in d.find_element(By.ID, f"proposal-{ids['again']}").find_element(By.CSS_SELECTOR, ".status").text
+    )  # lifted: decidable again
     card = browser.find_element(By.ID, f"proposal-{ids['again']}")
-    assert "pending" in card.find_element(By.CSS_SELECTOR, ".status").text  # lifted: decidable again
     card.find_element(By.CSS_SELECTOR, "form.reject button").click()
     WebDriverWait(browser, 20).until(lambda d: d.current_url.endswith(f"/proposal/{ids['again']}"))
     with Ledger.open(db) as ledger:

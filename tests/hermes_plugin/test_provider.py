@@ -157,3 +157,27 @@ def test_an_explicit_write_is_indexed_by_the_worker_before_the_next_prefetch_nee
         time.sleep(0.02)
     assert outbox() == 0  # drained by the worker: the next prefetch has no index work left
     assert "jazz" in provider.prefetch("what music do I like? jazz")
+
+
+def test_what_the_last_turns_showed_is_not_repeated_until_the_context_is_compressed(provider_factory, tmp_path):
+    provider = provider_factory()
+    provider.sync_turn("I live in Lisbon.", "Noted.")
+    provider.on_session_end([])
+    first = provider.prefetch("where do I live")
+    assert "user lives in Lisbon" in first
+    assert "Lisbon" not in provider.prefetch("where do I live now")  # still in the conversation's context
+    provider.on_pre_compress([])  # the context that held it is being summarised away
+    assert "user lives in Lisbon" in provider.prefetch("where do I live")
+
+
+def test_repeat_after_turns_zero_shows_every_time(hermes_runtime, tmp_path):
+    (tmp_path / "factledger").mkdir(parents=True)
+    (tmp_path / "factledger" / "config.yaml").write_text("recall:\n  repeat_after_turns: 0\n", "utf-8")
+    provider = FactledgerMemoryProvider()
+    provider.initialize("s1", hermes_home=str(tmp_path), platform="cli")
+    try:
+        provider.sync_turn("I live in Lisbon.", "Noted.")
+        provider.on_session_end([])
+        assert all("user lives in Lisbon" in provider.prefetch("where do I live") for _ in range(3))
+    finally:
+        provider.shutdown()
