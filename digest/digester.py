@@ -10,6 +10,10 @@ the backlog with the error.
 
 from __future__ import annotations
 
+import os
+import socket
+import uuid
+
 from collections.abc import Callable, Sequence
 
 from factledger.ledger import Ledger, LedgerError, ValidationError
@@ -17,7 +21,7 @@ from factledger.ledger import Ledger, LedgerError, ValidationError
 from .config import check_policy
 from .extractor import ExtractionRequest, Extractor, ExtractorError, WindowExtractor, WindowRequest
 from .grounding import ground
-from .journal import Journal
+from .journal import Journal, lease, release
 from .memory import active_rejection, believed_claims, confirmed_values_touched
 from .model import DigestReport, Draft, JournalEntry
 from .policy import decide
@@ -52,6 +56,15 @@ def plan_windows(entries: Sequence[JournalEntry], *, max_turns: int, max_chars: 
     return windows
 
 
+# How long a run may hold a window's entries before another run may take them (a crashed run's lease
+# ends by itself): longer than a model call with its retries.
+LEASE_SECONDS = 600.0
+
+
+class _StopRun(Exception):
+    """The extractor's endpoint is down or refuses us: every later window would fail the same way."""
+
+
 class Digester:
     """Digest the journal backlog with one extractor under one policy."""
 
@@ -61,6 +74,12 @@ class Digester:
         self.policy = check_policy(policy)
         self.context_turns = context_turns
         self.journal = Journal(ledger)
+        self._holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+    @property
+    def holder(self) -> str:
+        """This run's name on its leases: the process and this Digester."""
+        return self._holder
 
     @property
     def principal(self) -> str:
@@ -84,31 +103,43 @@ class Digester:
             windows = plan_windows(entries, max_turns=extractor.window_turns, max_chars=extractor.window_chars)
         else:  # a per-entry extractor reads the ledger as the previous entry left it
             windows = [[entry] for entry in entries]
-        for window in windows:
-            report.entries_seen += len(window)
-            try:
-                drafts = self._extract(window)
-            except ExtractorError as exc:
-                for entry in window:
-                    self._record_failure(entry, exc)
-                    report.entries_failed += 1
-                    report.errors.append(f"journal:{entry.id}: {exc.message}")
-                done += len(window)
-                if progress:
-                    progress(done, total)
-                if exc.stops_run:  # the endpoint is down or refuses us: the rest would fail the same way
-                    report.stopped_early = done < total
-                    break
+        for planned in windows:
+            window = lease(self.ledger, planned, self.holder, LEASE_SECONDS)
+            if len(window) < len(planned):  # another run (process) is digesting those entries
+                report.entries_leased_elsewhere += len(planned) - len(window)
+                done += len(planned) - len(window)
+            if not window:
                 continue
-            # One model call for the window; each entry still commits on its own (see _commit).
-            for entry in window:
-                if self._commit(entry, drafts.get(entry.id, []), report):
-                    report.entries_digested += 1
-                done += 1
+            try:
+                self._window(window, report)
+            except _StopRun:
+                report.stopped_early = done + len(window) < total
+                break
+            finally:
+                release(self.ledger, window, self.holder)
+                done += len(window)
                 if progress:
                     progress(done, total)
         report.backlog = self.journal.backlog_size(scopes=scopes)
         return report
+
+    def _window(self, window: list[JournalEntry], report: DigestReport) -> None:
+        """Extract one leased window (one model call) and commit each entry on its own."""
+        report.entries_seen += len(window)
+        try:
+            drafts = self._extract(window)
+        except ExtractorError as exc:
+            for entry in window:
+                self._record_failure(entry, exc)
+                report.entries_failed += 1
+                report.errors.append(f"journal:{entry.id}: {exc.message}")
+            if exc.stops_run:  # the endpoint is down or refuses us: the rest would fail the same way
+                raise _StopRun from None
+            return
+        # One model call for the window; each entry still commits on its own (see _commit).
+        for entry in window:
+            if self._commit(entry, drafts.get(entry.id, []), report):
+                report.entries_digested += 1
 
     # -- extraction -----------------------------------------------------------------------------
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from datetime import timedelta
 from collections.abc import Iterable, Sequence
 
 from factledger.ledger import Ledger, ValidationError
 from factledger.ledger.erasure import only_redactions
-from factledger.ledger.times import parse_time
+from factledger.ledger.times import format_time, parse_time, to_datetime
 
 from .model import AppendOutcome, JournalEntry, Turn
 from .sanitise import sanitise
@@ -122,6 +123,41 @@ class Journal:
         sql += " ORDER BY id DESC LIMIT ?"
         params.append(int(limit))
         return [JournalEntry.from_row(r) for r in self.storage.query(sql, params)]
+
+
+def lease(ledger: Ledger, entries: Sequence[JournalEntry], holder: str, seconds: float) -> list[JournalEntry]:
+    """The entries this digest run may extract: those no other live run holds, now leased to `holder`
+    for `seconds`. One write transaction, so two runs never both get an entry."""
+    if not entries:
+        return []
+    now = ledger.clock()
+    until = format_time(to_datetime(now) + timedelta(seconds=seconds))
+    ids = json.dumps([e.id for e in entries])
+    storage = ledger.storage
+    with storage.atomic():
+        storage.execute("DELETE FROM digest_leases WHERE until <= ?", (now,))
+        storage.execute(
+            "INSERT INTO digest_leases (entry_id, holder, until)"
+            " SELECT value, ?, ? FROM json_each(?) WHERE true ON CONFLICT(entry_id) DO NOTHING",
+            (holder, until, ids),
+        )
+        held = {
+            r[0] for r in storage.query(
+                "SELECT entry_id FROM digest_leases WHERE holder = ? AND entry_id IN (SELECT value FROM json_each(?))",
+                (holder, ids),
+            )
+        }
+    return [e for e in entries if e.id in held]
+
+
+def release(ledger: Ledger, entries: Sequence[JournalEntry], holder: str) -> None:
+    """End `holder`'s leases on these entries (committed, or given up)."""
+    if entries:
+        with ledger.storage.atomic():
+            ledger.storage.execute(
+                "DELETE FROM digest_leases WHERE holder = ? AND entry_id IN (SELECT value FROM json_each(?))",
+                (holder, json.dumps([e.id for e in entries])),
+            )
 
 
 def prune_said_before(ledger: Ledger, before: object, *, scopes: Sequence[str] | None = None) -> int:

@@ -303,6 +303,7 @@ class DigestReport:
     entries_seen: int = 0
     entries_digested: int = 0
     entries_failed: int = 0
+    entries_leased_elsewhere: int = 0  # left to another run (process) that was digesting them
     backlog: int = 0  # undigested entries left after the run
     proposals: dict[str, int] = field(default_factory=dict)  # status -> count
     applied_txs: list[int] = field(default_factory=list)
@@ -323,6 +324,7 @@ class DigestReport:
             "entries_seen": self.entries_seen,
             "entries_digested": self.entries_digested,
             "entries_failed": self.entries_failed,
+            "entries_leased_elsewhere": self.entries_leased_elsewhere,
             "backlog": self.backlog,
             "proposals": {s: self.proposals.get(s, 0) for s in ("applied", "pending", "rejected_again", "dropped")},
             "applied_txs": list(self.applied_txs),
