@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from factledger.ledger import Ledger, LedgerError
+from factledger.ledger import BUSY_TIMEOUT, Ledger, LedgerError
 from factledger.ledger.times import display
 
 DEFAULT_DB = Path(".factledger") / "ledger.db"
@@ -25,11 +25,12 @@ class AppContext:
 
     db_path: Path
     principal: str
+    busy_timeout: float = BUSY_TIMEOUT
     _ledger: Ledger | None = field(default=None, repr=False)
 
     def ledger(self) -> Ledger:
         if self._ledger is None:
-            self._ledger = Ledger.open(self.db_path)
+            self._ledger = Ledger.open(self.db_path, timeout=self.busy_timeout)
         return self._ledger
 
     def close(self) -> None:

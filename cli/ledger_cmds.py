@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from factledger.ledger import ClaimVersion
-from factledger.ledger.ops import LineError, apply_all, apply_batch, group_transactions, read_operations
+from factledger.ledger import BusyError, ClaimVersion
+from factledger.ledger.ops import Batch, LineError, apply_all, apply_batch, group_transactions, read_operations
 
 from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
 
@@ -32,27 +32,65 @@ def _claims_table(versions: list[ClaimVersion], *, known: bool = False) -> None:
 @click.argument("file")
 @click.option("--all-or-nothing", is_flag=True, help="Make the whole file one transaction.")
 @click.option("--reason", default="", help="Reason recorded on transactions whose lines give none.")
+@click.option(
+    "--from-line", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Start at this line of FILE (the first line of a transaction), as printed when a run gave up.",
+)
 @pass_app
-def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str) -> None:
+def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, from_line: int) -> None:
     """Apply JSON Lines operations from FILE (or - for standard input).
 
     One JSON object per line: define, add, supersede or retract. Consecutive lines with the same "tx"
     label form one transaction; others are their own. Prints one JSON object per transaction. A
     malformed line is reported before anything is written; a line the ledger refuses stops the run
-    with its line number (earlier transactions stay; its own writes nothing).
+    with its line number (earlier transactions stay; its own writes nothing). If other writers keep
+    the ledger busy past the wait's bound, the run stops saying which lines are applied and the
+    --from-line that resumes it.
     """
     ledger = app.ledger()
     try:
         # Parse every line first: a malformed line is reported before anything is written (a lazy
         # parse would apply some earlier transactions and silently drop the one just before it).
         ops = list(read_operations(read_input(file)))
+        batches = _from_line(list(group_transactions(ops)), from_line)
         if all_or_nothing:
-            emit_json(apply_all(ledger, ops, principal=app.principal, reason=reason).to_dict())
+            try:
+                emit_json(apply_all(ledger, [op for b in batches for op in b.ops], principal=app.principal, reason=reason).to_dict())
+            except LineError as exc:
+                if isinstance(exc.error, BusyError):
+                    raise CliError(f"{exc.error}; nothing was applied: run the same command again") from None
+                raise
             return
-        for batch in group_transactions(ops):
-            emit_json(apply_batch(ledger, batch, principal=app.principal, reason=reason).to_dict())
+        for batch in batches:
+            try:
+                result = apply_batch(ledger, batch, principal=app.principal, reason=reason)
+            except LineError as exc:
+                if isinstance(exc.error, BusyError):
+                    raise CliError(_resume_hint(exc.error, file, batch.first.line, batch is not batches[0])) from None
+                raise
+            emit_json(result.to_dict())
     except LineError as exc:
         raise CliError(str(exc)) from None
+
+
+def _from_line(batches: list[Batch], from_line: int) -> list[Batch]:
+    """The transactions that start at or after from_line; a line inside a transaction is refused (its
+    transaction is applied whole or not at all, so resuming from its middle would split it)."""
+    if from_line == 1:
+        return batches
+    for batch in batches:
+        if batch.first.line < from_line <= batch.ops[-1].line:
+            raise CliError(
+                f"--from-line: line {from_line} is inside transaction {batch.first.tx!r}, "
+                f"which starts on line {batch.first.line}"
+            )
+    return [b for b in batches if b.first.line >= from_line]
+
+
+def _resume_hint(error: Exception, file: str, line: int, applied_any: bool) -> str:
+    source = "FILE" if file == "-" else file
+    done = f"every transaction before line {line} is applied (one JSON line printed for each)" if applied_any else "this run applied nothing"
+    return f"{error}. So far {done}; line {line} onwards is not: resume with `factledger apply {source} --from-line {line}`"
 
 
 @click.command("current")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from factledger.ledger import BUSY_TIMEOUT
+
 from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds, trust_cmds
 from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
 
@@ -26,11 +28,19 @@ from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
     default=None,
     help="Who is acting, e.g. operator:alice. Default: operator:<login name>.",
 )
+@click.option(
+    "--busy-timeout",
+    envvar="FACTLEDGER_BUSY_TIMEOUT",
+    type=click.FloatRange(min=0.0),
+    default=BUSY_TIMEOUT,
+    show_default=True,
+    help="Seconds a write waits for other writers before giving up (it says so while it waits). Also FACTLEDGER_BUSY_TIMEOUT.",
+)
 @click.version_option(package_name="factledger")
 @click.pass_context
-def cli(ctx: click.Context, db_path: Path, principal: str | None) -> None:
+def cli(ctx: click.Context, db_path: Path, principal: str | None, busy_timeout: float) -> None:
     """factledger: a bitemporal, ledger-first knowledge store (long-term memory for Hermes Agent)."""
-    app = AppContext(db_path=db_path, principal=principal or default_principal())
+    app = AppContext(db_path=db_path, principal=principal or default_principal(), busy_timeout=busy_timeout)
     ctx.obj = app
     ctx.call_on_close(app.close)
 

@@ -17,9 +17,10 @@ from typing import Any
 
 from factledger.schema import migrations
 
-from .errors import IntegrityError, StorageError
+from .errors import BusyError, IntegrityError, StorageError
 from .keys import keyed_hash
 from .times import utc_now
+from .writer_queue import WriterQueue
 
 Params = Sequence[Any] | Mapping[str, Any]
 Row = sqlite3.Row
@@ -31,6 +32,8 @@ def _translate(exc: sqlite3.Error) -> Exception:
         text = text[len("factledger: ") :]
     if isinstance(exc, sqlite3.IntegrityError):
         return IntegrityError(f"the database refused the write: {text}")
+    if getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return BusyError(f"the ledger stayed locked past the busy timeout: {text}; nothing of this write was written")
     return StorageError(f"database error: {text}")
 
 
@@ -58,17 +61,22 @@ class ScrubReport:
         }
 
 
+# Seconds a write waits for its turn (the writers' queue, then SQLite's own lock) before BusyError.
+BUSY_TIMEOUT = 30.0
+
 _FTS5 = re.compile(r"\busing\s+fts5\s*\(", re.IGNORECASE)
 
 
 class Storage:
     """One SQLite connection with migrations applied; thread-safe through one re-entrant lock."""
 
-    def __init__(self, path: str | Path, *, read_only: bool = False, timeout: float = 30.0):
+    def __init__(self, path: str | Path, *, read_only: bool = False, timeout: float = BUSY_TIMEOUT):
         self.path = str(path)
         self.read_only = read_only
         self._lock = threading.RLock()
         self._depth = 0
+        # Writers of this file wait their turn in a fair queue (ledger/writer_queue.py), not in SQLite's poll.
+        self._queue = WriterQueue(self.path, timeout) if not read_only and self.path != ":memory:" else None
         try:
             if read_only:
                 uri = Path(self.path).resolve().as_uri() + "?mode=ro"
@@ -104,6 +112,9 @@ class Storage:
 
     def _migrate(self) -> None:
         with self._lock:
+            if not self._pending_migrations():
+                return  # an open that has nothing to migrate is a reader: it does not queue behind writers
+        with self._lock, self._writer_turn():
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
@@ -131,6 +142,13 @@ class Storage:
                     if applied is None:
                         raise StorageError(f"migration {migration.version}_{migration.name} failed: {exc}") from None
 
+    def _pending_migrations(self) -> bool:
+        table = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").fetchone()
+        if table is None:
+            return True
+        done = {row[0] for row in self._conn.execute("SELECT version FROM schema_migrations")}
+        return any(m.version not in done for m in migrations("sqlite"))
+
     @property
     def schema_version(self) -> int:
         row = self.one("SELECT MAX(version) FROM schema_migrations")
@@ -139,9 +157,27 @@ class Storage:
     # -- transactions ---------------------------------------------------------------------------
 
     @contextmanager
+    def _writer_turn(self) -> Iterator[None]:
+        """Hold this file's place in the writers' queue for the block (nothing for nested or in-memory)."""
+        if self._queue is None or self._depth > 0:
+            yield
+            return
+        self._queue.acquire()
+        try:
+            yield
+        finally:
+            self._queue.release()
+
+    @property
+    def last_wait(self) -> float:
+        """Seconds the latest top-level write transaction waited for its turn."""
+        return self._queue.last_wait if self._queue is not None else 0.0
+
+    @contextmanager
     def atomic(self) -> Iterator["Storage"]:
-        """One write transaction (BEGIN IMMEDIATE); nested calls become savepoints."""
-        with self._lock:
+        """One write transaction (BEGIN IMMEDIATE), after waiting its turn among the file's writers;
+        nested calls become savepoints."""
+        with self._lock, self._writer_turn():
             depth = self._depth
             name = f"fl_sp_{depth}"
             try:
@@ -288,7 +324,8 @@ class Storage:
             timeout = self.one("PRAGMA busy_timeout")[0]
             self.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             try:
-                busy, frames, done = self.one("PRAGMA wal_checkpoint(TRUNCATE)")
+                with self._writer_turn():  # a truncating checkpoint waits out writers: take a turn like one
+                    busy, frames, done = self.one("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 self.execute(f"PRAGMA busy_timeout = {int(timeout)}")
             if busy:

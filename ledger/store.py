@@ -24,7 +24,7 @@ from .erasure import ScopeFamily, mention_spans, merge_spans, redact_spans, text
 from .errors import ErasedError, IntegrityError, NotFoundError, PermissionDenied, StorageError, ValidationError
 from .keys import content_hash, key, keyed_hash, predicate_key
 from .model import PRINCIPAL_KINDS, Cardinality, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
-from .storage import Storage
+from .storage import BUSY_TIMEOUT, Storage
 from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
 
 _PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
@@ -422,8 +422,11 @@ class Ledger:
         chain.backfill(storage)  # a ledger from before the chain is hashed once, as it stands
 
     @classmethod
-    def open(cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now) -> "Ledger":
-        return cls(Storage(path, read_only=read_only), clock=clock)
+    def open(
+        cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now, timeout: float = BUSY_TIMEOUT
+    ) -> "Ledger":
+        """Open (and migrate) the ledger file; a write waits up to `timeout` seconds for its turn."""
+        return cls(Storage(path, read_only=read_only, timeout=timeout), clock=clock)
 
     def close(self) -> None:
         self.storage.close()

@@ -1,0 +1,259 @@
+"""Concurrent writers on one ledger: lost, duplicated, refused, the worst wait and ops/s, against one
+writer in the same run.
+
+Two kinds of writer, each measured alone (the baseline) and then many at once on a fresh ledger:
+- `factledger apply` processes, each applying its own JSON Lines file of one-operation transactions
+  (every line its own transaction, tagged by its reason `w<i>-t<j>`). A process that gives up prints
+  where to resume; the eval resumes it with `--from-line` and counts that as a resume, not a loss.
+- library writers: processes running threads, each thread with its own `Ledger` connection, one
+  `ledger.transaction()` per write.
+
+Counted against the ledger afterwards: lost = acknowledged (printed by `apply`, returned by the library)
+but not in the ledger; duplicated = a tag committed more than once; refused = a tag never applied by
+the end (after resumes). Worst wait = the longest gap between two acknowledgements of one writer (its
+own work included), and the longest single `transaction()` call for library writers.
+
+    .venv/bin/python evals/fault_writers.py [--procs 8] [--txs 300] [--lib-procs 8] [--lib-threads 8]
+        [--lib-txs 20] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from factledger.ledger import Ledger
+
+FACTLEDGER = str(Path(sys.executable).with_name("factledger"))
+RESUME = re.compile(r"--from-line (\d+)")
+
+
+def prepare(db: Path) -> None:
+    with Ledger.open(db) as ledger, ledger.transaction(principal="operator:eval") as tx:
+        tx.define("note", "many")
+
+
+def tags_in(db: Path) -> dict[str, int]:
+    with Ledger.open(db) as ledger:
+        rows = ledger.storage.query(
+            "SELECT reason, COUNT(*) AS n FROM transactions WHERE reason LIKE 'w%-t%' GROUP BY reason"
+        )
+    return {r["reason"]: int(r["n"]) for r in rows}
+
+
+def operation_lines(writer: int, txs: int) -> list[str]:
+    return [
+        json.dumps({"op": "add", "scope": "eval", "subject": f"writer {writer}", "predicate": "note",
+                    "value": f"entry {j}", "reason": f"w{writer}-t{j}"})
+        for j in range(txs)
+    ]
+
+
+@dataclass
+class Outcome:
+    kind: str
+    writers: int
+    expected: set[str] = field(default_factory=set)
+    acked: set[str] = field(default_factory=set)
+    worst_wait: float = 0.0
+    resumes: int = 0
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    present: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        lost = sorted(self.acked - set(self.present))
+        duplicated = sorted(t for t, n in self.present.items() if n > 1)
+        refused = sorted(self.expected - set(self.present))
+        committed = sum(1 for t in self.expected if t in self.present)
+        return {
+            "kind": self.kind,
+            "writers": self.writers,
+            "transactions": len(self.expected),
+            "committed": committed,
+            "lost": len(lost),
+            "duplicated": len(duplicated),
+            "refused": len(refused),
+            "resumes": self.resumes,
+            "worst_wait_s": round(self.worst_wait, 3),
+            "seconds": round(self.seconds, 2),
+            "ops_per_s": round(committed / self.seconds, 1) if self.seconds else 0.0,
+            "errors": self.errors[:5],
+        }
+
+
+def _run_apply(db: Path, path: Path, writer: int, outcome: Outcome, guard: threading.Lock) -> None:
+    """One `factledger apply` process, resumed from where it says until its file is done."""
+    start_line = 1
+    while True:
+        args = [FACTLEDGER, "--db", str(db), "--principal", "agent:eval", "apply", str(path)]
+        if start_line > 1:
+            args += ["--from-line", str(start_line)]
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stderr_lines: list[str] = []
+        reader = threading.Thread(target=lambda: stderr_lines.extend(proc.stderr), daemon=True)
+        reader.start()
+        last = None
+        for line in proc.stdout:
+            now = time.monotonic()
+            if last is not None:
+                with guard:
+                    outcome.worst_wait = max(outcome.worst_wait, now - last)
+            last = now
+            with guard:
+                outcome.acked.add(json.loads(line)["reason"])
+        proc.wait()
+        reader.join()
+        if proc.returncode == 0:
+            return
+        text = "".join(stderr_lines)
+        found = RESUME.search(text)
+        with guard:
+            outcome.errors.append(f"writer {writer}: exit {proc.returncode}: {text.strip()[-300:]}")
+        if not found:
+            return
+        with guard:
+            outcome.resumes += 1
+        start_line = int(found.group(1))
+
+
+def apply_phase(root: Path, writers: int, txs: int) -> Outcome:
+    db = root / f"apply-{writers}.db"
+    prepare(db)
+    outcome = Outcome("apply processes", writers)
+    files = []
+    for i in range(writers):
+        path = root / f"ops-{writers}-{i}.jsonl"
+        path.write_text("\n".join(operation_lines(i, txs)) + "\n")
+        files.append(path)
+        outcome.expected.update(f"w{i}-t{j}" for j in range(txs))
+    guard = threading.Lock()
+    threads = [threading.Thread(target=_run_apply, args=(db, files[i], i, outcome, guard)) for i in range(writers)]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    outcome.seconds = time.monotonic() - started
+    outcome.present = tags_in(db)
+    return outcome
+
+
+def library_worker(db: str, process: int, threads: int, txs: int) -> None:
+    """Hidden mode: one process of library writers; prints one JSON result line at the end."""
+    acked: list[str] = []
+    errors: list[str] = []
+    waits: list[float] = []
+    guard = threading.Lock()
+
+    def thread_body(thread: int) -> None:
+        writer = process * threads + thread
+        ledger = Ledger.open(db)
+        try:
+            for j in range(txs):
+                began = time.monotonic()
+                try:
+                    with ledger.transaction(principal="agent:eval", reason=f"w{writer}-t{j}") as tx:
+                        tx.add("eval", f"writer {writer}", "note", f"entry {j}")
+                except Exception as exc:  # counted as refused, reported
+                    with guard:
+                        errors.append(f"writer {writer} t{j}: {exc}")
+                    continue
+                with guard:
+                    acked.append(f"w{writer}-t{j}")
+                    waits.append(time.monotonic() - began)
+        finally:
+            ledger.close()
+
+    pool = [threading.Thread(target=thread_body, args=(i,)) for i in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    print(json.dumps({"acked": acked, "errors": errors, "worst": max(waits, default=0.0)}))
+
+
+def library_phase(root: Path, procs: int, threads: int, txs: int) -> Outcome:
+    db = root / f"library-{procs}x{threads}.db"
+    prepare(db)
+    outcome = Outcome("library writers", procs * threads)
+    outcome.expected = {f"w{w}-t{j}" for w in range(procs * threads) for j in range(txs)}
+    started = time.monotonic()
+    children = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--library-worker", str(db), str(p), str(threads), str(txs)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for p in range(procs)
+    ]
+    for child in children:
+        out, err = child.communicate()
+        if child.returncode != 0:
+            outcome.errors.append(f"process exit {child.returncode}: {err.strip()[-300:]}")
+            continue
+        result = json.loads(out.strip().splitlines()[-1])
+        outcome.acked.update(result["acked"])
+        outcome.errors.extend(result["errors"])
+        outcome.worst_wait = max(outcome.worst_wait, result["worst"])
+    outcome.seconds = time.monotonic() - started
+    outcome.present = tags_in(db)
+    return outcome
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--procs", type=int, default=8, help="concurrent `factledger apply` processes")
+    parser.add_argument("--txs", type=int, default=300, help="transactions per apply process")
+    parser.add_argument("--lib-procs", type=int, default=8)
+    parser.add_argument("--lib-threads", type=int, default=8)
+    parser.add_argument("--lib-txs", type=int, default=20, help="transactions per library thread")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="fault-writers-") as tmp:
+        root = Path(tmp)
+        phases = [
+            ("apply, 1 writer (baseline)", lambda: apply_phase(root, 1, args.txs)),
+            (f"apply, {args.procs} writers", lambda: apply_phase(root, args.procs, args.txs)),
+            ("library, 1 writer (baseline)", lambda: library_phase(root, 1, 1, args.lib_txs * args.lib_threads)),
+            (f"library, {args.lib_procs} x {args.lib_threads} writers",
+             lambda: library_phase(root, args.lib_procs, args.lib_threads, args.lib_txs)),
+        ]
+        for label, run in phases:
+            summary = run().summary()
+            summary["phase"] = label
+            results.append(summary)
+            if not args.json:
+                print(
+                    f"{label:34s} committed {summary['committed']:5d}/{summary['transactions']:<5d} "
+                    f"lost {summary['lost']} duplicated {summary['duplicated']} refused {summary['refused']} "
+                    f"resumes {summary['resumes']}  worst wait {summary['worst_wait_s']:.3f} s  "
+                    f"{summary['ops_per_s']:.1f} tx/s  ({summary['seconds']:.1f} s)",
+                    flush=True,
+                )
+                for error in summary["errors"]:
+                    print(f"    {error}")
+        for base, many in ((0, 1), (2, 3)):
+            ratio = results[many]["ops_per_s"] / results[base]["ops_per_s"] if results[base]["ops_per_s"] else 0.0
+            results[many]["ops_ratio_to_baseline"] = round(ratio, 2)
+            if not args.json:
+                print(f"{results[many]['phase']}: throughput {ratio:.2f}x the single writer of this run")
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return results
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "--library-worker":
+        library_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    else:
+        main()
