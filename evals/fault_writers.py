@@ -52,7 +52,7 @@ def tags_in(db: Path) -> dict[str, int]:
 
 def operation_lines(writer: int, txs: int) -> list[str]:
     return [
-        json.dumps({"op": "add", "scope": "eval", "subject": f"writer {writer}", "predicate": "note",
+        json.dumps({"op": "add", "scope": "eval", "subject": f"writer {writer} item {j}", "predicate": "note",
                     "value": f"entry {j}", "reason": f"w{writer}-t{j}"})
         for j in range(txs)
     ]
@@ -163,7 +163,7 @@ def library_worker(db: str, process: int, threads: int, txs: int) -> None:
                 began = time.monotonic()
                 try:
                     with ledger.transaction(principal="agent:eval", reason=f"w{writer}-t{j}") as tx:
-                        tx.add("eval", f"writer {writer}", "note", f"entry {j}")
+                        tx.add("eval", f"writer {writer} item {j}", "note", f"entry {j}")
                 except Exception as exc:  # counted as refused, reported
                     with guard:
                         errors.append(f"writer {writer} t{j}: {exc}")

@@ -10,7 +10,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,8 @@ class ScrubReport:
 
 # Seconds a write waits for its turn (the writers' queue, then SQLite's own lock) before BusyError.
 BUSY_TIMEOUT = 30.0
+
+_WRITE = re.compile(r"\s*(?:INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b", re.IGNORECASE)
 
 _FTS5 = re.compile(r"\busing\s+fts5\s*\(", re.IGNORECASE)
 
@@ -235,9 +237,15 @@ class Storage:
 
     # -- statements -----------------------------------------------------------------------------
 
+    def _statement_turn(self, sql: str):
+        """A write statement outside a transaction commits on its own: it waits its turn like one."""
+        if self._depth == 0 and self._queue is not None and _WRITE.match(sql):
+            return self._writer_turn()
+        return nullcontext()
+
     def execute(self, sql: str, params: Params = ()) -> int:
         """Run one statement; returns lastrowid (for INSERT) or the row count."""
-        with self._lock:
+        with self._lock, self._statement_turn(sql):
             try:
                 cursor = self._conn.execute(sql, params)
             except sqlite3.Error as exc:
@@ -245,28 +253,28 @@ class Storage:
             return cursor.lastrowid if sql.lstrip()[:6].upper() == "INSERT" else cursor.rowcount
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> int:
-        with self._lock:
+        with self._lock, self._statement_turn(sql):
             try:
                 return self._conn.executemany(sql, rows).rowcount
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
 
     def executescript(self, script: str) -> None:
-        with self._lock:
+        with self._lock, self._statement_turn(script):
             try:
                 self._conn.executescript(script)
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
-        with self._lock:
+        with self._lock, self._statement_turn(sql):
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
 
     def one(self, sql: str, params: Params = ()) -> Row | None:
-        with self._lock:
+        with self._lock, self._statement_turn(sql):
             try:
                 return self._conn.execute(sql, params).fetchone()
             except sqlite3.Error as exc:
