@@ -128,6 +128,47 @@ def timed_kill(proc: subprocess.Popen, delay: float) -> tuple[bool, str]:
     return kill(proc)
 
 
+def written(pid: int) -> int | None:
+    """Bytes the process has written so far (/proc/<pid>/io wchar), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/io") as io:
+            for line in io:
+                if line.startswith("wchar:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+STARTUP_WRITES = 4096  # a command writes a few bytes while it starts (SQLite's -shm); work writes far more
+
+
+def measure_writes(db: Path, args: tuple[str, ...]) -> int:
+    """How many bytes one uninterrupted run of the command writes (to place kills across its work)."""
+    proc = spawn(db, *args)
+    most = 0
+    while proc.poll() is None:
+        most = max(most, written(proc.pid) or 0)
+        time.sleep(0.001)
+    proc.stdout.read()
+    return max(most, STARTUP_WRITES * 2)
+
+
+def kill_during_work(proc: subprocess.Popen, rng: random.Random, total_writes: int) -> bool:
+    """SIGKILL once the process has written a random share of what a whole run writes (most kills), or
+    after a random delay in its first second (some kills land while it starts and opens the ledger).
+    Returns True when it ended by itself first."""
+    if rng.random() < 0.15:
+        return timed_kill(proc, rng.uniform(0.0, 1.0))[0]
+    threshold = rng.uniform(STARTUP_WRITES, total_writes)
+    while proc.poll() is None:
+        done = written(proc.pid)
+        if done is None or done >= threshold:
+            break
+        time.sleep(0.0005)
+    return kill(proc)[0]
+
+
 # -- apply ---------------------------------------------------------------------------------------
 
 
@@ -236,12 +277,6 @@ WORDS = ["harbour", "violin", "granite", "saffron", "lantern", "meadow", "copper
          "teapot", "canyon", "walnut", "compass", "ember", "lagoon"]
 
 
-def calibrate(db: Path, args: tuple[str, ...]) -> float:
-    started = time.monotonic()
-    subprocess.run([FACTLEDGER, "--db", str(db), *args], capture_output=True)
-    return time.monotonic() - started
-
-
 def recall_kills(root: Path, surface: str, kills: int, rng: random.Random, tally: Tally) -> None:
     db = root / f"{surface}.db"
     with Ledger.open(db) as ledger, ledger.transaction(principal="operator:faults") as tx:
@@ -252,12 +287,15 @@ def recall_kills(root: Path, surface: str, kills: int, rng: random.Random, tally
         "rebuild": ("index", "rebuild", "--json"),
         "repair": ("index", "repair", "--json"),
     }[surface]
-    full = calibrate(db, ("index", "rebuild"))  # builds the index once; also the slowest of the three
+    run_cli("--db", str(db), "index", "rebuild")
+    fill_recall(db, rng, 300, "calibration")
+    total = measure_writes(db, args)
     for round_ in range(kills):
-        fill_recall(db, rng, rng.randint(20, 200), f"{surface}{round_}")
+        # search and repair drain what the outbox holds; rebuild rewrites everything (kept small so each run is short)
+        fill_recall(db, rng, rng.randint(20, 60) if surface == "rebuild" else rng.randint(100, 500), f"{surface}{round_}")
         before = _index_state(db)
         proc = spawn(db, *args)
-        finished, _ = timed_kill(proc, rng.uniform(0.3, 1.0) * full)
+        finished = kill_during_work(proc, rng, total)
         tally.kills += 1
         tally.mid_work += not finished and _index_state(db) != before
         check_store(db, tally, f"{surface} kill {round_}")
@@ -322,19 +360,19 @@ def backlog(db: Path) -> int:
 
 def digest_kills(root: Path, kills: int, turns_per_batch: int, rng: random.Random, tally: Tally) -> None:
     db, reference = root / "digest.db", root / "digest-reference.db"
-    full = None
+    total = None
     for round_ in range(kills):
         if not db.exists() or backlog(db) == 0:
             turns = digest_turns(turns_per_batch, random.Random(rng.random()))
             journal(db, turns)
             journal(reference, turns)
-            if full is None:
-                full = calibrate(reference, ("digest", "--rules"))  # the reference digests with no kill
+            if total is None:  # the reference digests with no kill (and tells how much a whole run writes)
+                total = measure_writes(reference, ("digest", "--rules"))
             else:
                 subprocess.run([FACTLEDGER, "--db", str(reference), "digest", "--rules"], capture_output=True)
         before = backlog(db)
         proc = spawn(db, "digest", "--rules", "--json")
-        finished, _ = timed_kill(proc, rng.uniform(0.2, 1.0) * full)
+        finished = kill_during_work(proc, rng, total)
         tally.kills += 1
         after = backlog(db)
         tally.mid_work += not finished and 0 < before - after and after > 0
