@@ -52,6 +52,7 @@ SHARE = {"apply": 0.4, "search": 0.15, "rebuild": 0.15, "repair": 0.15, "digest"
 @dataclass
 class Tally:
     kills: int = 0
+    resumed: int = 0  # killed apply runs resumed with --from-line to the end of their file
     mid_work: int = 0  # kills that landed after the command had changed something and before it finished
     printed: int = 0  # transactions printed before a kill (apply)
     committed_unprinted: int = 0  # committed, killed before printing (apply): allowed, reported
@@ -65,7 +66,7 @@ class Tally:
 
     def to_dict(self) -> dict:
         return {
-            "kills": self.kills, "mid_work": self.mid_work, "printed": self.printed,
+            "kills": self.kills, "mid_work": self.mid_work, "resumed": self.resumed, "printed": self.printed,
             "committed_unprinted": self.committed_unprinted, "lost": self.lost, "duplicated": self.duplicated,
             "half_applied": self.half_applied, "integrity_failures": self.integrity_failures,
             "verify_findings_before_repair": dict(self.verify_findings),
@@ -225,7 +226,7 @@ def check_apply(db: Path, plan: list[tuple[int, int, str]], printed: list[dict],
     return committed
 
 
-def apply_kills(root: Path, kills: int, rng: random.Random, tally: Tally) -> None:
+def apply_kills(root: Path, kills: int, rng: random.Random, tally: Tally, *, resume_every: int = 5) -> None:
     db = root / "apply.db"
     with Ledger.open(db) as ledger, ledger.transaction(principal="operator:faults") as tx:
         tx.define("note", "many")
@@ -236,7 +237,7 @@ def apply_kills(root: Path, kills: int, rng: random.Random, tally: Tally) -> Non
         wait_for = rng.randint(0, len(plan) - 1)
         printed: list[dict] = []
         if wait_for == 0:
-            finished, rest = timed_kill(proc, rng.uniform(0.0, 0.8))  # while starting or on the first transaction
+            finished, rest = timed_kill(proc, rng.uniform(0.0, 0.5))  # while it starts or on its first transactions
         else:
             while len(printed) < wait_for:
                 line = proc.stdout.readline()
@@ -250,7 +251,7 @@ def apply_kills(root: Path, kills: int, rng: random.Random, tally: Tally) -> Non
         label = f"r{round_}: apply kill {round_}"
         committed = check_apply(db, plan, printed, tally, label)
         tally.mid_work += 0 < committed < len(plan) and not finished
-        if round_ % 5 == 4 and committed < len(plan):  # resume the killed run to its end
+        if round_ % resume_every == resume_every - 1 and committed < len(plan):  # resume the killed run to its end
             resume = subprocess.run(
                 [FACTLEDGER, "--db", str(db), "apply", str(ops), "--from-line", str(plan[committed][0])],
                 capture_output=True, text=True,
@@ -260,6 +261,7 @@ def apply_kills(root: Path, kills: int, rng: random.Random, tally: Tally) -> Non
             done = [json.loads(line) for line in resume.stdout.splitlines()]
             if check_apply(db, plan, printed + done, Tally(), label) != len(plan):
                 tally.problems.append(f"{label}: the resume did not complete the file")
+            tally.resumed += 1
         check_store(db, tally, label)
 
 
@@ -441,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{surface:8s} kills {d['kills']:4d} (mid-work {d['mid_work']:3d})  lost {d['lost']}  duplicated {d['duplicated']}  "
                 f"half-applied {d['half_applied']}  integrity failures {d['integrity_failures']}  "
                 f"verify before repair {d['verify_findings_before_repair'] or '{}'}  after repair: {d['verify_failures_after_repair']} failing"
-                + (f"  printed {d['printed']}, committed unprinted {d['committed_unprinted']}" if surface == "apply" else "")
+                + (f"  printed {d['printed']}, committed unprinted {d['committed_unprinted']}, resumed {d['resumed']}" if surface == "apply" else "")
             )
             for problem in d["problems"]:
                 print(f"    {problem}")
