@@ -5,6 +5,8 @@ Two kinds of writer, each measured alone (the baseline) and then many at once on
 - `factledger apply` processes, each applying its own JSON Lines file of one-operation transactions
   (every line its own transaction, tagged by its reason `w<i>-t<j>`). A process that gives up prints
   where to resume; the eval resumes it with `--from-line` and counts that as a resume, not a loss.
+- the same concurrent `apply` run with the writers' queue switched off in the child processes (SQLite's
+  polling only, as before the queue): how often a writer gave up (`resumes`) and how long one waited.
 - library writers: processes running threads, each thread with its own `Ledger` connection, one
   `ledger.transaction()` per write.
 
@@ -34,6 +36,12 @@ from pathlib import Path
 from factledger.ledger import Ledger
 
 FACTLEDGER = str(Path(sys.executable).with_name("factledger"))
+# The comparison in the same run: `factledger` as it waited before the writers' queue (SQLite's polling only).
+POLLING_ONLY = [
+    sys.executable, "-c",
+    "import sys; from factledger.ledger import writer_queue; writer_queue.fcntl = None; "
+    "from factledger.cli.main import main; sys.argv[0] = 'factledger'; main()",
+]
 RESUME = re.compile(r"--from-line (\d+)")
 
 
@@ -65,6 +73,7 @@ class Outcome:
     expected: set[str] = field(default_factory=set)
     acked: set[str] = field(default_factory=set)
     worst_wait: float = 0.0
+    worst_queued: float = 0.0  # library writers: the longest wait for the turn alone
     resumes: int = 0
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -85,17 +94,18 @@ class Outcome:
             "refused": len(refused),
             "resumes": self.resumes,
             "worst_wait_s": round(self.worst_wait, 3),
+            "worst_queued_s": round(self.worst_queued, 3),
             "seconds": round(self.seconds, 2),
             "ops_per_s": round(committed / self.seconds, 1) if self.seconds else 0.0,
             "errors": self.errors[:5],
         }
 
 
-def _run_apply(db: Path, path: Path, writer: int, outcome: Outcome, guard: threading.Lock) -> None:
+def _run_apply(db: Path, path: Path, writer: int, outcome: Outcome, guard: threading.Lock, command: list[str]) -> None:
     """One `factledger apply` process, resumed from where it says until its file is done."""
     start_line = 1
     while True:
-        args = [FACTLEDGER, "--db", str(db), "--principal", "agent:eval", "apply", str(path)]
+        args = [*command, "--db", str(db), "--principal", "agent:eval", "apply", str(path)]
         if start_line > 1:
             args += ["--from-line", str(start_line)]
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -126,10 +136,11 @@ def _run_apply(db: Path, path: Path, writer: int, outcome: Outcome, guard: threa
         start_line = int(found.group(1))
 
 
-def apply_phase(root: Path, writers: int, txs: int) -> Outcome:
-    db = root / f"apply-{writers}.db"
+def apply_phase(root: Path, writers: int, txs: int, *, polling_only: bool = False) -> Outcome:
+    db = root / f"apply-{writers}{'-polling' if polling_only else ''}.db"
     prepare(db)
     outcome = Outcome("apply processes", writers)
+    command = POLLING_ONLY if polling_only else [FACTLEDGER]
     files = []
     for i in range(writers):
         path = root / f"ops-{writers}-{i}.jsonl"
@@ -137,7 +148,7 @@ def apply_phase(root: Path, writers: int, txs: int) -> Outcome:
         files.append(path)
         outcome.expected.update(f"w{i}-t{j}" for j in range(txs))
     guard = threading.Lock()
-    threads = [threading.Thread(target=_run_apply, args=(db, files[i], i, outcome, guard)) for i in range(writers)]
+    threads = [threading.Thread(target=_run_apply, args=(db, files[i], i, outcome, guard, command)) for i in range(writers)]
     started = time.monotonic()
     for t in threads:
         t.start()
@@ -153,6 +164,7 @@ def library_worker(db: str, process: int, threads: int, txs: int) -> None:
     acked: list[str] = []
     errors: list[str] = []
     waits: list[float] = []
+    queued: list[float] = []  # of which waiting for the turn (the writers' queue)
     guard = threading.Lock()
 
     def thread_body(thread: int) -> None:
@@ -171,6 +183,7 @@ def library_worker(db: str, process: int, threads: int, txs: int) -> None:
                 with guard:
                     acked.append(f"w{writer}-t{j}")
                     waits.append(time.monotonic() - began)
+                    queued.append(ledger.storage.last_wait)
         finally:
             ledger.close()
 
@@ -179,7 +192,7 @@ def library_worker(db: str, process: int, threads: int, txs: int) -> None:
         t.start()
     for t in pool:
         t.join()
-    print(json.dumps({"acked": acked, "errors": errors, "worst": max(waits, default=0.0)}))
+    print(json.dumps({"acked": acked, "errors": errors, "worst": max(waits, default=0.0), "worst_queued": max(queued, default=0.0)}))
 
 
 def library_phase(root: Path, procs: int, threads: int, txs: int) -> Outcome:
@@ -204,6 +217,7 @@ def library_phase(root: Path, procs: int, threads: int, txs: int) -> Outcome:
         outcome.acked.update(result["acked"])
         outcome.errors.extend(result["errors"])
         outcome.worst_wait = max(outcome.worst_wait, result["worst"])
+        outcome.worst_queued = max(outcome.worst_queued, result["worst_queued"])
     outcome.seconds = time.monotonic() - started
     outcome.present = tags_in(db)
     return outcome
@@ -224,6 +238,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         phases = [
             ("apply, 1 writer (baseline)", lambda: apply_phase(root, 1, args.txs)),
             (f"apply, {args.procs} writers", lambda: apply_phase(root, args.procs, args.txs)),
+            (f"apply, {args.procs}, SQLite polling only", lambda: apply_phase(root, args.procs, args.txs, polling_only=True)),
             ("library, 1 writer (baseline)", lambda: library_phase(root, 1, 1, args.lib_txs * args.lib_threads)),
             (f"library, {args.lib_procs} x {args.lib_threads} writers",
              lambda: library_phase(root, args.lib_procs, args.lib_threads, args.lib_txs)),
@@ -236,13 +251,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 print(
                     f"{label:34s} committed {summary['committed']:5d}/{summary['transactions']:<5d} "
                     f"lost {summary['lost']} duplicated {summary['duplicated']} refused {summary['refused']} "
-                    f"resumes {summary['resumes']}  worst wait {summary['worst_wait_s']:.3f} s  "
+                    f"resumes {summary['resumes']}  worst wait {summary['worst_wait_s']:.3f} s"
+                    + (f" (in the queue {summary['worst_queued_s']:.3f} s)" if summary["worst_queued_s"] else "")
+                    + "  "
                     f"{summary['ops_per_s']:.1f} tx/s  ({summary['seconds']:.1f} s)",
                     flush=True,
                 )
                 for error in summary["errors"]:
                     print(f"    {error}")
-        for base, many in ((0, 1), (2, 3)):
+        for base, many in ((0, 1), (0, 2), (3, 4)):
             ratio = results[many]["ops_per_s"] / results[base]["ops_per_s"] if results[base]["ops_per_s"] else 0.0
             results[many]["ops_ratio_to_baseline"] = round(ratio, 2)
             if not args.json:
