@@ -11,6 +11,9 @@ Surfaces (each its own ledger, growing over the run; all subprocesses on this ma
 - digest: `factledger digest` of a journal of a few thousand turns (rules extractor), killed and run
   again until the backlog is empty; the claims at the end must equal a reference ledger that digested
   the same turns with no kill, and no journal entry may have been digested twice.
+- hermes: the Hermes provider (`FactledgerMemoryProvider`, as Hermes loads it) in a process of its own,
+  journaling turns with `sync_turn` and digesting them on its worker thread, killed between turns or
+  while it digests and shuts down: every turn it acknowledged is in the journal, once.
 
 After every kill: `PRAGMA integrity_check` is `ok`, and `factledger verify --json` passes every check
 but two that a kill may legitimately leave failing, both documented as repairable: `outbox_drained`
@@ -45,8 +48,8 @@ from factledger.ledger import Ledger
 FACTLEDGER = str(Path(sys.executable).with_name("factledger"))
 # A kill may leave these failing; `index repair` must clear them (DESIGN §5: the index is rebuildable).
 REPAIRABLE = {"outbox_drained", "vector_index"}
-SURFACES = ("apply", "search", "rebuild", "repair", "digest")
-SHARE = {"apply": 0.4, "search": 0.15, "rebuild": 0.15, "repair": 0.15, "digest": 0.15}
+SURFACES = ("apply", "search", "rebuild", "repair", "digest", "hermes")
+SHARE = {"apply": 0.35, "search": 0.14, "rebuild": 0.14, "repair": 0.14, "digest": 0.14, "hermes": 0.09}
 
 
 @dataclass
@@ -391,6 +394,60 @@ def digest_kills(root: Path, kills: int, turns_per_batch: int, rng: random.Rando
     check_store(db, tally, "digest, final")
 
 
+# -- Hermes provider journaling ------------------------------------------------------------------
+
+HERMES_CHILD = """
+import os, sys
+home, start, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.environ["HERMES_HOME"] = home
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from factledger.hermes_plugin.provider import FactledgerMemoryProvider
+provider = FactledgerMemoryProvider()
+provider.initialize("kills", hermes_home=home, platform="cli", agent_identity="default")
+for i in range(start, start + count):
+    provider.sync_turn(f"I live in Porto and my lucky number is {i}.", f"Noted number {i}.")
+    print(i, flush=True)  # sync_turn returned: the turn is journaled (its digest runs on the worker)
+provider.shutdown()
+"""
+
+
+def hermes_kills(root: Path, kills: int, rng: random.Random, tally: Tally) -> None:
+    """Hermes's `sync_turn` in a process of its own (the provider as Hermes loads it), killed between or
+    during turns and during its background digest: every turn it acknowledged is in the journal, once."""
+    home = root / "hermes-home"
+    home.mkdir()
+    db = home / "factledger" / "ledger.db"
+    per_run = 40
+    for round_ in range(kills):
+        start = round_ * per_run
+        proc = subprocess.Popen(
+            [sys.executable, "-c", HERMES_CHILD, str(home), str(start), str(per_run)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )
+        acked = []
+        wait_for = rng.randint(0, per_run)  # per_run: kill while it digests and shuts down
+        while len(acked) < wait_for:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            acked.append(int(line))
+        time.sleep(rng.uniform(0.0, 0.01 if wait_for < per_run else 0.5))
+        finished, rest = kill(proc)
+        acked += [int(line) for line in rest.split()]
+        tally.kills += 1
+        tally.printed += len(acked)
+        with Ledger.open(db) as ledger:
+            texts = Counter(r["text"] for r in ledger.storage.query("SELECT text FROM journal"))
+        for i in acked:
+            for text in (f"I live in Porto and my lucky number is {i}.", f"Noted number {i}."):
+                if texts[text] == 0:
+                    tally.lost += 1
+                    tally.problems.append(f"hermes kill {round_}: acknowledged turn {i} is not in the journal")
+        tally.duplicated += sum(1 for n in texts.values() if n > 1)
+        tally.mid_work += not finished and 0 < len(acked)
+        check_store(db, tally, f"hermes kill {round_}")
+
+
 # -- run -----------------------------------------------------------------------------------------
 
 
@@ -412,6 +469,8 @@ def run(kills: dict[str, int], *, seed: int = 7, turns: int = 2500, workdir: Pat
                 apply_kills(root, count, rng, tallies[surface])
             elif surface == "digest":
                 digest_kills(root, count, turns, rng, tallies[surface])
+            elif surface == "hermes":
+                hermes_kills(root, count, rng, tallies[surface])
             else:
                 recall_kills(root, surface, count, rng, tallies[surface])
     return tallies
@@ -444,6 +503,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"half-applied {d['half_applied']}  integrity failures {d['integrity_failures']}  "
                 f"verify before repair {d['verify_findings_before_repair'] or '{}'}  after repair: {d['verify_failures_after_repair']} failing"
                 + (f"  printed {d['printed']}, committed unprinted {d['committed_unprinted']}, resumed {d['resumed']}" if surface == "apply" else "")
+                + (f"  turns acknowledged {d['printed']}" if surface == "hermes" else "")
             )
             for problem in d["problems"]:
                 print(f"    {problem}")
