@@ -82,7 +82,9 @@ def test_a_run_that_gives_up_says_where_to_resume_and_the_resume_completes(tmp_p
     thread.start()
     try:
         assert held.wait(10)
-        out, err = proc.communicate(timeout=20)
+        out = proc.stdout.read()  # (not communicate: it would skip what readline has buffered)
+        err = proc.stderr.read()
+        proc.wait(timeout=20)
     finally:
         release.set()
         thread.join()
