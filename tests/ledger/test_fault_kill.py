@@ -26,10 +26,10 @@ def _fault_kill(monkeypatch):
 def test_killed_apply_runs_lose_nothing_and_resume(tmp_path: Path, monkeypatch) -> None:
     fk = _fault_kill(monkeypatch)
     tally = fk.Tally()
-    fk.apply_kills(tmp_path, 3, random.Random(3), tally, resume_every=1)
-    assert tally.kills == 3 and tally.resumed >= 1
+    fk.apply_kills(tmp_path, 2, random.Random(3), tally, resume_every=1)
+    assert tally.kills == 2 and tally.resumed >= 1
     assert tally.held, tally.to_dict()
-    assert tally.mid_work >= 2  # the kills landed between two transactions of the file, not before or after
+    assert tally.mid_work >= 1  # a kill landed between two transactions of the file, not before or after
     assert tally.printed > 0
     assert set(tally.verify_findings) <= fk.REPAIRABLE
 
