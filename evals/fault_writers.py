@@ -16,7 +16,7 @@ the end (after resumes). ops/s counts from the first acknowledgement to the last
 own work included), and the longest single `transaction()` call for library writers.
 
     .venv/bin/python evals/fault_writers.py [--procs 8] [--txs 300] [--lib-procs 8] [--lib-threads 8]
-        [--lib-txs 20] [--json]
+        [--lib-txs 20] [--ops-per-tx 1] [--json]
 """
 
 from __future__ import annotations
@@ -58,12 +58,19 @@ def tags_in(db: Path) -> dict[str, int]:
     return {r["reason"]: int(r["n"]) for r in rows}
 
 
-def operation_lines(writer: int, txs: int) -> list[str]:
-    return [
-        json.dumps({"op": "add", "scope": "eval", "subject": f"writer {writer} item {j}", "predicate": "note",
-                    "value": f"entry {j}", "reason": f"w{writer}-t{j}"})
-        for j in range(txs)
-    ]
+def operation_lines(writer: int, txs: int, ops_per_tx: int = 1) -> list[str]:
+    """txs transactions of ops_per_tx adds each (one `tx` group per transaction), tagged by reason."""
+    lines = []
+    for j in range(txs):
+        for k in range(ops_per_tx):
+            op = {"op": "add", "scope": "eval", "subject": f"writer {writer} item {j}.{k}", "predicate": "note",
+                  "value": f"entry {j}"}
+            if ops_per_tx > 1:
+                op["tx"] = f"t{j}"
+            if k == 0:
+                op["reason"] = f"w{writer}-t{j}"
+            lines.append(json.dumps(op))
+    return lines
 
 
 @dataclass
@@ -141,7 +148,7 @@ def _run_apply(db: Path, path: Path, writer: int, outcome: Outcome, guard: threa
         start_line = int(found.group(1))
 
 
-def apply_phase(root: Path, writers: int, txs: int, *, polling_only: bool = False) -> Outcome:
+def apply_phase(root: Path, writers: int, txs: int, ops_per_tx: int = 1, *, polling_only: bool = False) -> Outcome:
     db = root / f"apply-{writers}{'-polling' if polling_only else ''}.db"
     prepare(db)
     outcome = Outcome("apply processes", writers)
@@ -149,7 +156,7 @@ def apply_phase(root: Path, writers: int, txs: int, *, polling_only: bool = Fals
     files = []
     for i in range(writers):
         path = root / f"ops-{writers}-{i}.jsonl"
-        path.write_text("\n".join(operation_lines(i, txs)) + "\n")
+        path.write_text("\n".join(operation_lines(i, txs, ops_per_tx)) + "\n")
         files.append(path)
         outcome.expected.update(f"w{i}-t{j}" for j in range(txs))
     guard = threading.Lock()
@@ -164,7 +171,7 @@ def apply_phase(root: Path, writers: int, txs: int, *, polling_only: bool = Fals
     return outcome
 
 
-def library_worker(db: str, process: int, threads: int, txs: int) -> None:
+def library_worker(db: str, process: int, threads: int, txs: int, ops_per_tx: int) -> None:
     """Hidden mode: one process of library writers; prints one JSON result line at the end."""
     acked: list[str] = []
     errors: list[str] = []
@@ -181,7 +188,8 @@ def library_worker(db: str, process: int, threads: int, txs: int) -> None:
                 began = time.monotonic()
                 try:
                     with ledger.transaction(principal="agent:eval", reason=f"w{writer}-t{j}") as tx:
-                        tx.add("eval", f"writer {writer} item {j}", "note", f"entry {j}")
+                        for k in range(ops_per_tx):
+                            tx.add("eval", f"writer {writer} item {j}.{k}", "note", f"entry {j}")
                 except Exception as exc:  # counted as refused, reported
                     with guard:
                         errors.append(f"writer {writer} t{j}: {exc}")
@@ -203,7 +211,7 @@ def library_worker(db: str, process: int, threads: int, txs: int) -> None:
                       "first": min(acked_at, default=0.0), "last": max(acked_at, default=0.0)}))
 
 
-def library_phase(root: Path, procs: int, threads: int, txs: int) -> Outcome:
+def library_phase(root: Path, procs: int, threads: int, txs: int, ops_per_tx: int = 1) -> Outcome:
     db = root / f"library-{procs}x{threads}.db"
     prepare(db)
     outcome = Outcome("library writers", procs * threads)
@@ -211,7 +219,7 @@ def library_phase(root: Path, procs: int, threads: int, txs: int) -> Outcome:
     started = time.monotonic()
     children = [
         subprocess.Popen(
-            [sys.executable, __file__, "--library-worker", str(db), str(p), str(threads), str(txs)],
+            [sys.executable, __file__, "--library-worker", str(db), str(p), str(threads), str(txs), str(ops_per_tx)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         for p in range(procs)
@@ -241,18 +249,20 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--lib-procs", type=int, default=8)
     parser.add_argument("--lib-threads", type=int, default=8)
     parser.add_argument("--lib-txs", type=int, default=20, help="transactions per library thread")
+    parser.add_argument("--ops-per-tx", type=int, default=1, help="operations per transaction (longer transactions)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    k = args.ops_per_tx
     results = []
     with tempfile.TemporaryDirectory(prefix="fault-writers-") as tmp:
         root = Path(tmp)
         phases = [
-            ("apply, 1 writer (baseline)", lambda: apply_phase(root, 1, args.txs)),
-            (f"apply, {args.procs} writers", lambda: apply_phase(root, args.procs, args.txs)),
-            (f"apply, {args.procs}, SQLite polling only", lambda: apply_phase(root, args.procs, args.txs, polling_only=True)),
-            ("library, 1 writer (baseline)", lambda: library_phase(root, 1, 1, args.lib_txs * args.lib_threads)),
+            ("apply, 1 writer (baseline)", lambda: apply_phase(root, 1, args.txs, k)),
+            (f"apply, {args.procs} writers", lambda: apply_phase(root, args.procs, args.txs, k)),
+            (f"apply, {args.procs}, SQLite polling only", lambda: apply_phase(root, args.procs, args.txs, k, polling_only=True)),
+            ("library, 1 writer (baseline)", lambda: library_phase(root, 1, 1, args.lib_txs * args.lib_threads, k)),
             (f"library, {args.lib_procs} x {args.lib_threads} writers",
-             lambda: library_phase(root, args.lib_procs, args.lib_threads, args.lib_txs)),
+             lambda: library_phase(root, args.lib_procs, args.lib_threads, args.lib_txs, k)),
         ]
         for label, run in phases:
             summary = run().summary()
@@ -281,7 +291,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "--library-worker":
-        library_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    if len(sys.argv) == 7 and sys.argv[1] == "--library-worker":
+        library_worker(sys.argv[2], *(int(a) for a in sys.argv[3:]))
     else:
         main()
