@@ -32,7 +32,7 @@ def _translate(exc: sqlite3.Error) -> Exception:
         text = text[len("factledger: ") :]
     if isinstance(exc, sqlite3.IntegrityError):
         return IntegrityError(f"the database refused the write: {text}")
-    if getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
         return BusyError(f"the ledger stayed locked past the busy timeout: {text}; nothing of this write was written")
     return StorageError(f"database error: {text}")
 

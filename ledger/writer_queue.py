@@ -16,7 +16,8 @@ never leaves the queue stuck):
 SQLite's own lock still guards the data (a client that ignores these files is serialised by SQLite as
 before); the files only decide who goes next. A wait is bounded: the logger `factledger.ledger` warns
 every few seconds while a writer waits, and after the timeout `BusyError` says how long it waited.
-Where the files cannot be created (a read-only folder) writers fall back to SQLite's polling.
+Where the files cannot be created (a read-only folder) or locked (a file system without flock), writers
+fall back to SQLite's polling.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ except ImportError:  # not POSIX: SQLite's own waiting is all there is
 LOG = logging.getLogger("factledger.ledger")
 LOCK_SUFFIXES = ("-writer.lock", "-queue.lock")
 NOTICE_EVERY = 5.0  # seconds between "still waiting" warnings
+
+
+class _NoLocks(Exception):
+    """flock is not available on this file system."""
 
 
 class _Wait:
@@ -96,11 +101,18 @@ class WriterQueue:
         deadline = started + self.timeout
         try:
             self._take(gate, started, deadline, "the queue of writers")
+        except _NoLocks:
+            os.close(writer)
+            self.enabled = False
+            return
         except BaseException:
             os.close(writer)  # the gate's descriptor is already closed or left to its abandoned wait
             raise
         try:
             self._take(writer, started, deadline, "the writer lock")
+        except _NoLocks:
+            self.enabled = False
+            return
         finally:
             os.close(gate)  # lets the next writer in line through the gate
         self._held = writer
@@ -118,6 +130,9 @@ class WriterQueue:
             return
         except BlockingIOError:
             pass
+        except OSError:  # this file system has no flock (ENOLCK, ENOTSUP): SQLite's polling it is
+            os.close(fd)
+            raise _NoLocks from None
         wait = _Wait(fd)
         threading.Thread(target=wait.run, name="factledger-writer-wait", daemon=True).start()
         try:
