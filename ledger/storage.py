@@ -239,7 +239,7 @@ class Storage:
 
     def _statement_turn(self, sql: str):
         """A write statement outside a transaction commits on its own: it waits its turn like one."""
-        if self._depth == 0 and self._queue is not None and _WRITE.match(sql):
+        if self._depth == 0 and self._queue is not None and not self._conn.in_transaction and _WRITE.match(sql):
             return self._writer_turn()
         return nullcontext()
 
