@@ -125,7 +125,8 @@ def test_a_writer_killed_holding_its_turn_does_not_block_the_next(ledger_path: P
         assert [v.value for v in ledger.current(["s"])] == ["after the kill"]
 
 
-def test_no_lock_files_for_read_only_or_in_memory_ledgers(tmp_path: Path) -> None:
+def test_no_lock_files_for_read_only_or_in_memory_ledgers(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # where an in-memory ledger's lock files would land, were there any
     path = tmp_path / "ledger.db"
     _define(path)
     for suffix in writer_queue.LOCK_SUFFIXES:
@@ -135,3 +136,6 @@ def test_no_lock_files_for_read_only_or_in_memory_ledgers(tmp_path: Path) -> Non
     with Ledger.open(":memory:") as ledger, ledger.transaction(principal="operator:test") as tx:
         tx.define("note", "many")
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".lock")) == []
+    with Ledger.open(path) as ledger, ledger.transaction(principal="operator:test") as tx:
+        tx.add("s", "a", "note", "written")  # a writer does queue: the test sees the files it would miss
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".lock")) == ["ledger.db-queue.lock", "ledger.db-writer.lock"]
