@@ -89,6 +89,7 @@ class Database:
         index_dir: str | Path | None = None,
         recall_config: RecallConfig | str = "balanced",
         strict_predicates: bool = False,
+        busy_timeout: float = BUSY_TIMEOUT,
     ):
         self.path = str(path)
         if (read_only or not create) and not ledger_exists(path):
@@ -99,7 +100,7 @@ class Database:
             )
         self.created = not ledger_exists(path) and self.path != ":memory:"
         self.principal = principal or default_principal()
-        self.ledger = Ledger.open(path, read_only=read_only, strict_predicates=strict_predicates)
+        self.ledger = Ledger.open(path, read_only=read_only, strict_predicates=strict_predicates, timeout=busy_timeout)
         self._index_dir = Path(index_dir) if index_dir is not None else None
         self._recall_config = RecallConfig.preset(recall_config) if isinstance(recall_config, str) else recall_config
         self._recall: Recall | None = None

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from factledger.database import Database, default_principal, ledger_exists
-from factledger.ledger import Ledger, LedgerError
+from factledger.ledger import BUSY_TIMEOUT, Ledger, LedgerError
 from factledger.ledger.times import display
 
 DEFAULT_DB = Path(".factledger") / "ledger.db"
@@ -26,6 +26,7 @@ class AppContext:
     db_path: Path
     principal: str
     strict_predicates: bool = False
+    busy_timeout: float = BUSY_TIMEOUT
     _database: Database | None = field(default=None, repr=False)
 
     def database(self, *, create: bool = False) -> Database:
@@ -41,7 +42,8 @@ class AppContext:
                         "or `factledger demo`"
                     )
                 click.echo(f"factledger: created a new ledger at {self.db_path}", err=True)
-            self._database = Database(self.db_path, principal=self.principal, strict_predicates=self.strict_predicates)
+            self._database = Database(self.db_path, principal=self.principal, strict_predicates=self.strict_predicates,
+                                      busy_timeout=self.busy_timeout)
         return self._database
 
     def ledger(self, *, create: bool = False) -> Ledger:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from factledger.ledger import ClaimVersion, TxResult
+from factledger.ledger import BusyError, ClaimVersion, TxResult
 from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, import_history, plan_import, read_operations
 
 from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
@@ -106,24 +106,39 @@ def _operations(file: str) -> list:
 @click.option("--all-or-nothing", is_flag=True, help="Make the whole file one transaction.")
 @click.option("--reason", default="", help="Reason recorded on transactions whose lines give none.")
 @summary_option
+@click.option(
+    "--from-line", type=click.IntRange(min=1), default=1, show_default=True,
+    help="Start at this line of FILE (the first line of a transaction), as printed when a run gave up.",
+)
 @pass_app
-def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, summary: bool) -> None:
+def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, summary: bool, from_line: int) -> None:
     """Apply JSON Lines operations from FILE (or - for standard input).
 
     One JSON object per line: define, add, supersede or retract. Consecutive lines with the same "tx"
     label form one transaction; others are their own. Prints one JSON object per transaction. A
     malformed line is reported before anything is written; a line the ledger refuses stops the run
-    with its line number (earlier transactions stay; its own writes nothing).
+    with its line number (earlier transactions stay; its own writes nothing). If other writers keep
+    the ledger busy past the wait's bound, the run stops saying which lines are applied and the
+    --from-line that resumes it.
     """
     ops = _operations(file)
     if all_or_nothing and not ops:
         raise CliError("line: no operations")
     ledger = app.ledger(create=True)
-    batches = [Batch(ops)] if all_or_nothing else list(group_transactions(ops))
+    batches = _from_line(list(group_transactions(ops)), from_line)
+    if all_or_nothing:
+        batches = [Batch([op for b in batches for op in b.ops])] if batches else []
     report = _Reporter(summary, len(batches))
     try:
         for batch in batches:
-            report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
+            try:
+                report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
+            except LineError as exc:
+                if not isinstance(exc.error, BusyError):
+                    raise
+                if all_or_nothing:
+                    raise CliError(f"{exc.error}; nothing was applied: run the same command again") from None
+                raise CliError(_resume_hint(exc.error, file, batch.first.line, batch is not batches[0])) from None
     except LineError as exc:
         raise CliError(str(exc)) from None
     finally:
@@ -158,6 +173,26 @@ def import_cmd(app: AppContext, file: str, source: str | None, reason: str, summ
     for result in results:
         report(result)
     report.close()
+
+
+def _from_line(batches: list[Batch], from_line: int) -> list[Batch]:
+    """The transactions that start at or after from_line; a line inside a transaction is refused (its
+    transaction is applied whole or not at all, so resuming from its middle would split it)."""
+    if from_line == 1:
+        return batches
+    for batch in batches:
+        if batch.first.line < from_line <= batch.ops[-1].line:
+            raise CliError(
+                f"--from-line: line {from_line} is inside transaction {batch.first.tx!r}, "
+                f"which starts on line {batch.first.line}"
+            )
+    return [b for b in batches if b.first.line >= from_line]
+
+
+def _resume_hint(error: Exception, file: str, line: int, applied_any: bool) -> str:
+    source = "FILE" if file == "-" else file
+    done = f"every transaction before line {line} is applied (one JSON line printed for each)" if applied_any else "this run applied nothing"
+    return f"{error}. So far {done}; line {line} onwards is not: resume with `factledger apply {source} --from-line {line}`"
 
 
 @click.command("current")

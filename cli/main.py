@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from factledger.ledger import BUSY_TIMEOUT
+
 from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds, trust_cmds, ui_cmds
 from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
 
@@ -33,11 +35,20 @@ from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
     help="Refuse writes that name a predicate never defined (default: register it as 'many' and warn)."
     " Also FACTLEDGER_STRICT_PREDICATES=1.",
 )
+@click.option(
+    "--busy-timeout",
+    envvar="FACTLEDGER_BUSY_TIMEOUT",
+    type=click.FloatRange(min=0.0),
+    default=BUSY_TIMEOUT,
+    show_default=True,
+    help="Seconds a write waits for other writers before giving up (it says so while it waits). Also FACTLEDGER_BUSY_TIMEOUT.",
+)
 @click.version_option(package_name="factledger")
 @click.pass_context
-def cli(ctx: click.Context, db_path: Path, principal: str | None, strict_predicates: bool) -> None:
+def cli(ctx: click.Context, db_path: Path, principal: str | None, strict_predicates: bool, busy_timeout: float) -> None:
     """factledger: a bitemporal, ledger-first knowledge store (long-term memory for Hermes Agent)."""
-    app = AppContext(db_path=db_path, principal=principal or default_principal(), strict_predicates=strict_predicates)
+    app = AppContext(db_path=db_path, principal=principal or default_principal(), strict_predicates=strict_predicates,
+                     busy_timeout=busy_timeout)
     ctx.obj = app
     ctx.call_on_close(app.close)
 

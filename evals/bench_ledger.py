@@ -46,6 +46,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from factledger.ledger import Ledger, Storage
+from factledger.ledger.writer_queue import LOCK_SUFFIXES
 
 VERSIONS_PER_PERSON = 11
 SCOPE = "bench"
@@ -105,7 +106,7 @@ class Figures:
 
 
 def remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in ("", "-wal", "-shm", *LOCK_SUFFIXES):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 

@@ -5,6 +5,7 @@ Imports run one way: this package uses factledger.schema and nothing above it.
 
 from .erasure import REDACTED, ScopeFamily
 from .errors import (
+    BusyError,
     ConflictError,
     ErasedError,
     IntegrityError,
@@ -15,11 +16,13 @@ from .errors import (
     ValidationError,
 )
 from .model import ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
-from .storage import ScrubReport, Storage
+from .storage import BUSY_TIMEOUT, ScrubReport, Storage
 from .store import EraseResult, Ledger, LedgerTx, check_principal, check_scope
 from .times import parse_time, utc_now
 
 __all__ = [
+    "BUSY_TIMEOUT",
+    "BusyError",
     "ClaimVersion",
     "ConflictError",
     "EraseResult",

@@ -38,3 +38,7 @@ class IntegrityError(LedgerError):
 
 class StorageError(LedgerError):
     """The database could not be opened or read."""
+
+
+class BusyError(StorageError):
+    """Other writers kept the ledger busy past the wait's bound; nothing of this write was written."""

@@ -11,16 +11,17 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from factledger.schema import migrations
 
-from .errors import IntegrityError, StorageError
+from .errors import BusyError, IntegrityError, StorageError
 from .keys import keyed_hash
 from .times import utc_now
+from .writer_queue import WriterQueue
 
 Params = Sequence[Any] | Mapping[str, Any]
 Row = sqlite3.Row
@@ -32,6 +33,8 @@ def _translate(exc: sqlite3.Error) -> Exception:
         text = text[len("factledger: ") :]
     if isinstance(exc, sqlite3.IntegrityError):
         return IntegrityError(f"the database refused the write: {text}")
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
+        return BusyError(f"the ledger stayed locked past the busy timeout: {text}; nothing of this write was written")
     return StorageError(f"database error: {text}")
 
 
@@ -58,6 +61,11 @@ class ScrubReport:
             "busy_reason": self.busy_reason,
         }
 
+
+# Seconds a write waits for its turn (the writers' queue, then SQLite's own lock) before BusyError.
+BUSY_TIMEOUT = 30.0
+
+_WRITE = re.compile(r"\s*(?:INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b", re.IGNORECASE)
 
 _FTS5 = re.compile(r"\busing\s+fts5\s*\(", re.IGNORECASE)
 def write_denied(path: Path) -> str:
@@ -94,7 +102,7 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
 class Storage:
     """One SQLite connection with migrations applied; thread-safe through one re-entrant lock."""
 
-    def __init__(self, path: str | Path, *, read_only: bool = False, timeout: float = 30.0):
+    def __init__(self, path: str | Path, *, read_only: bool = False, timeout: float = BUSY_TIMEOUT):
         self.path = str(path)
         self.read_only = read_only
         self.read_only_reason = "opened read-only" if read_only else ""
@@ -106,6 +114,8 @@ class Storage:
             denied = write_denied(Path(self.path))
             if denied:
                 self.read_only, self.read_only_reason = True, denied
+        # Writers of this file wait their turn in a fair queue (ledger/writer_queue.py), not in SQLite's poll.
+        self._queue = WriterQueue(self.path, timeout) if not self.read_only and self.path != ":memory:" else None
         try:
             if self.read_only:
                 self._conn = _connect_read_only(Path(self.path), timeout)
@@ -150,6 +160,9 @@ class Storage:
 
     def _migrate(self) -> None:
         with self._lock:
+            if not self._pending_migrations():
+                return  # an open that has nothing to migrate is a reader: it does not queue behind writers
+        with self._lock, self._writer_turn():
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
                 " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
@@ -177,6 +190,13 @@ class Storage:
                     if applied is None:
                         raise StorageError(f"migration {migration.version}_{migration.name} failed: {exc}") from None
 
+    def _pending_migrations(self) -> bool:
+        table = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").fetchone()
+        if table is None:
+            return True
+        done = {row[0] for row in self._conn.execute("SELECT version FROM schema_migrations")}
+        return any(m.version not in done for m in migrations("sqlite"))
+
     @property
     def schema_version(self) -> int:
         row = self.one("SELECT MAX(version) FROM schema_migrations")
@@ -185,11 +205,29 @@ class Storage:
     # -- transactions ---------------------------------------------------------------------------
 
     @contextmanager
+    def _writer_turn(self) -> Iterator[None]:
+        """Hold this file's place in the writers' queue for the block (nothing for nested or in-memory)."""
+        if self._queue is None or self._depth > 0:
+            yield
+            return
+        self._queue.acquire()
+        try:
+            yield
+        finally:
+            self._queue.release()
+
+    @property
+    def last_wait(self) -> float:
+        """Seconds the latest top-level write transaction waited for its turn."""
+        return self._queue.last_wait if self._queue is not None else 0.0
+
+    @contextmanager
     def atomic(self) -> Iterator["Storage"]:
-        """One write transaction (BEGIN IMMEDIATE); nested calls become savepoints."""
+        """One write transaction (BEGIN IMMEDIATE), after waiting its turn among the file's writers;
+        nested calls become savepoints."""
         if self.read_only:
             raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")
-        with self._lock:
+        with self._lock, self._writer_turn():
             depth = self._depth
             name = f"fl_sp_{depth}"
             try:
@@ -247,9 +285,15 @@ class Storage:
 
     # -- statements -----------------------------------------------------------------------------
 
+    def _statement_turn(self, sql: str):
+        """A write statement outside a transaction commits on its own: it waits its turn like one."""
+        if self._depth == 0 and self._queue is not None and not self._conn.in_transaction and _WRITE.match(sql):
+            return self._writer_turn()
+        return nullcontext()
+
     def execute(self, sql: str, params: Params = ()) -> int:
         """Run one statement; returns lastrowid (for INSERT) or the row count."""
-        with self._lock:
+        with self._lock, self._statement_turn(sql):
             try:
                 cursor = self._conn.execute(sql, params)
             except sqlite3.Error as exc:
@@ -257,28 +301,28 @@ class Storage:
             return cursor.lastrowid if sql.lstrip()[:6].upper() == "INSERT" else cursor.rowcount
 
     def executemany(self, sql: str, rows: Iterable[Params]) -> int:
-        with self._lock:
+        with self._lock, self._statement_turn(sql):
             try:
                 return self._conn.executemany(sql, rows).rowcount
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
 
     def executescript(self, script: str) -> None:
-        with self._lock:
+        with self._lock, self._statement_turn(script):
             try:
                 self._conn.executescript(script)
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
 
     def query(self, sql: str, params: Params = ()) -> list[Row]:
-        with self._lock:
+        with self._lock, self._statement_turn(sql):
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
 
     def one(self, sql: str, params: Params = ()) -> Row | None:
-        with self._lock:
+        with self._lock, self._statement_turn(sql):
             try:
                 return self._conn.execute(sql, params).fetchone()
             except sqlite3.Error as exc:
@@ -336,7 +380,8 @@ class Storage:
             timeout = self.one("PRAGMA busy_timeout")[0]
             self.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             try:
-                busy, frames, done = self.one("PRAGMA wal_checkpoint(TRUNCATE)")
+                with self._writer_turn():  # a truncating checkpoint waits out writers: take a turn like one
+                    busy, frames, done = self.one("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 self.execute(f"PRAGMA busy_timeout = {int(timeout)}")
             if busy:

@@ -25,7 +25,7 @@ from .erasure import ScopeFamily, mention_spans, merge_spans, redact_spans, text
 from .errors import ErasedError, IntegrityError, NotFoundError, PermissionDenied, StorageError, ValidationError
 from .keys import content_hash, key, keyed_hash, predicate_key
 from .model import PRINCIPAL_KINDS, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
-from .storage import Storage
+from .storage import BUSY_TIMEOUT, Storage
 from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
 from .values import check_identifier, check_value
 
@@ -459,9 +459,11 @@ class Ledger:
 
     @classmethod
     def open(
-        cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now, strict_predicates: bool = False
+        cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now,
+        strict_predicates: bool = False, timeout: float = BUSY_TIMEOUT,
     ) -> "Ledger":
-        return cls(Storage(path, read_only=read_only), clock=clock, strict_predicates=strict_predicates)
+        """Open (and migrate) the ledger file; a write waits up to `timeout` seconds for its turn."""
+        return cls(Storage(path, read_only=read_only, timeout=timeout), clock=clock, strict_predicates=strict_predicates)
 
     def close(self) -> None:
         self.storage.close()
