@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from factledger.digest import AppendOutcome, DigestConfig, DigestReport, Digester, Journal, Turn, build_extractor
 from factledger.ledger import (
+    BUSY_TIMEOUT,
     ClaimVersion,
     HistoryEntry,
     Ledger,

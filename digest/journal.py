@@ -126,8 +126,8 @@ class Journal:
 
 
 def lease(ledger: Ledger, entries: Sequence[JournalEntry], holder: str, seconds: float) -> list[JournalEntry]:
-    """The entries this digest run may extract: those no other live run holds, now leased to `holder`
-    for `seconds`. One write transaction, so two runs never both get an entry."""
+    """The entries this digest run may extract: those still undigested that no other live run holds,
+    now leased to `holder` for `seconds`. One write transaction, so two runs never both get an entry."""
     if not entries:
         return []
     now = ledger.clock()
@@ -136,9 +136,12 @@ def lease(ledger: Ledger, entries: Sequence[JournalEntry], holder: str, seconds:
     storage = ledger.storage
     with storage.atomic():
         storage.execute("DELETE FROM digest_leases WHERE until <= ?", (now,))
+        # Only entries still undigested: another run may have digested (and released) one since this
+        # run read its backlog.
         storage.execute(
             "INSERT INTO digest_leases (entry_id, holder, until)"
-            " SELECT value, ?, ? FROM json_each(?) WHERE true ON CONFLICT(entry_id) DO NOTHING",
+            " SELECT j.value, ?, ? FROM json_each(?) j JOIN journal e ON e.id = j.value"
+            " WHERE e.digested_at IS NULL ON CONFLICT(entry_id) DO NOTHING",
             (holder, until, ids),
         )
         held = {
