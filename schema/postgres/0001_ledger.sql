@@ -201,22 +201,26 @@ CREATE TABLE claims (
     source       text NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(source::jsonb) = 'array'),
     CONSTRAINT claims_valid_interval CHECK (valid_to IS NULL OR valid_from < valid_to),
     CONSTRAINT claims_tx_interval CHECK (tx_to IS NULL OR tx_from < tx_to),
-    CONSTRAINT claims_closed_together CHECK ((tx_to IS NULL) = (closed_by IS NULL)),
-    -- No valid-time overlap among the current versions of a `one` slot, nor of one value in a `many`
-    -- slot. NULL as a range's upper bound is +infinity.
-    CONSTRAINT claims_one_no_overlap EXCLUDE USING gist (
-        scope WITH =, subject_key WITH =, predicate WITH =, tstzrange(valid_from, valid_to) WITH &&
-    ) WHERE (tx_to IS NULL AND cardinality = 'one'),
-    CONSTRAINT claims_many_no_overlap EXCLUDE USING gist (
-        scope WITH =, subject_key WITH =, predicate WITH =, value_key WITH =, tstzrange(valid_from, valid_to) WITH &&
-    ) WHERE (tx_to IS NULL AND cardinality = 'many')
+    CONSTRAINT claims_closed_together CHECK ((tx_to IS NULL) = (closed_by IS NULL))
 );
 
--- One open current version per `one` slot, and per (slot, value) for `many`.
+-- One open current version per `one` slot, and per (slot, value) for `many`. The exclusion
+-- constraints below imply these; they stay as the planner's btree path to "the open version", and,
+-- created first, they are checked first, so a second open version is reported as a duplicate key.
 CREATE UNIQUE INDEX claims_one_open ON claims (scope, subject_key, predicate)
     WHERE tx_to IS NULL AND valid_to IS NULL AND cardinality = 'one';
 CREATE UNIQUE INDEX claims_many_open ON claims (scope, subject_key, predicate, value_key)
     WHERE tx_to IS NULL AND valid_to IS NULL AND cardinality = 'many';
+
+-- No valid-time overlap among the current versions of a `one` slot, nor of one value in a `many`
+-- slot. NULL as a range's upper bound is +infinity. Checked per row, immediately: a supersede closes
+-- the old version before it inserts the new one.
+ALTER TABLE claims ADD CONSTRAINT claims_one_no_overlap EXCLUDE USING gist (
+    scope WITH =, subject_key WITH =, predicate WITH =, tstzrange(valid_from, valid_to) WITH &&
+) WHERE (tx_to IS NULL AND cardinality = 'one');
+ALTER TABLE claims ADD CONSTRAINT claims_many_no_overlap EXCLUDE USING gist (
+    scope WITH =, subject_key WITH =, predicate WITH =, value_key WITH =, tstzrange(valid_from, valid_to) WITH &&
+) WHERE (tx_to IS NULL AND cardinality = 'many');
 -- Slot lookups (current, as-of, history) at any size.
 CREATE INDEX claims_slot ON claims (scope, subject_key, predicate, valid_from);
 -- Current truth of a scope.
