@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
 from pathlib import Path
 
 import pytest
@@ -48,9 +47,9 @@ def clocked_ledger(ledger_path: Path, clock: StepClock):
 # == PostgreSQL: one throwaway cluster per test session (tests/support/postgres_cluster.py) ==========
 
 
-def _postgres_unavailable(reason: str) -> None:
+def unavailable(reason: str) -> None:
     """Under CI the PostgreSQL tests must run: a missing server is an error there, a skip elsewhere."""
-    if os.environ.get("CI", "").lower() == "true":
+    if os.environ.get("CI") == "true":
         pytest.fail(f"CI=true and PostgreSQL is unavailable: {reason}", pytrace=False)
     pytest.skip(f"PostgreSQL is unavailable: {reason}")
 
@@ -61,16 +60,16 @@ _postgres_databases = itertools.count(1)
 @pytest.fixture(scope="session")
 def postgres_cluster():
     """A running throwaway cluster; skipped (failed under CI=true) when PostgreSQL or psycopg is absent."""
-    from tests.support.postgres_cluster import ClusterUnavailable, start_cluster
+    from tests.support.postgres_cluster import ClusterUnavailable, start_cluster, unavailable
 
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        _postgres_unavailable("psycopg is not installed (pip install -e '.[postgres]')")
+        unavailable("psycopg is not installed (pip install -e '.[postgres]')")
     try:
         cluster = start_cluster()
     except ClusterUnavailable as exc:
-        _postgres_unavailable(str(exc))
+        unavailable(str(exc))
     yield cluster
     cluster.stop()
 

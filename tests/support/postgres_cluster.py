@@ -26,22 +26,38 @@ class ClusterUnavailable(RuntimeError):
 
 
 def find_bindir() -> Path:
-    """The directory holding initdb and pg_ctl: $FACTLEDGER_PG_BINDIR, PATH, or Debian's versioned
-    /usr/lib/postgresql/<major>/bin (the newest)."""
+    """The directory holding initdb and pg_ctl: $FACTLEDGER_PG_BINDIR alone when set; else PATH, then
+    Debian's versioned /usr/lib/postgresql/<major>/bin (the newest)."""
     override = os.environ.get("FACTLEDGER_PG_BINDIR")
-    candidates = [Path(override)] if override else []
-    on_path = shutil.which("initdb")
-    if on_path:
-        candidates.append(Path(on_path).parent)
-    debian = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True)
-    candidates += [Path(p) for p in debian]
+    if override:
+        candidates = [Path(override)]
+    else:
+        on_path = shutil.which("initdb")
+        candidates = [Path(on_path).parent] if on_path else []
+        debian = glob.glob("/usr/lib/postgresql/*/bin")
+        candidates += [Path(p) for p in sorted(debian, key=_major, reverse=True)]
     for bindir in candidates:
         if (bindir / "initdb").is_file() and (bindir / "pg_ctl").is_file():
             return bindir
+    where = f"FACTLEDGER_PG_BINDIR={override}" if override else "PATH or /usr/lib/postgresql/*/bin"
     raise ClusterUnavailable(
-        "PostgreSQL's initdb/pg_ctl were not found (install Debian's `postgresql` package, "
-        "or set FACTLEDGER_PG_BINDIR)"
+        f"PostgreSQL's initdb/pg_ctl were not found in {where} (install Debian's `postgresql` package)"
     )
+
+
+def _major(bindir: str) -> int:
+    name = Path(bindir).parent.name
+    return int(name) if name.isdigit() else 0
+
+
+def unavailable(reason: str) -> None:
+    """Under CI=true the PostgreSQL tests must run: a missing server fails the test there, and skips
+    it, with the reason, elsewhere."""
+    import pytest
+
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and PostgreSQL is unavailable: {reason}", pytrace=False)
+    pytest.skip(f"PostgreSQL is unavailable: {reason}")
 
 
 @dataclass
