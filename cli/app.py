@@ -4,6 +4,7 @@ output helpers. Commands stay thin: open the store, call one library method, pri
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,30 @@ from factledger.ledger import BUSY_TIMEOUT, Ledger, LedgerError
 from factledger.ledger.times import display
 
 DEFAULT_DB = Path(".factledger") / "ledger.db"
+
+# A database URL rather than a file: scheme "://" (two letters at least, so a Windows drive is a path).
+_DATABASE_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
+_POSTGRES_SCHEMES = {"postgres", "postgresql"}
+
+
+class LedgerLocation(click.Path):
+    """--db / FACTLEDGER_DB: a SQLite file path. A database URL is refused before anything is opened or
+    created (as a path, `postgresql://…` would become a SQLite file under a folder named `postgresql:`).
+    Only the scheme is echoed: the rest of a URL may hold a password."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        match = _DATABASE_URL.match(str(value))
+        if match:
+            scheme = match.group(1)
+            if scheme.lower() in _POSTGRES_SCHEMES:
+                self.fail(
+                    f"{scheme}://… selects the PostgreSQL engine, which is not available yet (from --db or FACTLEDGER_DB); "
+                    "give the path of a SQLite ledger file",
+                    param,
+                    ctx,
+                )
+            self.fail(f"{scheme}://… is a URL; give the path of a SQLite ledger file", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 @dataclass

@@ -9,7 +9,7 @@ import click
 from factledger.ledger import BUSY_TIMEOUT
 
 from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds, trust_cmds, ui_cmds
-from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
+from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, default_principal
 
 
 @click.group(cls=FactledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,7 +17,7 @@ from .app import DEFAULT_DB, AppContext, FactledgerGroup, default_principal
     "--db",
     "db_path",
     envvar="FACTLEDGER_DB",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=LedgerLocation(dir_okay=False, path_type=Path),
     default=DEFAULT_DB,
     show_default=True,
     help="The ledger file (SQLite). Also FACTLEDGER_DB.",

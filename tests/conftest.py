@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,63 @@ def clocked_ledger(ledger_path: Path, clock: StepClock):
     ledger = Ledger.open(ledger_path, clock=clock)
     yield ledger
     ledger.close()
+
+
+# == PostgreSQL: one throwaway cluster per test session (tests/support/postgres_cluster.py) ==========
+
+
+def unavailable(reason: str) -> None:
+    """Under CI the PostgreSQL tests must run: a missing server is an error there, a skip elsewhere."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and PostgreSQL is unavailable: {reason}", pytrace=False)
+    pytest.skip(f"PostgreSQL is unavailable: {reason}")
+
+
+_postgres_databases = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """A running throwaway cluster; skipped (failed under CI=true) when PostgreSQL or psycopg is absent."""
+    from tests.support.postgres_cluster import ClusterUnavailable, start_cluster, unavailable
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        unavailable("psycopg is not installed (pip install -e '.[postgres]')")
+    try:
+        cluster = start_cluster()
+    except ClusterUnavailable as exc:
+        unavailable(str(exc))
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_cluster) -> str:
+    """The name of a database holding every schema/postgres migration, to copy per test."""
+    import psycopg
+
+    from factledger.schema import migrations
+
+    name = "factledger_template"
+    with psycopg.connect(postgres_cluster.dsn(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    with psycopg.connect(postgres_cluster.dsn(name)) as conn:
+        for migration in migrations("postgres"):
+            conn.execute(migration.sql)
+    return name
+
+
+@pytest.fixture
+def postgres_dsn(postgres_cluster, postgres_template) -> str:
+    """A fresh migrated database for one test (a copy of the template), dropped afterwards."""
+    import psycopg
+
+    name = f"factledger_test_{next(_postgres_databases)}"
+    with psycopg.connect(postgres_cluster.dsn(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name} TEMPLATE {postgres_template}")
+    yield postgres_cluster.dsn(name)
+    with psycopg.connect(postgres_cluster.dsn(), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
