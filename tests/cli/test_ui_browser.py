@@ -91,7 +91,7 @@ def _shot(browser, shots: Path, name: str) -> None:
 
 def _bars(browser) -> list[tuple[str, float]]:
     """The drawn bars' accessible labels with their vertical position, top first."""
-    WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "timeline").get_attribute("data-rendered") == "true")
+    _wait(browser).until(lambda d: d.find_element(By.ID, "timeline").get_attribute("data-rendered") == "true")
     marks = browser.find_elements(By.CSS_SELECTOR, "#timeline g.mark-rect path")
     found = [(m.get_attribute("aria-label") or "", m.rect["y"]) for m in marks]
     return sorted(found, key=lambda item: item[1])
@@ -123,7 +123,7 @@ def test_known_at_redraws_the_slot_as_believed_then(server, browser, shots) -> N
     select = Select(browser.find_element(By.ID, "known-at"))
     first = select.options[0].get_attribute("value")
     select.select_by_index(0)  # submits on change
-    WebDriverWait(browser, 20).until(lambda d: "known_at=" in d.current_url)
+    _wait(browser).until(lambda d: "known_at=" in d.current_url)
     assert first.replace(":", "%3A") in browser.current_url or first in browser.current_url
     bars = _bars(browser)
     assert [a for a, _ in bars] == ["claim version #1 Lisbon current"]
@@ -144,12 +144,17 @@ def test_stored_script_renders_as_text(server, browser) -> None:
     assert SCRIPT in browser.find_element(By.TAG_NAME, "main").text and browser.title != "owned"
 
 
+def _wait(browser) -> WebDriverWait:
+    """Wait through page loads: an element of the page being left goes stale, one of the next is not there yet."""
+    return WebDriverWait(browser, 20, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+
+
 def _sign_in(browser, base: str) -> None:
     browser.get(base + "/queue")
     form = browser.find_element(By.ID, "login")
     form.find_element(By.NAME, "token").send_keys(TOKEN)
     form.find_element(By.TAG_NAME, "button").click()
-    WebDriverWait(browser, 20).until(lambda d: "signed in as" in d.find_element(By.TAG_NAME, "header").text)
+    _wait(browser).until(lambda d: "signed in as" in d.find_element(By.TAG_NAME, "header").text)
 
 
 def test_accept_reject_and_lift_through_the_page(server, browser, shots) -> None:
@@ -159,17 +164,17 @@ def test_accept_reject_and_lift_through_the_page(server, browser, shots) -> None
     card = browser.find_element(By.ID, f"proposal-{ids['berlin']}")
     card.find_element(By.CSS_SELECTOR, "form.accept input[name=reason]").send_keys("she moved")
     card.find_element(By.CSS_SELECTOR, "form.accept button").click()
-    WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "decided-by").text == "operator:rita")
+    _wait(browser).until(lambda d: d.find_element(By.ID, "decided-by").text == "operator:rita")
     browser.get(base + "/queue")
     browser.find_element(By.CSS_SELECTOR, f"#rejection-{ids['rejection']} form.lift button").click()
     # Wait for the reloaded queue itself (the old page's elements vanish before the new page is there).
-    WebDriverWait(browser, 20, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(
+    _wait(browser).until(
         lambda d: not d.find_elements(By.ID, f"rejection-{ids['rejection']}")
         and "pending" in d.find_element(By.ID, f"proposal-{ids['again']}").find_element(By.CSS_SELECTOR, ".status").text
     )  # lifted: decidable again
     card = browser.find_element(By.ID, f"proposal-{ids['again']}")
     card.find_element(By.CSS_SELECTOR, "form.reject button").click()
-    WebDriverWait(browser, 20).until(lambda d: d.current_url.endswith(f"/proposal/{ids['again']}"))
+    _wait(browser).until(lambda d: d.current_url.endswith(f"/proposal/{ids['again']}"))
     with Ledger.open(db) as ledger:
         berlin = get_proposal(ledger, ids["berlin"])
         assert (berlin.status, berlin.decided_by, berlin.review_reason) == ("applied", "operator:rita", "she moved")
