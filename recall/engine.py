@@ -111,10 +111,6 @@ class Hit:
         return (FACT, self.claim.id) if self.claim is not None else (EPISODE, self.episode.id)  # type: ignore[union-attr]
 
     @property
-    def scope(self) -> str:
-        return self.claim.scope if self.claim is not None else self.episode.scope  # type: ignore[union-attr]
-
-    @property
     def sources(self) -> tuple[str, ...]:
         """Provenance references: a fact's sources, or the episode's own journal entry."""
         return self.claim.source if self.claim is not None else (self.episode.ref,)  # type: ignore[union-attr]
@@ -226,6 +222,13 @@ class RepairReport:
 
 
 Key = tuple[str, int]  # (kind, id): ids are per kind (claim version ids, journal ids)
+
+
+@dataclass(frozen=True)
+class _Found:
+    hits: list[Hit]
+    vector_lane: str
+    named: NamedSlots
 
 
 @dataclass
@@ -610,13 +613,14 @@ class Recall:
         an outbox drain, another thread's index upkeep): it searches the lexical and exact lanes alone
         until the vector lane is ready. A turn's prefetch uses it."""
         return self._search(query, scopes, valid_at=valid_at, known_at=known_at, limit=limit, kinds=kinds,
-                            vectors=vectors)[0]
+                            vectors=vectors).hits
 
     def _search(
         self, query: str, scopes: Sequence[str] | str, *, valid_at: object, known_at: object, limit: int,
         kinds: Sequence[str] | str, vectors: str,
-    ) -> tuple[list[Hit], str]:
-        """The hits, and what the vector lane did: used, off (this configuration), warming, busy or failed."""
+    ) -> "_Found":
+        """The hits, what the vector lane did (used, off, warming, busy or failed), and what the query
+        names (the prompt block filters facts by it)."""
         if vectors not in (VECTORS_WAIT, VECTORS_IF_READY):
             raise ValidationError(f"{vectors!r} is not 'wait' or 'if_ready'", field="vectors")
         if not isinstance(query, str):
@@ -627,12 +631,12 @@ class Recall:
         seen = self._visibility(scopes, valid_at, known_at)
         lane = VECTOR_USED if self.uses_vectors else VECTOR_OFF
         if not query.strip():
-            return [], lane
+            return _Found([], lane, NamedSlots(frozenset(), frozenset()))
         config = self.config
         candidates: dict[Key, _Candidate] = {}
         lexical = lexical_query(query)
-        if lexical.empty:
-            return [], lane  # only stop words, punctuation or emoji: nothing to be about
+        if lexical.empty:  # only stop words, punctuation or emoji: nothing to be about
+            return _Found([], lane, NamedSlots(frozenset(), frozenset()))
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
         vector_search = None
         if self.uses_vectors:
@@ -680,15 +684,15 @@ class Recall:
                     vector_pending.discard(key)
 
         if not candidates:
-            return [], lane
-        return self._fuse(candidates, named, seen, vector_pending, limit), lane
+            return _Found([], lane, named)
+        return _Found(self._fuse(candidates, named, seen, vector_pending, limit), lane, named)
 
     def _start_vector_search(
         self, query: str, seen: Visibility, kinds: Sequence[str], vectors: str
     ) -> tuple[tuple[np.ndarray, Future] | None, str]:
-        depth = self.config.lane_depth
         if vectors == VECTORS_IF_READY:
             return self._start_vector_search_if_ready(query, seen, kinds)
+        depth = self.config.lane_depth
         self._ensure_index()
         if not self.ledger.storage.read_only and self._outbox_pending():
             self.sync()
@@ -951,15 +955,16 @@ class Recall:
         clears the gate. `leave_out`: (kind, id) keys not to show again (shown in the last turns)."""
         config = self.config
         wanted = config.prompt_items + config.prompt_episode_items
-        hits, lane = self._search(query, scopes, valid_at=valid_at, known_at=known_at, limit=max(4 * wanted, 20),
-                                  kinds=KINDS, vectors=vectors)
+        found = self._search(query, scopes, valid_at=valid_at, known_at=known_at, limit=max(4 * wanted, 20),
+                             kinds=KINDS, vectors=vectors)
+        hits = found.hits
         if leave_out:  # items the host was shown a moment ago (they are still in its context), and the
             # turns those facts came from (they would only repeat them)
             gone = {ref for h in hits if h.key in leave_out and h.kind == FACT for ref in h.sources}
             hits = [h for h in hits if h.key not in leave_out and not (h.kind == EPISODE and h.episode.ref in gone)]  # type: ignore[union-attr]
         facts = [h for h in hits if h.kind == FACT and h.scores.grounded]
         if config.named_subject_facts_only:
-            named = self._exact.named(query, self._visibility(scopes, valid_at, known_at).scopes).fact_subjects
+            named = found.named.fact_subjects
             # A question about the sister is not answered by the user's facts (a ranked search may still
             # list them; the prompt must not suggest they answer).
             facts = [h for h in facts if not named or h.claim.subject_key in named]  # type: ignore[union-attr]
@@ -978,7 +983,7 @@ class Recall:
             if not _adds_to(hit, facts + episodes):
                 continue  # the facts (or excerpts) shown already say what it says
             episodes.append(hit)
-        return dataclasses.replace(self._render(facts, episodes, scopes, valid_at, known_at), vector_lane=lane)
+        return dataclasses.replace(self._render(facts, episodes, scopes, valid_at, known_at), vector_lane=found.vector_lane)
 
     def prompt_block(
         self, query: str, scopes: Sequence[str] | str, *, valid_at: object = None, known_at: object = None,
