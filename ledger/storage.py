@@ -102,6 +102,8 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
 class Storage:
     """One SQLite connection with migrations applied; thread-safe through one re-entrant lock."""
 
+    engine = "sqlite"
+
     def __init__(self, path: str | Path, *, read_only: bool = False, timeout: float = BUSY_TIMEOUT):
         self.path = str(path)
         self.read_only = read_only

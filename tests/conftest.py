@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from pathlib import Path
 
 import pytest
@@ -76,29 +77,58 @@ def postgres_cluster():
 
 @pytest.fixture(scope="session")
 def postgres_template(postgres_cluster) -> str:
-    """The name of a database holding every schema/postgres migration, to copy per test."""
+    """The name of a database holding every schema/postgres migration (applied by the engine itself,
+    as `factledger` would on first open), to copy per test."""
     import psycopg
 
-    from factledger.schema import migrations
+    from factledger.ledger.pg_storage import PostgresStorage
 
     name = "factledger_template"
     with psycopg.connect(postgres_cluster.dsn(), autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
-    with psycopg.connect(postgres_cluster.dsn(name)) as conn:
-        for migration in migrations("postgres"):
-            conn.execute(migration.sql)
+    PostgresStorage(postgres_cluster.url(name)).close()
     return name
+
+
+def _fresh_postgres_database(cluster, template: str):
+    import psycopg
+
+    name = f"factledger_test_{next(_postgres_databases)}"
+    with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name} TEMPLATE {template}")
+    return name
+
+
+def _drop_postgres_database(cluster, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
 
 
 @pytest.fixture
 def postgres_dsn(postgres_cluster, postgres_template) -> str:
-    """A fresh migrated database for one test (a copy of the template), dropped afterwards."""
+    """A fresh migrated database for one test (a copy of the template), as a libpq DSN; dropped afterwards."""
+    name = _fresh_postgres_database(postgres_cluster, postgres_template)
+    yield postgres_cluster.dsn(name)
+    _drop_postgres_database(postgres_cluster, name)
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster, postgres_template) -> str:
+    """A fresh migrated database for one test, as the `postgresql://` URL factledger takes; dropped afterwards."""
+    name = _fresh_postgres_database(postgres_cluster, postgres_template)
+    yield postgres_cluster.url(name)
+    _drop_postgres_database(postgres_cluster, name)
+
+
+@pytest.fixture
+def empty_postgres_url(postgres_cluster) -> str:
+    """An empty database (no migrations yet), as a URL; dropped afterwards."""
     import psycopg
 
-    name = f"factledger_test_{next(_postgres_databases)}"
+    name = f"factledger_empty_{next(_postgres_databases)}"
     with psycopg.connect(postgres_cluster.dsn(), autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name} TEMPLATE {postgres_template}")
-    yield postgres_cluster.dsn(name)
-    with psycopg.connect(postgres_cluster.dsn(), autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
-
+        admin.execute(f"CREATE DATABASE {name}")
+    yield postgres_cluster.url(name)
+    _drop_postgres_database(postgres_cluster, name)

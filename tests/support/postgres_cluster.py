@@ -77,6 +77,10 @@ class Cluster:
     def dsn(self, dbname: str = "postgres") -> str:
         return f"host={self.socket_dir} port={PORT} user={SERVER_USER} dbname={dbname}"
 
+    def url(self, dbname: str = "postgres") -> str:
+        """The same database as a URL (what `--db` and `factledger.open` take)."""
+        return f"postgresql://{SERVER_USER}@/{dbname}?host={self.socket_dir}&port={PORT}"
+
     def _run(self, *args: str) -> None:
         result = subprocess.run(
             [*self.as_user, *args], capture_output=True, text=True, cwd=self.root, timeout=120

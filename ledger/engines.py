@@ -1,0 +1,23 @@
+"""Choosing the engine: a `postgresql://` URL opens PostgreSQL (ledger/pg_storage.py), anything else is
+a SQLite file (ledger/storage.py). Both connection types have one surface; each part's recorder module
+for that engine holds its SQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .pg_storage import PostgresStorage, is_postgres_url
+from .storage import BUSY_TIMEOUT, Storage
+
+AnyStorage = Storage | PostgresStorage
+
+
+def open_storage(location: str | Path, *, read_only: bool = False, timeout: float = BUSY_TIMEOUT) -> AnyStorage:
+    """The connection for `location`: a PostgreSQL URL or a SQLite file path (":memory:" too)."""
+    if is_postgres_url(str(location)):
+        return PostgresStorage(str(location), read_only=read_only, timeout=timeout)
+    return Storage(location, read_only=read_only, timeout=timeout)
+
+
+def engine_of(location: str | Path) -> str:
+    return "postgres" if is_postgres_url(str(location)) else "sqlite"
