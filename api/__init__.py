@@ -36,7 +36,9 @@ def open(  # noqa: A001 - the front door is named like sqlite3.connect's and io.
     index_dir: str | Path | None = None,
     strict_predicates: bool = False,
 ) -> "Database":
-    """Open (or create) the ledger at `path` and return a `Database` over it.
+    """Open (or create) the ledger at `path` and return a `Database` over it. `path` is a SQLite file, or a
+    `postgresql://user:password@host/dbname` URL for the PostgreSQL engine (the database must exist; a
+    database without factledger's tables is migrated, unless create=False or read_only=True refuse it).
 
     principal: who writes (operator:<name>, agent:<id>, digest:<extractor>, import:<source>); default
     operator:<login name>. create=False refuses a missing file (NotFoundError) instead of creating it;

@@ -33,6 +33,7 @@ from factledger.ledger import (
     TxResult,
     ValidationError,
 )
+from factledger.ledger.pg_storage import is_postgres_url, redact_url
 from factledger.ledger.times import format_time
 from factledger.recall import KINDS, Episode, Hit, Memory, PromptBlock, Recall, RecallConfig
 
@@ -58,8 +59,23 @@ def default_principal() -> str:
 
 
 def ledger_exists(path: str | Path) -> bool:
-    """Whether `path` names an existing ledger file (":memory:" always does)."""
+    """Whether `path` names an existing ledger: a file (":memory:" always does), or for a
+    `postgresql://` URL a database that is reachable and migrated. An unreachable server is a
+    StorageError (naming the URL without its password), not a missing ledger: nothing could create it."""
+    if is_postgres_url(str(path)):
+        from factledger.ledger.pg_storage import PostgresStorage
+
+        storage = PostgresStorage(str(path), read_only=True)
+        try:
+            return storage.one("SELECT to_regclass('schema_migrations') IS NOT NULL")[0] and storage.schema_version > 0
+        finally:
+            storage.close()
     return str(path) == ":memory:" or Path(path).is_file()
+
+
+def describe_location(path: str | Path) -> str:
+    """How messages name a ledger: the path, or the URL with its password masked."""
+    return redact_url(str(path)) if is_postgres_url(str(path)) else str(path)
 
 
 def _canonical(value: Any) -> Any:
@@ -92,14 +108,17 @@ class Database:
         strict_predicates: bool = False,
         busy_timeout: float = BUSY_TIMEOUT,
     ):
+        # A URL is kept whole (the engine needs it); messages and repr use `location`, password masked.
         self.path = str(path)
-        if (read_only or not create) and not ledger_exists(path):
+        self.location = describe_location(path)
+        exists = ledger_exists(path)
+        if (read_only or not create) and not exists:
             raise NotFoundError(
-                f"no ledger at {self.path}; check the path (a new ledger is created only by a write: "
+                f"no ledger at {self.location}; check the path (a new ledger is created only by a write: "
                 "factledger.open(path), or `factledger apply` / `journal add` / `import` / `demo`)",
                 field="path",
             )
-        self.created = not ledger_exists(path) and self.path != ":memory:"
+        self.created = not exists and self.path != ":memory:"
         self.principal = principal or default_principal()
         self.ledger = Ledger.open(path, read_only=read_only, strict_predicates=strict_predicates, timeout=busy_timeout)
         self._index_dir = Path(index_dir) if index_dir is not None else None
@@ -122,7 +141,7 @@ class Database:
         self.close()
 
     def __repr__(self) -> str:
-        return f"<factledger.Database {self.path!r} as {self.principal}>"
+        return f"<factledger.Database {self.location!r} as {self.principal}>"
 
     @property
     def recall(self) -> Recall:
@@ -334,7 +353,7 @@ class Database:
         from factledger.ledger.analytics.engine import QueryResult
 
         if self.path == ":memory:":
-            raise ValidationError("SQL needs a ledger file; this one is in memory", field="path")
+            raise ValidationError("SQL needs a ledger file or database; this one is in memory", field="path")
         with Analytics(self.path, max_rows=max_rows, timeout=timeout, memory_limit=memory_limit) as analytics:
             result = analytics.run(query)
         rows = [tuple(_canonical(v) for v in row) for row in result.rows]

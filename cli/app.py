@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from factledger.database import Database, default_principal, ledger_exists
+from factledger.database import Database, default_principal, describe_location, ledger_exists
 from factledger.ledger import BUSY_TIMEOUT, Ledger, LedgerError
 from factledger.ledger.times import display
 
@@ -25,51 +25,76 @@ _POSTGRES_SCHEMES = {"postgres", "postgresql"}
 
 
 class LedgerLocation(click.Path):
-    """--db / FACTLEDGER_DB: a SQLite file path. A database URL is refused before anything is opened or
-    created (as a path, `postgresql://…` would become a SQLite file under a folder named `postgresql:`).
-    Only the scheme is echoed: the rest of a URL may hold a password."""
+    """--db / FACTLEDGER_DB: a SQLite file path, or a `postgres://` / `postgresql://` URL selecting the
+    PostgreSQL engine (kept as text; every message names it through `redact_url`, so a password is never
+    echoed). Any other URL is refused before anything is opened or created (as a path, `mysql://…` would
+    become a SQLite file under a folder named `mysql:`); only its scheme is echoed."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        match = _DATABASE_URL.match(str(value))
+        text = str(value)
+        match = _DATABASE_URL.match(text)
         if match:
-            scheme = match.group(1)
-            if scheme.lower() in _POSTGRES_SCHEMES:
-                self.fail(
-                    f"{scheme}://… selects the PostgreSQL engine, which is not available yet (from --db or FACTLEDGER_DB); "
-                    "give the path of a SQLite ledger file",
-                    param,
-                    ctx,
-                )
-            self.fail(f"{scheme}://… is a URL; give the path of a SQLite ledger file", param, ctx)
+            if match.group(1).lower() in _POSTGRES_SCHEMES:
+                return text
+            self.fail(
+                f"{match.group(1)}://… is a URL factledger does not read; give the path of a SQLite ledger file"
+                " or a postgresql:// URL",
+                param,
+                ctx,
+            )
         return super().convert(value, param, ctx)
+
+
+def is_database_url(location: str | Path) -> bool:
+    return isinstance(location, str) and _DATABASE_URL.match(location) is not None
 
 
 @dataclass
 class AppContext:
     """Settings resolved once per invocation (never at import time)."""
 
-    db_path: Path
+    db_path: Path | str  # a SQLite file, or a postgresql:// URL (text; name it with `where`)
     principal: str
     strict_predicates: bool = False
     busy_timeout: float = BUSY_TIMEOUT
     _database: Database | None = field(default=None, repr=False)
+    _created: bool = field(default=False, repr=False)
 
     def database(self, *, create: bool = False) -> Database:
         """The ledger through the Python front door (factledger.open). A missing file is refused unless
         the command is one that may create a ledger (create=True: apply, journal add, import); then it
         says so on stderr, so a mistyped --db is noticed at once."""
         if self._database is None:
-            if not ledger_exists(self.db_path):
-                if not create:
-                    raise CliError(
-                        f"no ledger at {self.db_path} (from --db, FACTLEDGER_DB or the default); check the path, "
-                        "or create one with `factledger apply`, `factledger journal add`, `factledger import` "
-                        "or `factledger demo`"
-                    )
-                click.echo(f"factledger: created a new ledger at {self.db_path}", err=True)
+            self.require_ledger(create=create)
+            if self._created:
+                click.echo(f"factledger: created a new ledger at {self.where}", err=True)
             self._database = Database(self.db_path, principal=self.principal, strict_predicates=self.strict_predicates,
                                       busy_timeout=self.busy_timeout)
         return self._database
+
+    @property
+    def where(self) -> str:
+        """The ledger as messages name it (a URL's password masked)."""
+        return describe_location(self.db_path)
+
+    @property
+    def is_postgres(self) -> bool:
+        return is_database_url(self.db_path)
+
+    def require_ledger(self, *, create: bool = False) -> None:
+        """Refuse a missing ledger unless the command may create one. For a URL the ledger exists when the
+        database is reachable and migrated; an unreachable server is an error whatever the command."""
+        if ledger_exists(self.db_path):
+            return
+        if not create:
+            raise CliError(
+                f"no ledger at {self.where} (from --db, FACTLEDGER_DB or the default); check the "
+                + ("URL, or migrate the database with `factledger apply`, `factledger journal add` or `factledger import`"
+                   if self.is_postgres else
+                   "path, or create one with `factledger apply`, `factledger journal add`, `factledger import` "
+                   "or `factledger demo`")
+            )
+        self._created = True
 
     def ledger(self, *, create: bool = False) -> Ledger:
         return self.database(create=create).ledger

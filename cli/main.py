@@ -20,7 +20,8 @@ from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, defaul
     type=LedgerLocation(dir_okay=False, path_type=Path),
     default=DEFAULT_DB,
     show_default=True,
-    help="The ledger file (SQLite). Also FACTLEDGER_DB.",
+    help="The ledger: a SQLite file, or a postgresql://user:password@host/dbname URL (the PostgreSQL engine)."
+    " Also FACTLEDGER_DB.",
 )
 @click.option(
     "--principal",
@@ -45,7 +46,7 @@ from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, defaul
 )
 @click.version_option(package_name="factledger")
 @click.pass_context
-def cli(ctx: click.Context, db_path: Path, principal: str | None, strict_predicates: bool, busy_timeout: float) -> None:
+def cli(ctx: click.Context, db_path: Path | str, principal: str | None, strict_predicates: bool, busy_timeout: float) -> None:
     """factledger: a bitemporal, ledger-first knowledge store (long-term memory for Hermes Agent)."""
     app = AppContext(db_path=db_path, principal=principal or default_principal(), strict_predicates=strict_predicates,
                      busy_timeout=busy_timeout)

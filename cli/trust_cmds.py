@@ -29,9 +29,10 @@ def _print_checks(checks: list[Check]) -> None:
             emit_table(["table", "row", "problem"], [(f.table, f.row, f.problem) for f in check.rows], title=f"\n{check.name}{more}:")
 
 
-def _require_file(path: Path) -> None:
-    if not path.is_file():
-        raise CliError(f"db: no ledger file at {path}")
+def _require_file(app: AppContext) -> None:
+    if not app.is_postgres and not Path(app.db_path).is_file():
+        raise CliError(f"db: no ledger file at {app.db_path}")
+    app.require_ledger()
 
 
 @click.command("verify")
@@ -42,7 +43,7 @@ def verify_cmd(app: AppContext, index_dir: Path | None, as_json: bool) -> None:
     """Check every invariant of the ledger file: SQLite integrity, the schema against the migrations,
     intervals and timestamps on every row, the hash chain, and the lexical and vector indexes. Lists each
     row that breaks a rule. Exit status 1 if anything fails."""
-    _require_file(app.db_path)
+    _require_file(app)
     ledger = Ledger.open(app.db_path, read_only=True)
     try:
         report = verify_ledger(ledger)
@@ -74,7 +75,12 @@ def _finish(data: dict, report: VerifyReport, as_json: bool, summary: str) -> No
 def backup_cmd(app: AppContext, dest: Path, force: bool, as_json: bool) -> None:
     """Copy the ledger to DEST with SQLite's online backup (writers may keep writing), then verify the
     copy: integrity, schema, rows and the hash chain. Exit status 1 if the copy fails verification."""
-    _require_file(app.db_path)
+    _require_file(app)
+    if app.is_postgres:
+        raise CliError(
+            f"db: backup copies a SQLite file; for {app.where} use pg_dump, or "
+            "`factledger migrate --from URL --to FILE` for a SQLite copy"
+        )
     report = backup(app.ledger(), dest, force=force)
     summary = f"{'backed up' if report.ok else 'backed up, but the copy FAILED verification'}: {report.path} ({report.bytes:,} bytes, {report.verification.transactions} transactions)"
     _finish(report.to_dict(), report.verification, as_json, summary)
