@@ -8,7 +8,7 @@ import click
 
 from factledger.ledger import BUSY_TIMEOUT
 
-from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, recall_cmds, sql_cmds, trust_cmds, ui_cmds
+from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, migrate_cmds, recall_cmds, sql_cmds, trust_cmds, ui_cmds
 from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, default_principal
 
 
@@ -54,7 +54,7 @@ def cli(ctx: click.Context, db_path: Path | str, principal: str | None, strict_p
     ctx.call_on_close(app.close)
 
 
-for module in (ledger_cmds, erase_cmds, digest_cmds, recall_cmds, sql_cmds, hermes_cmds, trust_cmds, ui_cmds):
+for module in (ledger_cmds, erase_cmds, digest_cmds, recall_cmds, sql_cmds, migrate_cmds, hermes_cmds, trust_cmds, ui_cmds):
     for command in module.COMMANDS:
         cli.add_command(command)
 cli.add_command(demo.demo_cmd)

@@ -15,6 +15,8 @@ from .engine import (
     ExportReport,
     QueryResult,
     export_snapshot,
+    postgres_scanner_path,
+    scanner_path,
     sqlite_scanner_path,
 )
 from .errors import QueryRefused, SqlError, SqlExecutionError, SqlSyntaxError
@@ -39,5 +41,7 @@ __all__ = [
     "execute_write",
     "export_snapshot",
     "plan_write",
+    "postgres_scanner_path",
+    "scanner_path",
     "sqlite_scanner_path",
 ]

@@ -1,10 +1,17 @@
-"""DuckDB over the ledger file, read-only: the connection, the views, the query path and exports.
+"""DuckDB over the ledger, read-only: the connection, the views, the query path and exports.
 
 `Analytics(path)` attaches the SQLite ledger read-only through the sqlite scanner extension, loaded from
-the file the pinned `duckdb-extension-sqlite-scanner` package ships (DuckDB never downloads anything),
-registers the analyst's views and audit macros, and then locks DuckDB down: no external access (no
-files, no other databases, no extensions), Python replacement scans off, configuration locked. Every
-query is first checked (guard.py) and rewritten (rewrite.py); only then does DuckDB see it.
+the file the pinned `duckdb-extension-sqlite-scanner` package ships (DuckDB never downloads anything);
+`Analytics("postgresql://…")` attaches a PostgreSQL ledger read-only through the postgres scanner of the
+pinned `duckdb-extension-postgres-scanner` package, loaded the same way. It then registers the analyst's
+views and audit macros, and locks DuckDB down: no external access (no files, no other databases, no
+extensions), Python replacement scans off, configuration locked. Every query is first checked (guard.py)
+and rewritten (rewrite.py); only then does DuckDB see it.
+
+The engines differ below the views only: SQLite stores times as the canonical text, PostgreSQL as
+timestamptz, and every view types them as TIMESTAMPTZ (UTC), so a query answers the same rows on both.
+Over PostgreSQL the temporal rewrite filters the typed columns (as in a snapshot), which the scanner
+pushes into PostgreSQL's own scan.
 
 Two ways to read:
 - live (default): DuckDB scans the SQLite file at each query; good for one question at a time.
@@ -31,8 +38,9 @@ import duckdb
 from sqlglot import exp
 
 from factledger.ledger.errors import NotFoundError, StorageError, ValidationError
+from factledger.ledger.pg_storage import is_postgres_url, redact_url
 from factledger.ledger.storage import Storage, write_denied
-from factledger.ledger.times import utc_now
+from factledger.ledger.times import format_time, utc_now
 
 from .errors import QueryRefused, SqlExecutionError
 from .guard import check_query, describing_prefix
@@ -50,10 +58,17 @@ from .views import (
 )
 
 ATTACHED = "ledger_file"
-EXTENSION_PACKAGE = "duckdb_extension_sqlite_scanner"
+# Per engine: the pinned package shipping DuckDB's scanner, the extension file's name, the ATTACH type.
+SCANNERS = {
+    "sqlite": ("duckdb_extension_sqlite_scanner", "sqlite_scanner", "sqlite"),
+    "postgres": ("duckdb_extension_postgres_scanner", "postgres_scanner", "postgres"),
+}
+EXTENSION_PACKAGE = SCANNERS["sqlite"][0]
 EXPORT_FORMATS = ("parquet", "csv")
-INTERNAL_TABLES = ("erase_gate",)
-  # a transient guard row, always empty between transactions
+INTERNAL_TABLES = ("erase_gate",)  # a transient guard row, always empty between transactions
+# Engine bookkeeping that is no ledger data: PostgreSQL's one-row head of the ledger (SQLite has none).
+ENGINE_TABLES = ("ledger_head",)
+NOW_VARIABLE = "factledger_now"  # the injected clock's now, set before each query (the registered views read it)
 
 # Limits on one query (each adjustable per Analytics and by `factledger sql` options). Without them
 # `SELECT * FROM generate_series(1, 1e8)` grew the process by many GB and ran for minutes.
@@ -78,19 +93,28 @@ class QueryResult:
     truncated: bool = False
 
 
-def sqlite_scanner_path() -> Path:
-    """The sqlite scanner extension file shipped by the package pinned with this DuckDB version."""
-    spec = importlib.util.find_spec(EXTENSION_PACKAGE)
+def scanner_path(engine: str = "sqlite") -> Path:
+    """The scanner extension file for `engine`, shipped by the package pinned with this DuckDB version."""
+    package, name, _ = SCANNERS[engine]
+    spec = importlib.util.find_spec(package)
     locations = list(spec.submodule_search_locations or []) if spec else []
     if not locations:
         raise StorageError(
-            f"the {EXTENSION_PACKAGE.replace('_', '-')}=={duckdb.__version__} package is not installed; "
+            f"the {package.replace('_', '-')}=={duckdb.__version__} package is not installed; "
             "factledger sql needs it (DuckDB cannot download extensions here)"
         )
-    path = Path(locations[0]) / "extensions" / f"v{duckdb.__version__}" / "sqlite_scanner.duckdb_extension"
+    path = Path(locations[0]) / "extensions" / f"v{duckdb.__version__}" / f"{name}.duckdb_extension"
     if not path.is_file():
-        raise StorageError(f"no sqlite scanner for DuckDB {duckdb.__version__} at {path}; pin the matching package")
+        raise StorageError(f"no {name.replace('_', ' ')} for DuckDB {duckdb.__version__} at {path}; pin the matching package")
     return path
+
+
+def sqlite_scanner_path() -> Path:
+    return scanner_path("sqlite")
+
+
+def postgres_scanner_path() -> Path:
+    return scanner_path("postgres")
 
 
 def _quote_text(text: str) -> str:
@@ -152,8 +176,10 @@ class Analytics:
         max_rows: int | None = DEFAULT_MAX_ROWS,
         _lockdown: bool = True,
     ):
-        path = Path(ledger_path)
-        if not path.is_file():
+        self.engine = "postgres" if is_postgres_url(str(ledger_path)) else "sqlite"
+        path: Path | str = str(ledger_path) if self.engine == "postgres" else Path(ledger_path)
+        self.location = redact_url(path) if isinstance(path, str) else str(path)  # what messages name
+        if isinstance(path, Path) and not path.is_file():
             raise NotFoundError(f"no ledger file at {path}", field="ledger")
         self.memory_limit = None if memory_limit is None else check_memory_limit(memory_limit)
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
@@ -165,7 +191,7 @@ class Analytics:
         self.path = path
         # DuckDB's sqlite scanner cannot read a WAL ledger whose -shm it may not create (a read-only
         # folder): read a consistent copy instead, made through SQLite's own read-only path.
-        self.snapshot = snapshot or bool(write_denied(path))
+        self.snapshot = snapshot or (isinstance(path, Path) and bool(write_denied(path)))
         self.clock = clock
         self.tables: list[str] = []
         self.views: dict[str, ViewDef] = {}
@@ -182,7 +208,7 @@ class Analytics:
             self._setup(_lockdown)
         except duckdb.Error as exc:
             self._con.close()
-            raise StorageError(f"cannot open {path} for SQL: {_first_line(exc)}") from None
+            raise StorageError(f"cannot open {self.location} for SQL: {self._masked(_first_line(exc))}") from None
         except BaseException:
             self._con.close()
             raise
@@ -195,44 +221,75 @@ class Analytics:
         con.execute("SET enable_progress_bar = false")
         if self.memory_limit is not None:  # None: DuckDB's default, 80% of the machine's memory
             con.execute(f"SET memory_limit = {_quote_text(self.memory_limit)}")
-        con.execute(f"LOAD {_quote_text(str(sqlite_scanner_path()))}")
-        copy_dir = Path(tempfile.mkdtemp(prefix="factledger-snapshot-")) if self.snapshot else None
+        con.execute(f"LOAD {_quote_text(str(scanner_path(self.engine)))}")
+        copy_dir = Path(tempfile.mkdtemp(prefix="factledger-snapshot-")) if self.snapshot and self.engine == "sqlite" else None
         try:
-            source = self.path
-            if copy_dir is not None:
-                source = copy_dir / "ledger.db"
-                storage = Storage(self.path, read_only=True)
-                try:
-                    storage.backup(source)
-                finally:
-                    storage.close()
-            con.execute(f"ATTACH {_quote_text(str(source.resolve()))} AS {ATTACHED} (TYPE sqlite, READ_ONLY)")
+            if self.engine == "postgres":
+                # libpq reads the URL itself; the scanner's own transaction is REPEATABLE READ, so one
+                # DuckDB transaction (a snapshot's load) sees one committed state.
+                con.execute(f"ATTACH {_quote_text(str(self.path))} AS {ATTACHED} (TYPE postgres, READ_ONLY)")
+                schema = con.execute(f"SELECT * FROM postgres_query({_quote_text(ATTACHED)}, 'SELECT current_schema()')").fetchone()[0]
+            else:
+                source = self.path
+                if copy_dir is not None:
+                    source = copy_dir / "ledger.db"
+                    storage = Storage(self.path, read_only=True)
+                    try:
+                        storage.backup(source)
+                    finally:
+                        storage.close()
+                con.execute(f"ATTACH {_quote_text(str(Path(source).resolve()))} AS {ATTACHED} (TYPE sqlite, READ_ONLY)")
+                schema = "main"
             self.tables = [
                 row[0]
                 for row in con.execute(
                     # recall_* are recall's derived indexes (FTS5 and its shadow tables, the vector outbox):
                     # rebuilt from claims, never data of record, so neither snapshotted nor exported.
                     # ledger_secret keys the tombstones: shown to no analyst, written to no export.
-                    "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND table_name NOT LIKE 'sqlite_%'"
-                    " AND table_name NOT LIKE 'recall\\_%' ESCAPE '\\' AND table_name <> 'ledger_secret' ORDER BY table_name",
-                    [ATTACHED],
+                    "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND schema_name = ?"
+                    " AND table_name NOT LIKE 'sqlite_%' AND table_name NOT LIKE 'recall\\_%' ESCAPE '\\'"
+                    " AND table_name <> 'ledger_secret' AND table_name NOT IN (SELECT unnest(?)) ORDER BY table_name",
+                    [ATTACHED, schema, list(ENGINE_TABLES)],
                 ).fetchall()
             ]
+            if "claims" not in self.tables:
+                raise NotFoundError(f"no ledger at {self.location} (it has no claims table)", field="ledger")
             con.execute(f"CREATE SCHEMA {RAW}")
-            kind = "TABLE" if copy_dir is not None else "VIEW"
-            if copy_dir is not None:
+            kind = "TABLE" if self.snapshot else "VIEW"
+            if self.snapshot:
                 con.execute("BEGIN")
+            prefix = f"{ATTACHED}.{_quote_name(schema)}" if self.engine == "postgres" else ATTACHED
             for table in self.tables:
-                con.execute(f"CREATE {kind} {RAW}.{_quote_name(table)} AS SELECT * FROM {ATTACHED}.{_quote_name(table)}")
-            if copy_dir is not None:
+                con.execute(f"CREATE {kind} {RAW}.{_quote_name(table)} AS SELECT * FROM {prefix}.{_quote_name(table)}")
+            if self.snapshot:
                 con.execute("COMMIT")
                 con.execute(f"DETACH {ATTACHED}")
         finally:
             if copy_dir is not None:
                 shutil.rmtree(copy_dir, ignore_errors=True)
+        self._set_now()
         self._register_views()
         if lockdown:
             self._lock_down()
+
+    def _masked(self, text: str) -> str:
+        """A DuckDB message with the ledger's URL (and so its password) replaced by the masked form."""
+        if self.engine != "postgres":
+            return text
+        text = text.replace(str(self.path), self.location)
+        from urllib.parse import urlsplit
+
+        try:
+            password = urlsplit(str(self.path)).password
+        except ValueError:
+            password = None
+        return text.replace(password, "***") if password else text
+
+    def _set_now(self) -> str:
+        """Fix this query's now from the injected clock (the registered temporal views read it)."""
+        now = self.clock()
+        self._con.execute(f"SET VARIABLE {NOW_VARIABLE} = CAST({_quote_text(now)} AS TIMESTAMPTZ)")
+        return now
 
     def _has(self, requires: tuple[str, ...]) -> bool:
         return all(t in self.tables for t in requires)
@@ -248,16 +305,17 @@ class Analytics:
         for table in GENERIC_TABLES:
             if table in self.tables:
                 columns = con.execute(
-                    "SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?"
-                    " ORDER BY column_index",
+                    "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database()"
+                    " AND schema_name = ? AND table_name = ? ORDER BY column_index",
                     [RAW, table],
                 ).fetchall()
                 view = ViewDef(table, (table,), generic_view_sql(table, columns), f"the {table} table, timestamps typed")
                 con.execute(f"CREATE VIEW {_quote_name(table)} AS {view.sql}")
                 self.views[table] = view
-        # Temporal views are expanded by the rewriter; DuckDB gets them too (as current truth, with
-        # DuckDB's own now()) so they are listed in information_schema and usable from relations.
-        now = "now()"
+        # Temporal views are expanded by the rewriter; DuckDB gets them too (as current truth) so they
+        # are listed in information_schema and usable from relations. Their now is the injected clock's,
+        # as the rewriter's is: a variable set before each query, never DuckDB's own now().
+        now = f"getvariable('{NOW_VARIABLE}')"
         current = (
             f"SELECT * FROM main.claim_versions AS c WHERE c.valid_from <= {now} AND (c.valid_to IS NULL OR c.valid_to > {now})"
             " AND c.tx_to IS NULL"
@@ -300,7 +358,8 @@ class Analytics:
         tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
         tree = bind(tree, params, query)
         rewriter = Rewriter(
-            query, now=self.clock(), views=self.temporal_views, macros=self.macros, typed_source=self.snapshot
+            query, now=self._set_now(), views=self.temporal_views, macros=self.macros,
+            typed_source=self.snapshot or self.engine == "postgres",
         )
         try:
             return rewriter.rewrite(tree).sql(dialect="duckdb")
@@ -335,7 +394,7 @@ class Analytics:
                 raise SqlExecutionError(
                     f"the query needs more memory than the limit of {self.memory_limit} (see --memory-limit): {_first_line(exc)}"
                 ) from None
-            raise SqlExecutionError(_first_line(exc)) from None
+            raise SqlExecutionError(self._masked(_first_line(exc))) from None
         finally:
             if timer is not None:
                 timer.cancel()
@@ -412,6 +471,8 @@ def export_snapshot(
         last = None
         if "transactions" in analytics.tables:
             last = con.execute(f"SELECT max(tx_time) FROM {RAW}.transactions").fetchone()[0]
+            if last is not None and not isinstance(last, str):  # PostgreSQL's timestamptz: the canonical text
+                last = format_time(last)
         report = ExportReport(out, fmt, last)
         options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
         for name, query in sources.items():

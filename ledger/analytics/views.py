@@ -1,7 +1,7 @@
 """What the analyst sees: views and audit macros over the ledger's tables, as data.
 
-Every SQLite table is first exposed in DuckDB's schema `raw` (as it is in the file: text timestamps,
-JSON lists). The analyst's views are built over `raw`, each registered only when the tables it reads
+Every ledger table is first exposed in DuckDB's schema `raw` (as it is stored: text timestamps in
+SQLite, timestamptz in PostgreSQL; JSON lists as text in both). The analyst's views are built over `raw`, each registered only when the tables it reads
 exist, so tables added by later migrations (the digest's journal, proposals, rejections) appear without
 code changes here beyond one line.
 
@@ -271,16 +271,18 @@ MACRO_NAMES = {m.name for m in MACROS}
 
 
 def generic_view_sql(table: str, columns: list[tuple[str, str]]) -> str:
-    """A view over raw.<table> typing its text timestamp columns (by name) as TIMESTAMPTZ (UTC)."""
-    typed = [
-        name
-        for name, kind in columns
-        if kind.upper() == "VARCHAR" and (name.lower().endswith(TIMESTAMP_SUFFIXES) or name.lower() in TIMESTAMP_NAMES)
-    ]
-    if not typed:
+    """A view over raw.<table> typing its text timestamp columns (by name) as TIMESTAMPTZ (UTC), and its
+    narrower integers as BIGINT: SQLite's scanner reads every INTEGER as BIGINT, PostgreSQL's `integer`
+    arrives as INTEGER, and the views must have one shape on both engines."""
+    replaced = []
+    for name, kind in columns:
+        if kind.upper() == "VARCHAR" and (name.lower().endswith(TIMESTAMP_SUFFIXES) or name.lower() in TIMESTAMP_NAMES):
+            replaced.append(f"TRY_CAST({_quote(name)} AS TIMESTAMPTZ) AS {_quote(name)}")
+        elif kind.upper() in ("INTEGER", "SMALLINT"):
+            replaced.append(f"CAST({_quote(name)} AS BIGINT) AS {_quote(name)}")
+    if not replaced:
         return f"SELECT * FROM {RAW}.{_quote(table)}"
-    replaced = ", ".join(f"TRY_CAST({_quote(n)} AS TIMESTAMPTZ) AS {_quote(n)}" for n in typed)
-    return f"SELECT * REPLACE ({replaced}) FROM {RAW}.{_quote(table)}"
+    return f"SELECT * REPLACE ({', '.join(replaced)}) FROM {RAW}.{_quote(table)}"
 
 
 def _quote(name: str) -> str:
