@@ -98,11 +98,12 @@ class MemorySession:
         paths.state_dir.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as undo:  # on any failure below, close what was opened
             clocked = {"clock": clock} if clock is not None else {}
-            self.writer = Ledger.open(paths.ledger_path, **clocked)
+            location = settings.ledger_location(paths.ledger_path)  # the database_url setting, else ledger.db
+            self.writer = Ledger.open(location, **clocked)
             undo.callback(self.writer.close)
-            self.reader = Ledger.open(paths.ledger_path, **clocked)
+            self.reader = Ledger.open(location, **clocked)
             undo.callback(self.reader.close)
-            self.recall = shared_recall.acquire(paths.ledger_path, recall_config, clock=clock)
+            self.recall = shared_recall.acquire(location, recall_config, clock=clock)
             undo.callback(shared_recall.release, self.recall)
             _forget_legacy_index(paths, self.recall)
             self.journal = Journal(self.writer)

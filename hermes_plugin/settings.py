@@ -10,10 +10,12 @@ from typing import Any
 import yaml
 
 from factledger.ledger import ValidationError
+from factledger.ledger.pg_storage import is_postgres_url
 from factledger.ledger.values import check_identifier
 
 DEFAULT_SETTINGS_TEXT = """\
 # factledger settings for the Hermes memory provider (read when a Hermes session starts).
+database_url: ""          # a postgresql://user:password@host/dbname URL: the ledger lives there instead of ledger.db
 digest:
   policy: auto            # auto: apply grounded facts now; strict: hold every digested fact for review
   batch_size: 16          # journal entries the background worker digests per run
@@ -62,6 +64,11 @@ class ProviderSettings:
     retention_days: float = 0.0
     excluded_platforms: tuple[str, ...] = ()
     excluded_chats: tuple[str, ...] = ()
+    database_url: str = ""  # a postgresql:// URL replacing the SQLite file; "" keeps the file
+
+    def ledger_location(self, file: Path) -> Path | str:
+        """Where the ledger is: the database URL when one is set, else the SQLite file."""
+        return self.database_url or file
 
     def excludes(self, platform: str, chat_id: str) -> bool:
         """True when this chat (or its whole platform) is kept out of memory."""
@@ -110,7 +117,11 @@ class ProviderSettings:
             raise ValidationError(f"{policy!r} is not 'auto' or 'strict'", field="digest.policy")
         batch_size = _number(digest, "batch_size", 16, int, "digest.batch_size", maximum=10_000)
         max_delay = _number(digest, "max_delay_seconds", 20.0, float, "digest.max_delay_seconds", maximum=86_400)
+        database_url = _text(data, "database_url", "database_url")
+        if database_url and not is_postgres_url(database_url):
+            raise ValidationError("must be a postgresql:// URL (or empty for the ledger file)", field="database_url")
         return cls(
+            database_url=database_url,
             policy=policy,
             batch_size=batch_size,
             max_delay_seconds=max_delay,

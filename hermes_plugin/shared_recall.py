@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factledger.ledger import Ledger
+from factledger.ledger.pg_storage import is_postgres_url
 from factledger.recall import Recall, RecallConfig
 
 
@@ -28,11 +29,12 @@ _lock = threading.Lock()
 _shared: dict[tuple[str, str], _Shared] = {}
 
 
-def _key(ledger_path: Path, config: RecallConfig | None) -> tuple[str, str]:
-    return (str(Path(ledger_path).resolve()), (config or RecallConfig()).name)
+def _key(ledger_path: Path | str, config: RecallConfig | None) -> tuple[str, str]:
+    where = ledger_path if is_postgres_url(str(ledger_path)) else str(Path(ledger_path).resolve())
+    return (str(where), (config or RecallConfig()).name)
 
 
-def acquire(ledger_path: Path, config: RecallConfig | None = None, *,
+def acquire(ledger_path: Path | str, config: RecallConfig | None = None, *,
             clock: Callable[[], str] | None = None) -> Recall:
     """The process's Recall for this ledger (opened on first use); pair every call with `release`.
     Its vector folder is the one the ledger records (the CLI and every other process use the same).

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from factledger.ledger import Ledger, LedgerError
+from factledger.ledger.pg_storage import redact_url
 
 from .paths import HermesPaths
 from .settings import ProviderSettings
@@ -44,14 +45,18 @@ def memory_status(paths: HermesPaths, environ: Mapping[str, str] | None = None) 
         lines["digest_policy"] = settings.policy
         if settings.excluded_chats or settings.excluded_platforms:
             lines["excluded"] = ", ".join([*settings.excluded_platforms, *settings.excluded_chats])
-    if not paths.ledger_path.exists():
+    location = settings.ledger_location(paths.ledger_path) if settings is not None else paths.ledger_path
+    if isinstance(location, str):  # the database_url setting: shown with its password masked
+        lines["ledger"] = redact_url(location)
+    elif not paths.ledger_path.exists():
         lines["state"] = "no ledger yet (it is created by the first Hermes session)"
         return lines
     try:
-        with Ledger.open(paths.ledger_path, read_only=True) as ledger:
+        with Ledger.open(location, read_only=True) as ledger:
             lines.update(_ledger_lines(ledger))
     except (LedgerError, OSError) as exc:
-        lines["ledger_error"] = f"{type(exc).__name__}: {exc}"
+        message = f"{type(exc).__name__}: {exc}"
+        lines["ledger_error"] = message.replace(location, redact_url(location)) if isinstance(location, str) else message
     return lines
 
 
