@@ -18,7 +18,7 @@ TABLES = ("predicates", "transactions", "claims", "claim_provenance", "version_h
 def _rows(path, table):
     storage = Storage(path, read_only=True)
     try:
-        return [tuple(r) for r in storage.query(f"SELECT * FROM {table} ORDER BY 1, 2, 3")]
+        return sorted(tuple(r) for r in storage.query(f"SELECT * FROM {table}"))
     finally:
         storage.close()
 
