@@ -13,7 +13,8 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from functools import cached_property
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,9 +22,9 @@ from factledger.schema import visibility_predicate
 
 from . import chain
 from . import portion as algebra
-from .erasure import ScopeFamily, mention_spans, merge_spans, redact_spans, text_words, value_words
-from .errors import ErasedError, IntegrityError, NotFoundError, PermissionDenied, StorageError, ValidationError
-from .keys import content_hash, key, keyed_hash, predicate_key
+from .erasure import EraseResult, Erasure, ScopeFamily, redact_spans
+from .errors import ErasedError, IntegrityError, ValidationError
+from .keys import key, predicate_key
 from .model import PRINCIPAL_KINDS, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .storage import BUSY_TIMEOUT, Storage
 from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
@@ -78,40 +79,6 @@ class _Slot:
     current: list[algebra.Span]
 
 
-@dataclass(frozen=True)
-class EraseResult:
-    erased: list[ClaimVersion]
-    tombstones: list[str]
-    tx: int
-    repeated_sources: tuple[str, ...] = ()  # from writes that repeated the value without a new version
-    family: ScopeFamily | None = None  # the scopes the value was followed into
-    # The erased values' normalised words, for the parts that follow them into free text. In memory only:
-    # neither stored nor printed.
-    value_words: tuple[tuple[str, ...], ...] = field(default=(), repr=False)
-
-    @property
-    def scopes(self) -> list[str]:
-        return sorted({v.scope for v in self.erased})
-
-    @property
-    def sources(self) -> list[str]:
-        """Every provenance reference of the erased value: its versions' and its repetitions'."""
-        refs: list[str] = []
-        for version in self.erased:
-            refs.extend(r for r in version.source if r not in refs)
-        refs.extend(r for r in self.repeated_sources if r not in refs)
-        return refs
-
-    def to_dict(self) -> dict:
-        return {
-            "tx": self.tx,
-            "erased": [v.id for v in self.erased],
-            "scopes": self.scopes,
-            "tombstones": self.tombstones,
-            "sources": self.sources,
-        }
-
-
 class LedgerTx:
     """One open ledger transaction. Obtain it from `Ledger.transaction()`."""
 
@@ -130,7 +97,7 @@ class LedgerTx:
         self._ops: list[OpResult] = []
         self._provenance: list[tuple[int, int, str]] = []  # (claim id, tx id, source) for no-op writes
         self._erasing: list[int] = []  # versions this (erase) transaction removes, named in its chain row
-        self._has_erasures = ledger.storage.one("SELECT 1 FROM tombstones LIMIT 1") is not None
+        self._has_erasures = ledger._erasure.has_tombstones()
         self.result: TxResult | None = None
 
     # -- predicates -----------------------------------------------------------------------------
@@ -436,12 +403,6 @@ def _check_template(template: object) -> None:
         ) from None
 
 
-def _prefix_scope(prefix: str) -> str:
-    """How a family prefix is spelled inside a tombstone's hashed tuple (never a real scope: those are
-    matched exactly)."""
-    return "prefix:" + prefix
-
-
 class Ledger:
     """The bitemporal claim store over one SQLite file."""
 
@@ -454,7 +415,6 @@ class Ledger:
         self._predicates: dict[str, Predicate] | None = None
         self._data_version: int | None = None
         self._visible = visibility_predicate("sqlite")
-        self._secret: str | None = None
         chain.backfill(storage)  # a ledger from before the chain is hashed once, as it stands
 
     @classmethod
@@ -715,7 +675,11 @@ class Ledger:
         row = self.storage.one("SELECT * FROM claims WHERE id = ?", (claim_id,))
         return ClaimVersion.from_row(row) if row else None
 
-    # -- erase ----------------------------------------------------------------------------------
+    # -- erase (ledger/erasure.py) ---------------------------------------------------------------
+
+    @cached_property
+    def _erasure(self) -> Erasure:
+        return Erasure(self)
 
     def erase(
         self,
@@ -737,132 +701,34 @@ class Ledger:
         `EraseResult.sources` and `EraseResult.value_words`. The reason is kept in an append-only
         transaction, so a reason that mentions the value is refused.
         """
-        check_principal(principal)
-        if not principal.startswith("operator:"):
-            raise PermissionDenied("only an operator may erase", field="principal")
-        scope = check_scope(scope)
-        if not isinstance(reason, str):
-            raise ValidationError("must be a string", field="reason")
-        family = family or ScopeFamily.of(scope)
-        if not family.contains(scope):
-            raise ValidationError("the scope family must contain the erased scope", field="scope")
-        subject_key = key(subject, "subject")
-        pred = predicate_key(predicate)
-        params: list[object] = [scope, subject_key, pred]
-        sql = "SELECT * FROM claims WHERE scope = ? AND subject_key = ? AND predicate = ?"
-        if value is not None:
-            sql += " AND value_key = ?"
-            params.append(key(value, "value"))
-        with self.storage.atomic():
-            rows = [ClaimVersion.from_row(r) for r in self.storage.query(sql, params)]
-            if not rows:
-                raise NotFoundError("nothing to erase: no version matches", field="value" if value else "subject")
-            value_keys = sorted({r.value_key for r in rows})
-            others = [s for s in self.scopes() if s != scope and family.contains(s)]
-            if others:
-                rows += [
-                    ClaimVersion.from_row(r)
-                    for r in self.storage.query(
-                        "SELECT * FROM claims WHERE scope IN (SELECT value FROM json_each(?)) AND subject_key = ?"
-                        " AND predicate = ? AND value_key IN (SELECT value FROM json_each(?)) ORDER BY id",
-                        (json.dumps(others), subject_key, pred, json.dumps(value_keys)),
-                    )
-                ]
-            words = tuple(dict.fromkeys(value_words(v) for v in value_keys))
-            if mention_spans(reason, words):
-                raise ValidationError(
-                    "must not contain the erased value (the reason is kept in an append-only transaction)",
-                    field="reason",
-                )
-            ids = [r.id for r in rows]
-            with self.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
-                tx.record_erasure(ids)
-            self.storage.execute("INSERT INTO erase_gate (id, principal) VALUES (1, ?)", (principal,))
-            repeated = [
-                row[0]
-                for row in self.storage.query(
-                    "SELECT DISTINCT source FROM claim_provenance"
-                    " WHERE claim_id IN (SELECT value FROM json_each(?)) ORDER BY source",
-                    (json.dumps(ids),),
-                )
-            ]
-            self.storage.executemany("DELETE FROM claim_provenance WHERE claim_id = ?", [(i,) for i in ids])
-            self.storage.executemany("DELETE FROM claims WHERE id = ?", [(i,) for i in ids])
-            # A tombstone for every scope that held the value, every exact scope of the family, and every
-            # prefix of it (so a scope of the person opened later is covered too).
-            members = {r.scope for r in rows} | set(family.exact) | {_prefix_scope(p) for p in family.prefixes}
-            hashes = sorted({self.content_key(m, subject_key, pred, v) for m in members for v in value_keys})
-            self.storage.executemany(
-                "INSERT OR IGNORE INTO tombstones (content_hash, erased_at, principal, reason) VALUES (?, ?, ?, ?)",
-                [(h, tx.tx_time, principal, reason) for h in hashes],
-            )
-            self.storage.executemany(
-                "INSERT OR IGNORE INTO erased_texts (match, scope, words, text_hash, erase_tx) VALUES (?, ?, ?, ?, ?)",
-                [
-                    (match, member, len(w), keyed_hash(self.secret, " ".join(w)), tx.id)
-                    for match, member in family.rules()
-                    for w in words
-                ],
-            )
-            self.storage.execute("DELETE FROM erase_gate")
-        return EraseResult(
-            erased=rows, tombstones=hashes, tx=tx.id, repeated_sources=tuple(repeated), family=family, value_words=words
+        return self._erasure.erase(
+            scope=scope, subject=subject, predicate=predicate, value=value, principal=principal, reason=reason,
+            family=family,
         )
 
-    # -- keyed hashes and the erased-text guard -------------------------------------------------
+    def scrub(self, *, wait: float = 2.0):
+        """Leave no stale copy of erased rows in the store's files (see the engine's erase recorder)."""
+        return self._erasure.recorder.scrub(wait=wait)
 
     @property
     def secret(self) -> str:
         """The per-ledger secret keying every content hash (migration 0007)."""
-        if self._secret is None:
-            row = self.storage.one("SELECT secret FROM ledger_secret WHERE id = 1")
-            if row is None:
-                raise StorageError("this ledger has no secret yet: open it once without read_only to migrate it")
-            self._secret = str(row[0])
-        return self._secret
+        return self._erasure.secret
 
     def content_key(self, scope: str, subject_key: str, predicate: str, value_key: str) -> str:
         """The keyed hash of normalised (scope, subject, predicate, value): tombstones, rejections and
         confirmations are keyed on it."""
-        return content_hash(self.secret, scope, subject_key, predicate, value_key)
+        return self._erasure.content_key(scope, subject_key, predicate, value_key)
 
     def _erased(self, scope: str, subject_key: str, predicate: str, value_key: str) -> bool:
         """A tombstone for this (scope, slot, value), or for a scope prefix of a family `scope` is in (a
         Hermes scratch scope of the person opened after the erase)."""
-        prefixes = [
-            r[0]
-            for r in self.storage.query(
-                "SELECT DISTINCT scope FROM erased_texts WHERE match = 'prefix' AND substr(?, 1, length(scope)) = scope",
-                (scope,),
-            )
-        ]
-        digests = [self.content_key(s, subject_key, predicate, value_key) for s in (scope, *map(_prefix_scope, prefixes))]
-        return (
-            self.storage.one(
-                "SELECT 1 FROM tombstones WHERE content_hash IN (SELECT value FROM json_each(?))", (json.dumps(digests),)
-            )
-            is not None
-        )
+        return self._erasure.erased(scope, subject_key, predicate, value_key)
 
     def erased_spans(self, scope: str, text: str) -> list[tuple[int, int]]:
         """Where `text` mentions a value erased for a family that `scope` belongs to: every word n-gram
         (n up to erasure.MAX_GUARD_WORDS) is hashed with the secret and looked up in the guard."""
-        guards: dict[int, set[str]] = {}
-        for row in self.storage.query(
-            "SELECT words, text_hash FROM erased_texts"
-            " WHERE (match = 'exact' AND scope = ?1) OR (match = 'prefix' AND substr(?1, 1, length(scope)) = scope)",
-            (scope,),
-        ):
-            guards.setdefault(int(row[0]), set()).add(row[1])
-        if not guards:
-            return []
-        words = text_words(text)
-        spans = []
-        for n, hashes in guards.items():
-            for i in range(len(words) - n + 1):
-                if keyed_hash(self.secret, " ".join(w[0] for w in words[i : i + n])) in hashes:
-                    spans.append((words[i][1], words[i + n - 1][2]))
-        return merge_spans(spans)
+        return self._erasure.erased_spans(scope, text)
 
     def redact_erased(self, scope: str, text: str) -> tuple[str, int]:
         """`text` with every value erased for `scope`'s family replaced by erasure.REDACTED, and the count."""
