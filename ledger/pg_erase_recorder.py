@@ -30,14 +30,14 @@ REMAINS = (
 # Where verify builds the schema the migrations create, inside a transaction it rolls back.
 _EXPECTED_SCHEMA = "factledger_expected"
 
-# Every object of one schema with its definition. Names are schema-qualified in definitions where the
+# Every object of one schema with its definition (extensions' own functions left out). Names are schema-qualified in definitions where the
 # search path needs it; _unqualified strips both schemas' names before comparing.
 _CATALOG = """
-SELECT 'table' AS kind, c.relname AS name,
+SELECT 'table' AS kind, c.relname::text AS name,
        string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
                   || CASE WHEN a.attnotnull THEN ' NOT NULL' ELSE '' END
                   || COALESCE(' DEFAULT ' || pg_get_expr(d.adbin, d.adrelid), '')
-                  || CASE WHEN a.attidentity <> '' THEN ' IDENTITY ' || a.attidentity ELSE '' END,
+                  || CASE WHEN a.attidentity <> '' THEN ' IDENTITY ' || a.attidentity::text ELSE '' END,
                   ', ' ORDER BY a.attnum) AS definition
   FROM pg_class c
   JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -45,24 +45,25 @@ SELECT 'table' AS kind, c.relname AS name,
  WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('r', 'p')
  GROUP BY c.relname
 UNION ALL
-SELECT 'view', c.relname, pg_get_viewdef(c.oid)
+SELECT 'view', c.relname::text, pg_get_viewdef(c.oid)
   FROM pg_class c WHERE c.relnamespace = %(schema)s::regnamespace AND c.relkind IN ('v', 'm')
 UNION ALL
-SELECT 'constraint', r.relname || '.' || k.conname, pg_get_constraintdef(k.oid)
+SELECT 'constraint', r.relname::text || '.' || k.conname::text, pg_get_constraintdef(k.oid)
   FROM pg_constraint k JOIN pg_class r ON r.oid = k.conrelid
  WHERE k.connamespace = %(schema)s::regnamespace
 UNION ALL
-SELECT 'index', i.relname, pg_get_indexdef(i.oid)
+SELECT 'index', i.relname::text, pg_get_indexdef(i.oid)
   FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
  WHERE i.relnamespace = %(schema)s::regnamespace
 UNION ALL
-SELECT 'trigger', r.relname || '.' || t.tgname, pg_get_triggerdef(t.oid) || ' ' || t.tgenabled
+SELECT 'trigger', r.relname::text || '.' || t.tgname::text, pg_get_triggerdef(t.oid) || ' ' || t.tgenabled::text
   FROM pg_trigger t JOIN pg_class r ON r.oid = t.tgrelid
  WHERE r.relnamespace = %(schema)s::regnamespace AND NOT t.tgisinternal
 UNION ALL
-SELECT 'function', p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')',
-       pg_get_function_result(p.oid) || ' ' || p.provolatile || ' ' || md5(p.prosrc)
+SELECT 'function', p.proname::text || '(' || pg_get_function_identity_arguments(p.oid) || ')',
+       pg_get_function_result(p.oid) || ' ' || p.provolatile::text || ' ' || md5(p.prosrc)
   FROM pg_proc p WHERE p.pronamespace = %(schema)s::regnamespace
+   AND NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.classid = 'pg_proc'::regclass AND e.objid = p.oid AND e.deptype = 'e')
 """
 
 
