@@ -86,8 +86,6 @@ class ErasureRecorder(Protocol):
     def secret(self) -> str | None:
         """The per-ledger secret, or None when the schema has none yet."""
 
-    def has_tombstones(self) -> bool: ...
-
     def slot_versions(self, scope: str, subject_key: str, predicate: str, value_key: str | None) -> list[ClaimVersion]:
         """Every version (any transaction time) of the slot, or of one value in it."""
 

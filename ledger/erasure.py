@@ -263,9 +263,6 @@ class Erasure:
             raise StorageError("this ledger has no secret yet: open it once without read_only to migrate it")
         return found
 
-    def has_tombstones(self) -> bool:
-        return self.recorder.has_tombstones()
-
     def content_key(self, scope: str, subject_key: str, predicate: str, value_key: str) -> str:
         return content_hash(self.secret, scope, subject_key, predicate, value_key)
 

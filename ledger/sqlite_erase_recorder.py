@@ -62,9 +62,6 @@ class SqliteErasureRecorder:
         row = self.storage.one("SELECT secret FROM ledger_secret WHERE id = 1")
         return None if row is None else str(row[0])
 
-    def has_tombstones(self) -> bool:
-        return self.storage.one("SELECT 1 FROM tombstones LIMIT 1") is not None
-
     def slot_versions(self, scope: str, subject_key: str, predicate: str, value_key: str | None) -> list[ClaimVersion]:
         params: list[object] = [scope, subject_key, predicate]
         sql = "SELECT * FROM claims WHERE scope = ? AND subject_key = ? AND predicate = ?"

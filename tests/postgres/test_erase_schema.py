@@ -48,7 +48,7 @@ REFUSALS = [
       f"INSERT INTO erased_texts (match, scope, words, text_hash, erase_tx) VALUES ('exact', 's', 1, '{OTHER}', 1)"],
      INTEGRITY, "written by the erasing (latest, operator's) transaction"),
     ("a guard rule that is not a keyed hash",
-     [f"INSERT INTO erased_texts (match, scope, words, text_hash, erase_tx) VALUES ('exact', 's', 1, 'paris', 1)"],
+     ["INSERT INTO erased_texts (match, scope, words, text_hash, erase_tx) VALUES ('exact', 's', 1, 'paris', 1)"],
      "23514", "erased_texts_text_hash_check"),
     ("a guard rule of an unknown match",
      [f"INSERT INTO erased_texts (match, scope, words, text_hash, erase_tx) VALUES ('fuzzy', 's', 1, '{OTHER}', 1)"],
