@@ -86,3 +86,34 @@ CREATE TRIGGER exports_no_delete BEFORE DELETE ON exports
     FOR EACH ROW EXECUTE FUNCTION factledger_refuse('the manifest of exports is append-only');
 CREATE TRIGGER exports_no_truncate BEFORE TRUNCATE ON exports
     FOR EACH STATEMENT EXECUTE FUNCTION factledger_refuse('the manifest of exports is append-only');
+
+-- == Deletes only of versions recorded as erased (schema/sqlite/0006) ===============================
+
+-- The gate alone no longer opens the door: the version must be recorded as erased by the latest
+-- transaction (an operator's; 0003's version_hashes rules), whose chain row names it. The erased-text
+-- guard keeps 0001's rule (the gate, for the latest transaction's operator).
+CREATE FUNCTION claims_erased_delete() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    erased_id bigint;
+BEGIN
+    IF TG_TABLE_NAME = 'claims' THEN  -- one branch per table: each reads only its own row's fields
+        erased_id := OLD.id;
+    ELSE
+        erased_id := OLD.claim_id;
+    END IF;
+    IF NOT factledger_erasing()
+       OR NOT EXISTS (SELECT 1 FROM version_hashes v JOIN ledger_head h ON h.id = 1
+                       WHERE v.claim_id = erased_id AND v.erased_by = h.tx_id) THEN
+        RAISE EXCEPTION USING ERRCODE = 'integrity_constraint_violation',
+            MESSAGE = 'factledger: ' || TG_ARGV[0];
+    END IF;
+    RETURN OLD;
+END;
+$$;
+DROP TRIGGER claims_no_delete ON claims;
+CREATE TRIGGER claims_no_delete BEFORE DELETE ON claims
+    FOR EACH ROW EXECUTE FUNCTION claims_erased_delete('claims are never deleted outside erase');
+DROP TRIGGER claim_provenance_no_delete ON claim_provenance;
+CREATE TRIGGER claim_provenance_no_delete BEFORE DELETE ON claim_provenance
+    FOR EACH ROW EXECUTE FUNCTION claims_erased_delete('provenance is never deleted outside erase');

@@ -161,7 +161,7 @@ def pg_storage(postgres_url):
 
 
 def test_scrub_leaves_no_copy_in_the_tables_files(pg_storage, postgres_cluster):
-    """A raw erase (the gate, for the latest operator transaction) of a claim; its bytes stay in the heap
+    """A raw erase (recorded in version_hashes, through the gate, by the latest operator transaction) of a claim; its bytes stay in the heap
     file as a dead tuple after DELETE and CHECKPOINT, and are gone from every file of the database
     after scrub."""
     storage, needle = pg_storage, VALUE.encode()
@@ -172,6 +172,7 @@ def test_scrub_leaves_no_copy_in_the_tables_files(pg_storage, postgres_cluster):
         f"INSERT INTO transactions (id, tx_time, principal) VALUES (1, '{T1}', 'operator:dpo')",
         "INSERT INTO claims (id, scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from,"
         f" tx_from, opened_by) VALUES (1, 's', 'ann', 'Ann', 'lives_in', 'one', '{VALUE}', '{VALUE.lower()}', '{T1}', '{T1}', 1)",
+        f"INSERT INTO version_hashes (claim_id, opened_by, salt, content_hash) VALUES (1, 1, 'salt', '{'0' * 64}')",
         "CHECKPOINT",
     )
     assert _holding(_relation_files(storage, data_dir, "claims"), needle)  # the scan can fail
@@ -179,6 +180,7 @@ def test_scrub_leaves_no_copy_in_the_tables_files(pg_storage, postgres_cluster):
         storage,
         "BEGIN",
         f"INSERT INTO transactions (id, tx_time, principal) VALUES (2, '{T2}', 'operator:dpo')",
+        "UPDATE version_hashes SET erased_by = 2, salt = NULL WHERE claim_id = 1",
         "INSERT INTO erase_gate (id, tx_id, principal) VALUES (1, 2, 'operator:dpo')",
         "DELETE FROM claims WHERE id = 1",
         "DELETE FROM erase_gate",

@@ -38,6 +38,13 @@ REFUSALS = [
      [f"INSERT INTO transactions (id, tx_time, principal) VALUES (2, '{T2}', 'operator:alice')",
       "INSERT INTO erase_gate (id, tx_id, principal) VALUES (1, 1, 'operator:alice')"], INTEGRITY,
      "erase gate opens only for the latest transaction's operator"),
+    ("deleting a claim under the gate without recording it erased",
+     [f"INSERT INTO predicates (name, display, cardinality, defined_at) VALUES ('likes', 'likes', 'many', '{T1}')",
+      "INSERT INTO claims (id, scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from,"
+      f" tx_from, opened_by) VALUES (1, 's', 'bob', 'Bob', 'likes', 'many', 'Tea', 'tea', '{T1}', '{T1}', 1)",
+      f"INSERT INTO transactions (id, tx_time, principal) VALUES (2, '{T2}', 'operator:alice')",
+      "INSERT INTO erase_gate (id, tx_id, principal) VALUES (1, 2, 'operator:alice')",
+      "DELETE FROM claims WHERE id = 1"], INTEGRITY, "claims are never deleted outside erase"),
     ("truncating the guard", ["TRUNCATE erased_texts"], INTEGRITY, "never deleted outside erase"),
     ("a guard rule written by an agent's transaction",
      [f"INSERT INTO transactions (id, tx_time, principal) VALUES (2, '{T2}', 'agent:hermes')",
