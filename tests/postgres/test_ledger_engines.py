@@ -8,7 +8,7 @@ import itertools
 import pytest
 from hypothesis import given, settings
 
-from factledger.ledger import Ledger, StorageError, chain
+from factledger.ledger import BusyError, Ledger, StorageError, chain
 from factledger.ledger.recorder import ledger_recorder
 from tests.strategies import GRID, PROBE_TIMES, SLOTS, apply_history, histories
 
@@ -114,3 +114,16 @@ def test_open_takes_a_url_and_read_only_refuses_writes(postgres_url):
         with pytest.raises(StorageError, match="read-only"):
             with reader.transaction(principal="operator:t") as tx:
                 tx.add("s", "Ann", "likes", "cake")
+
+
+def test_a_writer_waiting_past_the_timeout_for_the_head_is_busy_and_writes_nothing(postgres_url):
+    with Ledger.open(postgres_url) as holder, Ledger.open(postgres_url, timeout=0.2) as waiter:
+        with holder.transaction(principal="operator:a") as tx:
+            tx.add("s", "Ann", "likes", "tea")
+            with pytest.raises(BusyError):
+                with waiter.transaction(principal="operator:b") as other:
+                    other.add("s", "Ann", "likes", "cake")
+        assert [v.value for v in waiter.current()] == ["tea"]
+        with waiter.transaction(principal="operator:b") as other:  # the turn is free again
+            other.add("s", "Ann", "likes", "cake")
+        assert sorted(v.value for v in holder.current()) == ["cake", "tea"]
