@@ -3,17 +3,28 @@
 A value is matched as a run of words, each word normalised like every key (NFKC, casefold): "Lisbon"
 matches "LISBON", "Ｌｉｓｂｏｎ" and "lisbon's"; "Acme Robotics" matches "acme  robotics" across any
 spacing or punctuation between the two words. Scripts written without spaces (CJK, kana, Hangul) are
-split into single characters, so "東京" matches inside "東京に住んでいる". Pure: no storage here.
+split into single characters, so "東京" matches inside "東京に住んでいる".
+
+`Erasure` is the ledger's erase family (Ledger.erase, the secret, keyed content hashes, tombstones and
+the erased-text guard); `Ledger` keeps thin methods that delegate here. Its reads and writes go through
+the engine's erase recorder (ledger/erase_recorder.py); no SQL here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-from .errors import ValidationError
-from .keys import normalise
+from .erase_recorder import GuardRow, Recorder, TombstoneRow, erase_recorder
+from .errors import NotFoundError, PermissionDenied, StorageError, ValidationError
+from .keys import content_hash, key, keyed_hash, normalise, predicate_key
+from .model import ClaimVersion
+
+if TYPE_CHECKING:
+    from .store import Ledger
 
 REDACTED = "[erased]"
 # The erased-text guard tests word n-grams of an incoming text up to this length; a longer value is
@@ -133,3 +144,143 @@ class ScopeFamily:
             parts.append(f"substr({column}, 1, ?) = ?")
             params.extend([len(prefix), prefix])
         return "(" + " OR ".join(parts) + ")", params
+
+
+def prefix_scope(prefix: str) -> str:
+    """How a family prefix is spelled inside a tombstone's hashed tuple (never a real scope: those are
+    matched exactly)."""
+    return "prefix:" + prefix
+
+
+@dataclass(frozen=True)
+class EraseResult:
+    erased: list[ClaimVersion]
+    tombstones: list[str]
+    tx: int
+    repeated_sources: tuple[str, ...] = ()  # from writes that repeated the value without a new version
+    family: ScopeFamily | None = None  # the scopes the value was followed into
+    # The erased values' normalised words, for the parts that follow them into free text. In memory only:
+    # neither stored nor printed.
+    value_words: tuple[tuple[str, ...], ...] = field(default=(), repr=False)
+
+    @property
+    def scopes(self) -> list[str]:
+        return sorted({v.scope for v in self.erased})
+
+    @property
+    def sources(self) -> list[str]:
+        """Every provenance reference of the erased value: its versions' and its repetitions'."""
+        refs: list[str] = []
+        for version in self.erased:
+            refs.extend(r for r in version.source if r not in refs)
+        refs.extend(r for r in self.repeated_sources if r not in refs)
+        return refs
+
+    def to_dict(self) -> dict:
+        return {
+            "tx": self.tx,
+            "erased": [v.id for v in self.erased],
+            "scopes": self.scopes,
+            "tombstones": self.tombstones,
+            "sources": self.sources,
+        }
+
+
+class Erasure:
+    """One ledger's erase family, over its engine's erase recorder."""
+
+    def __init__(self, ledger: "Ledger"):
+        self.ledger = ledger
+        self.recorder: Recorder = erase_recorder(ledger.storage)
+
+    def erase(
+        self,
+        *,
+        scope: str,
+        subject: str,
+        predicate: str,
+        value: str | None = None,
+        principal: str,
+        reason: str = "",
+        family: ScopeFamily | None = None,
+    ) -> EraseResult:
+        """See Ledger.erase."""
+        from .store import check_principal, check_scope  # store imports this module
+
+        ledger, recorder = self.ledger, self.recorder
+        check_principal(principal)
+        if not principal.startswith("operator:"):
+            raise PermissionDenied("only an operator may erase", field="principal")
+        scope = check_scope(scope)
+        if not isinstance(reason, str):
+            raise ValidationError("must be a string", field="reason")
+        family = family or ScopeFamily.of(scope)
+        if not family.contains(scope):
+            raise ValidationError("the scope family must contain the erased scope", field="scope")
+        subject_key = key(subject, "subject")
+        pred = predicate_key(predicate)
+        value_key = None if value is None else key(value, "value")
+        with ledger.storage.atomic():
+            rows = recorder.slot_versions(scope, subject_key, pred, value_key)
+            if not rows:
+                raise NotFoundError("nothing to erase: no version matches", field="value" if value else "subject")
+            value_keys = sorted({r.value_key for r in rows})
+            others = [s for s in ledger.scopes() if s != scope and family.contains(s)]
+            if others:
+                rows += recorder.family_versions(others, subject_key, pred, value_keys)
+            words = tuple(dict.fromkeys(value_words(v) for v in value_keys))
+            if mention_spans(reason, words):
+                raise ValidationError(
+                    "must not contain the erased value (the reason is kept in an append-only transaction)",
+                    field="reason",
+                )
+            ids = [r.id for r in rows]
+            with ledger.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
+                tx.record_erasure(ids)
+            repeated = recorder.delete_versions(tx.id, principal, ids)
+            # A tombstone for every scope that held the value, every exact scope of the family, and every
+            # prefix of it (so a scope of the person opened later is covered too).
+            members = {r.scope for r in rows} | set(family.exact) | {prefix_scope(p) for p in family.prefixes}
+            hashes = sorted({self.content_key(m, subject_key, pred, v) for m in members for v in value_keys})
+            recorder.add_tombstones([TombstoneRow(h, tx.tx_time, principal, reason) for h in hashes])
+            recorder.add_guards(
+                [
+                    GuardRow(match, member, len(w), keyed_hash(self.secret, " ".join(w)), tx.id)
+                    for match, member in family.rules()
+                    for w in words
+                ]
+            )
+        return EraseResult(
+            erased=rows, tombstones=hashes, tx=tx.id, repeated_sources=tuple(repeated), family=family, value_words=words
+        )
+
+    # -- keyed hashes and the erased-text guard -------------------------------------------------
+
+    @cached_property
+    def secret(self) -> str:
+        found = self.recorder.secret()
+        if found is None:
+            raise StorageError("this ledger has no secret yet: open it once without read_only to migrate it")
+        return found
+
+    def content_key(self, scope: str, subject_key: str, predicate: str, value_key: str) -> str:
+        return content_hash(self.secret, scope, subject_key, predicate, value_key)
+
+    def erased(self, scope: str, subject_key: str, predicate: str, value_key: str) -> bool:
+        prefixes = self.recorder.prefix_scopes_covering(scope)
+        digests = [self.content_key(s, subject_key, predicate, value_key) for s in (scope, *map(prefix_scope, prefixes))]
+        return self.recorder.any_tombstone(digests)
+
+    def erased_spans(self, scope: str, text: str) -> list[tuple[int, int]]:
+        guards: dict[int, set[str]] = {}
+        for words_n, text_hash in self.recorder.guards_for(scope):
+            guards.setdefault(words_n, set()).add(text_hash)
+        if not guards:
+            return []
+        words = text_words(text)
+        spans = []
+        for n, hashes in guards.items():
+            for i in range(len(words) - n + 1):
+                if keyed_hash(self.secret, " ".join(w[0] for w in words[i : i + n])) in hashes:
+                    spans.append((words[i][1], words[i + n - 1][2]))
+        return merge_spans(spans)

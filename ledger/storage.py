@@ -46,20 +46,39 @@ def _hmac_or_null(secret: object, text: object) -> str | None:
 
 @dataclass(frozen=True)
 class ScrubReport:
-    """What `Storage.scrub` rewrote: FTS5 tables merged into fresh segments, and the WAL's state."""
+    """What a scrub rewrote. SQLite (`Storage.scrub`): FTS5 tables merged into fresh segments, and the
+    WAL's state. PostgreSQL (ledger/pg_erase_recorder.py): the tables rewritten by VACUUM FULL, whether
+    a CHECKPOINT ran, and what stays out of the store's reach (`remains`)."""
 
     fts_tables: tuple[str, ...]
     wal_truncated: bool
     wal_frames_left: int
     busy_reason: str = ""
+    engine: str = "sqlite"
+    rewritten_tables: tuple[str, ...] = ()
+    checkpointed: bool = False
+    remains: str = ""
+
+    @property
+    def complete(self) -> bool:
+        """Nothing the store can reach still holds a deleted row's bytes."""
+        if self.engine == "postgres":
+            return self.checkpointed and not self.busy_reason
+        return self.wal_truncated
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "fts_tables": list(self.fts_tables),
             "wal_truncated": self.wal_truncated,
             "wal_frames_left": self.wal_frames_left,
             "busy_reason": self.busy_reason,
         }
+        if self.engine != "sqlite":
+            data.update(
+                engine=self.engine, rewritten_tables=list(self.rewritten_tables), checkpointed=self.checkpointed,
+                remains=self.remains,
+            )
+        return data
 
 
 # Seconds a write waits for its turn (the writers' queue, then SQLite's own lock) before BusyError.

@@ -1,4 +1,4 @@
-"""Erase (DESIGN §3): operator only, every version of the value in every transaction, a tombstone that
+"""Erase on both engines (DESIGN §3): operator only, every version of the value in every transaction, a tombstone that
 keeps the value from coming back (in any spelling), and the provenance to follow into other parts."""
 
 from __future__ import annotations
@@ -7,9 +7,12 @@ import pytest
 
 from factledger.ledger import ErasedError, NotFoundError, PermissionDenied
 
+from .erase_engines import engine_ledger  # noqa: F401 (a fixture)
+
 
 @pytest.fixture
-def ledger(fresh_ledger):
+def ledger(engine_ledger):
+    fresh_ledger = engine_ledger
     with fresh_ledger.transaction(principal="operator:test") as tx:
         tx.define("lives_in", "one")
         tx.define("likes", "many")

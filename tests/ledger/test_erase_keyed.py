@@ -12,6 +12,8 @@ from factledger.ledger import ErasedError, Ledger, ScopeFamily, ValidationError
 from factledger.ledger.keys import keyed_hash, unkeyed_content_hash
 from factledger.schema import migrations
 
+from .erase_engines import engine_ledger  # noqa: F401 (a fixture)
+
 
 def _seed(ledger: Ledger) -> None:
     with ledger.transaction(principal="operator:test") as tx:
@@ -19,10 +21,30 @@ def _seed(ledger: Ledger) -> None:
         tx.add("s", "Ann", "lives_in", "Paris", valid_from="2020-01-01")
 
 
-def test_a_tombstone_does_not_confirm_a_guess_without_the_secret(tmp_path):
+@pytest.fixture(params=["sqlite", "postgres"])
+def two_locations(request, tmp_path):
+    """Two ledgers, each migrated on its first open (so each draws its own secret; a copy of the test
+    template database would share the template's)."""
+    if request.param == "sqlite":
+        yield [tmp_path / "a.db", tmp_path / "b.db"]
+        return
+    import psycopg
+
+    cluster = request.getfixturevalue("postgres_cluster")
+    first = request.getfixturevalue("empty_postgres_url")
+    name = f"factledger_keyed_{tmp_path.name.lower().replace('-', '_')}"[:60]
+    with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield [first, cluster.url(name)]
+    with psycopg.connect(cluster.dsn(), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+def test_a_tombstone_does_not_confirm_a_guess_without_the_secret(two_locations):
     hashes = []
-    for name in ("a.db", "b.db"):
-        with Ledger.open(tmp_path / name) as ledger:
+    locations = two_locations
+    for location in locations:
+        with Ledger.open(location) as ledger:
             _seed(ledger)
             result = ledger.erase(scope="s", subject="Ann", predicate="lives_in", value="Paris", principal="operator:dpo")
             guess = unkeyed_content_hash("s", "ann", "lives_in", "paris")
@@ -44,7 +66,8 @@ def test_the_secret_is_fixed(fresh_ledger, ledger_path):
         raw.close()
 
 
-def test_a_reason_that_names_the_value_is_refused_and_nothing_is_erased(fresh_ledger):
+def test_a_reason_that_names_the_value_is_refused_and_nothing_is_erased(engine_ledger):
+    fresh_ledger = engine_ledger
     _seed(fresh_ledger)
     with pytest.raises(ValidationError) as info:
         fresh_ledger.erase(scope="s", subject="Ann", predicate="lives_in", value="Paris", principal="operator:dpo", reason="she left PARIS")
@@ -53,7 +76,8 @@ def test_a_reason_that_names_the_value_is_refused_and_nothing_is_erased(fresh_le
     assert fresh_ledger.storage.one("SELECT COUNT(*) FROM tombstones")[0] == 0
 
 
-def test_a_family_prefix_covers_scopes_opened_after_the_erase(fresh_ledger):
+def test_a_family_prefix_covers_scopes_opened_after_the_erase(engine_ledger):
+    fresh_ledger = engine_ledger
     _seed(fresh_ledger)
     family = ScopeFamily(exact=("s",), prefixes=("s/chat/",))
     fresh_ledger.erase(scope="s", subject="Ann", predicate="lives_in", value="Paris", principal="operator:dpo", family=family)

@@ -191,20 +191,22 @@ def test_allowed_moves(postgres_dsn):
             conn.execute(f"UPDATE claims SET tx_to = '{T2}', closed_by = 2 WHERE id = 1")
             conn.execute(claim(3))
             conn.execute(claim(4, predicate="likes", value="coffee"))
+            conn.execute(f"INSERT INTO version_hashes (claim_id, opened_by, salt, content_hash) VALUES (4, 2, 's', '{'0' * 64}')")
             conn.execute("INSERT INTO claim_provenance (claim_id, tx_id, source) VALUES (1, 2, 'journal:2')")
             conn.execute("UPDATE predicates SET template = '{subject} now lives in {value}' WHERE name = 'lives_in'")
         rows = conn.execute("SELECT id, value_key, tx_to IS NULL, closed_by FROM claims ORDER BY id").fetchall()
         assert rows == [(1, "paris", False, 2), (2, "tea", True, None), (3, "rome", True, None), (4, "coffee", True, None)]
         assert conn.execute("SELECT tx_id FROM ledger_head").fetchone() == (2,)
 
-        with conn.transaction():  # a recorded erase: the gate, for the latest transaction's operator, closed again
+        with conn.transaction():  # a recorded erase (0004): the version's hash names the erasing transaction,
+            # the gate is opened for the latest transaction's operator, and closed again
             conn.execute(f"INSERT INTO transactions (id, tx_time, principal) VALUES (3, '{T3}', 'operator:alice')")
+            conn.execute("UPDATE version_hashes SET erased_by = 3, salt = NULL WHERE claim_id = 4")
             conn.execute("INSERT INTO erase_gate (id, tx_id, principal) VALUES (1, 3, 'operator:alice')")
-            conn.execute("DELETE FROM claim_provenance WHERE claim_id = 1")
-            conn.execute("DELETE FROM claims WHERE id = 1")
+            conn.execute("DELETE FROM claims WHERE id = 4")
             conn.execute(f"INSERT INTO tombstones (content_hash, erased_at, principal) VALUES ('def', '{T3}', 'operator:alice')")
             conn.execute("DELETE FROM erase_gate")
-        assert [r[0] for r in conn.execute("SELECT id FROM claims ORDER BY id")] == [2, 3, 4]
+        assert [r[0] for r in conn.execute("SELECT id FROM claims ORDER BY id")] == [1, 2, 3]
         assert conn.execute("SELECT count(*) FROM erase_gate").fetchone() == (0,)
         # The gate is shut again: the next delete is refused.
         with pytest.raises(psycopg.Error, match="never deleted outside erase"):
