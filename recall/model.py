@@ -56,17 +56,26 @@ class Episode:
     def ref(self) -> str:
         return f"journal:{self.id}"
 
+    @classmethod
+    def from_row(cls, row: Any) -> "Episode":
+        """From a row of the `episodes` view (either engine's rows read by column name)."""
+        return cls(row["id"], row["scope"], row["session"], row["role"], row["speaker"], row["text"],
+                   row["said_at"], row["tx_from"])
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 @dataclass(frozen=True)
 class FactRecord:
-    """A visible claim version, its sentence, and its window (the transaction that wrote it)."""
+    """A visible claim version and its sentence; its window is the transaction that wrote it."""
 
     claim: ClaimVersion
     text: str
-    window: int
+
+    @property
+    def window(self) -> int:
+        return self.claim.opened_by
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,10 @@ class VectorSource:
     tx_from: str
     tx_to: str | None
     text: str
+
+    @classmethod
+    def from_row(cls, row: Any) -> "VectorSource":
+        return cls(row["id"], row["scope"], row["valid_from"], row["valid_to"], row["tx_from"], row["tx_to"], row["text"])
 
 
 @dataclass(frozen=True)

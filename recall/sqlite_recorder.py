@@ -43,15 +43,6 @@ def _ids(ids: Sequence[int]) -> str:
     return json.dumps(list(ids))
 
 
-def _episode(row) -> Episode:
-    return Episode(row["id"], row["scope"], row["session"], row["role"], row["speaker"], row["text"],
-                   row["said_at"], row["tx_from"])
-
-
-def _source(row) -> VectorSource:
-    return VectorSource(row["id"], row["scope"], row["valid_from"], row["valid_to"], row["tx_from"], row["tx_to"], row["text"])
-
-
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -187,11 +178,11 @@ class SqliteRecallRecorder:
     def read_facts(self, ids: Sequence[int], seen: Visibility) -> list[FactRecord]:
         rows = self.storage.query(
             # CROSS JOIN keeps the id list outermost: one primary-key lookup per candidate.
-            "SELECT c.*, t.text AS text, c.opened_by AS window FROM json_each(:ids) j CROSS JOIN claims c"
+            "SELECT c.*, t.text AS text FROM json_each(:ids) j CROSS JOIN claims c"
             f" ON c.id = j.value JOIN recall_claim_text t ON t.id = c.id WHERE {self.visible}",
             {**self._params(seen), "ids": _ids(ids)},
         )
-        return [FactRecord(ClaimVersion.from_row(r), r["text"], r["window"]) for r in rows]
+        return [FactRecord(ClaimVersion.from_row(r), r["text"]) for r in rows]
 
     def read_episodes(self, ids: Sequence[int], seen: Visibility) -> list[EpisodeRecord]:
         rows = self.storage.query(
@@ -201,7 +192,7 @@ class SqliteRecallRecorder:
             f" FROM json_each(:ids) j CROSS JOIN episodes c ON c.id = j.value WHERE {self.visible}",
             {**self._params(seen), "ids": _ids(ids)},
         )
-        return [EpisodeRecord(_episode(r), r["before"], r["after"]) for r in rows]
+        return [EpisodeRecord(Episode.from_row(r), r["before"], r["after"]) for r in rows]
 
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         view = _TABLES[kind][4]
@@ -225,7 +216,7 @@ class SqliteRecallRecorder:
         if limit is not None:
             # The latest `limit` turns, shown oldest first.
             sql = f"SELECT * FROM ({sql} ORDER BY c.said_at DESC, c.id DESC LIMIT {int(limit)})"
-        return [_episode(r) for r in self.storage.query(sql + " ORDER BY said_at, id", params)]
+        return [Episode.from_row(r) for r in self.storage.query(sql + " ORDER BY said_at, id", params)]
 
     # -- the vector companion ---------------------------------------------------------------------
 
@@ -239,11 +230,11 @@ class SqliteRecallRecorder:
 
     def vector_sources(self, kind: str, ids: Sequence[int]) -> list[VectorSource]:
         rows = self.storage.query(self._vector_select(kind) + " WHERE c.id IN (SELECT value FROM json_each(?))", (_ids(ids),))
-        return [_source(r) for r in rows]
+        return [VectorSource.from_row(r) for r in rows]
 
     def all_vector_sources(self, kind: str, batch: int) -> Iterator[VectorSource]:
         for row in self.storage.iterate(self._vector_select(kind) + " ORDER BY c.id", batch=batch):
-            yield _source(row)
+            yield VectorSource.from_row(row)
 
     def item_counts(self) -> dict[str, int]:
         return {kind: self.storage.one(f"SELECT COUNT(*) FROM {t[3]}")[0] for kind, t in _TABLES.items()}
