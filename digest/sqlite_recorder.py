@@ -125,10 +125,11 @@ class SqliteDigestRecorder:
         return self.storage.execute("DELETE FROM journal WHERE id = ?", (entry_id,))
 
     def delete_derived_proposals(self, entry_id: int) -> int:
+        # json_each's value is the element's text (no quotes): compared with the ref itself.
         return self.storage.execute(
             "DELETE FROM proposals WHERE entry_id = ? OR EXISTS"
-            " (SELECT 1 FROM json_each(proposals.sources) WHERE json_each.value = json(?))",
-            (entry_id, json.dumps(f"journal:{entry_id}")),
+            " (SELECT 1 FROM json_each(proposals.sources) WHERE json_each.value = ?)",
+            (entry_id, f"journal:{entry_id}"),
         )
 
     def replace_entry(self, entry_id: int, *, texts: Mapping[str, str], hash: str, redactions: Sequence[str]) -> None:
