@@ -1,9 +1,8 @@
 """The digest recorder's contract (digest/recorder.py), the same cases on every engine.
 
 Each case drives recorder methods only and checks the digest's own records that come back; the engines
-must answer identically. The ledger rows a proposal or a believed version needs (a predicate, one
-transaction, two claim versions) are written through the Ledger on SQLite and as raw rows on
-PostgreSQL, identical in content.
+must answer identically. The ledger rows a proposal or a believed version needs (predicates, one
+transaction, two claim versions) are written through the Ledger.
 """
 
 from __future__ import annotations
@@ -25,6 +24,8 @@ T2 = "2025-01-03T00:00:00.000000Z"
 T3 = "2025-01-04T00:00:00.000000Z"
 EARLY = "2020-01-01T00:00:00.000000Z"
 ALICE = "operator:alice"
+
+pytestmark = pytest.mark.both_engines  # the contract suite: SQLite and PostgreSQL (tests/conftest.py)
 
 
 def h(text: str) -> str:
@@ -63,43 +64,17 @@ def proposal_row() -> NewProposal:
     )
 
 
-def _sqlite_world(tmp_path) -> tuple[object, World]:
-    ledger = Ledger.open(tmp_path / "ledger.db", clock=lambda: T0)
+@pytest.fixture
+def world(ledger_location):
+    ledger = Ledger.open(ledger_location, clock=lambda: T0)
     with ledger.transaction(principal=ALICE, reason="seed") as tx:
         tx.define("lives_in", "one")
         tx.define("likes", "many")
         tx.add("s", "Bob", "lives_in", "Paris", valid_from=EARLY)
         tx.add("s", "Bob", "likes", "Tea", valid_from=EARLY)
     assert tx.result is not None
-    return ledger, World(ledger.storage, tx.result.id)
-
-
-_PG_SEED = [
-    f"INSERT INTO predicates (name, display, cardinality, defined_at) VALUES ('lives_in', 'lives_in', 'one', '{T0}')",
-    f"INSERT INTO predicates (name, display, cardinality, defined_at) VALUES ('likes', 'likes', 'many', '{T0}')",
-    f"INSERT INTO transactions (id, tx_time, principal, reason) VALUES (1, '{T0}', '{ALICE}', 'seed')",
-    "INSERT INTO claims (id, scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from,"
-    f" tx_from, opened_by) VALUES (1, 's', 'bob', 'Bob', 'lives_in', 'one', 'Paris', 'paris', '{EARLY}', '{T0}', 1)",
-    "INSERT INTO claims (id, scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from,"
-    f" tx_from, opened_by) VALUES (2, 's', 'bob', 'Bob', 'likes', 'many', 'Tea', 'tea', '{EARLY}', '{T0}', 1)",
-]
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def world(request, tmp_path):
-    if request.param == "sqlite":
-        ledger, made = _sqlite_world(tmp_path)
-        yield made
-        ledger.close()
-        return
-    from factledger.ledger.pg_storage import PostgresStorage
-
-    storage = PostgresStorage(request.getfixturevalue("postgres_url"))
-    with storage.atomic():
-        for statement in _PG_SEED:
-            storage.execute(statement)
-    yield World(storage, 1)
-    storage.close()
+    yield World(ledger.storage, tx.result.id)
+    ledger.close()
 
 
 # == selection ====================================================================================
