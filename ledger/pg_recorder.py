@@ -74,8 +74,11 @@ class PostgresLedgerRecorder:
         return self.storage.one("SELECT tx_time FROM ledger_head WHERE id = 1")[0]
 
     def insert_transaction(self, tx_time: str, principal: str, reason: str, sources: Sequence[str]) -> int:
+        # The next id after the head's, not the identity's sequence: a sequence is not rolled back, so a
+        # refused transaction would leave a gap that SQLite does not, and the chain hashes the ids.
         return self.storage.one(
-            "INSERT INTO transactions (tx_time, principal, reason, sources) VALUES (%s, %s, %s, %s) RETURNING id",
+            "INSERT INTO transactions (id, tx_time, principal, reason, sources)"
+            " SELECT tx_id + 1, %s, %s, %s, %s FROM ledger_head WHERE id = 1 RETURNING id",
             (tx_time, principal, reason, json.dumps(list(sources), ensure_ascii=False)),
         )[0]
 
@@ -106,14 +109,14 @@ class PostgresLedgerRecorder:
         )
 
     def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
-        # The ids first (the identity's sequence, in order), then one INSERT of every row from arrays.
-        ids = [
-            r[0]
-            for r in self.storage.query(
-                "SELECT nextval(pg_get_serial_sequence('claims', 'id')) FROM generate_series(1, %s) ORDER BY 1",
-                (len(versions),),
-            )
-        ]
+        # Ids as SQLite's AUTOINCREMENT hands them out: after the largest ever committed (an erased
+        # version's hash row keeps its id), consecutively; the writer holds the head's lock, so no other
+        # ledger writer takes ids meanwhile. Then one INSERT of every row, from arrays.
+        first_id = 1 + self.storage.one(
+            "SELECT GREATEST(COALESCE((SELECT MAX(claim_id) FROM version_hashes), 0),"
+            " COALESCE((SELECT MAX(id) FROM claims), 0))"
+        )[0]
+        ids = range(first_id, first_id + len(versions))
         columns = list(
             zip(
                 *[

@@ -22,6 +22,8 @@ ENGINES = ("sqlite", "postgres")
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "ledger_engine" not in metafunc.fixturenames:
         return
+    if any("ledger_engine" in m.args[0] for m in metafunc.definition.iter_markers("parametrize")):
+        return  # the test names its engines itself
     both = metafunc.definition.get_closest_marker("both_engines") is not None
     sqlite_only = metafunc.definition.get_closest_marker("sqlite_only") is not None
     engines = ENGINES if both and not sqlite_only else ("sqlite",)
