@@ -1,8 +1,10 @@
 """The ledger: predicates, transactions, claim versions; the three operations and the reads.
 
-Writes run inside `Ledger.transaction()`: one SQLite transaction, all or nothing. Operations are settled
+Writes run inside `Ledger.transaction()`: one database transaction, all or nothing. Operations are settled
 in memory per slot (see portion.py) and written when the transaction ends, closes before inserts, so the
-database constraints see only the final state and no empty-lived version is ever written.
+database constraints see only the final state and no empty-lived version is ever written. Every statement
+goes through the ledger recorder (ledger/recorder.py; one module per engine); the erase methods below
+still hold their own SQL until they move to ledger/erasure.py.
 """
 
 from __future__ import annotations
@@ -17,15 +19,15 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from factledger.schema import visibility_predicate
-
 from . import chain
 from . import portion as algebra
 from .erasure import ScopeFamily, mention_spans, merge_spans, redact_spans, text_words, value_words
-from .errors import ErasedError, IntegrityError, NotFoundError, PermissionDenied, StorageError, ValidationError
+from .errors import ErasedError, NotFoundError, PermissionDenied, StorageError, ValidationError
 from .keys import content_hash, key, keyed_hash, predicate_key
 from .model import PRINCIPAL_KINDS, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
-from .storage import BUSY_TIMEOUT, Storage
+from .engines import AnyStorage, open_storage
+from .recorder import NewVersion, SlotQuery, ledger_recorder
+from .storage import BUSY_TIMEOUT
 from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
 from .values import check_identifier, check_value
 
@@ -53,10 +55,6 @@ def check_scope(scope: object) -> str:
     if not isinstance(scope, str) or not scope.strip():
         raise ValidationError("must be a non-empty string", field="scope")
     return check_identifier(scope, "scope")
-
-
-def _decode_sources(text: str) -> tuple[str, ...]:
-    return () if text == "[]" else tuple(json.loads(text))
 
 
 def _sources(source: object, field_name: str = "source") -> tuple[str, ...]:
@@ -130,7 +128,7 @@ class LedgerTx:
         self._ops: list[OpResult] = []
         self._provenance: list[tuple[int, int, str]] = []  # (claim id, tx id, source) for no-op writes
         self._erasing: list[int] = []  # versions this (erase) transaction removes, named in its chain row
-        self._has_erasures = ledger.storage.one("SELECT 1 FROM tombstones LIMIT 1") is not None
+        self._has_erasures = ledger.recorder.has_tombstones()
         self.result: TxResult | None = None
 
     # -- predicates -----------------------------------------------------------------------------
@@ -171,12 +169,7 @@ class LedgerTx:
             description=description if description is not None else (existing.description if existing else ""),
             template=template if template is not None else (existing.template if existing else DEFAULT_TEMPLATE),
         )
-        self.ledger.storage.execute(
-            "INSERT INTO predicates (name, display, cardinality, description, template, defined_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(name) DO UPDATE SET description = excluded.description, template = excluded.template",
-            (new.name, new.display, new.cardinality, new.description, new.template, self.tx_time),
-        )
+        self.ledger.recorder.define_predicate(new, self.tx_time)
         self._defined[name] = new
         return new
 
@@ -203,14 +196,9 @@ class LedgerTx:
         slot_key = (scope, subject_key, pred.name)
         slot = self._slots.get(slot_key)
         if slot is None:
-            rows = self.ledger.storage.query(
-                "SELECT id, subject, value, value_key, valid_from, valid_to, source FROM claims"
-                " WHERE scope = ? AND subject_key = ? AND predicate = ? AND tx_to IS NULL",
-                slot_key,
-            )
             spans = [
-                algebra.Span(value_key, value, valid_from, valid_to, _decode_sources(source), row_id, display)
-                for row_id, display, value, value_key, valid_from, valid_to, source in rows
+                algebra.Span(v.value_key, v.value, v.valid_from, v.valid_to, v.source, v.id, v.subject)
+                for v in self.ledger.recorder.open_versions(*slot_key)
             ]
             slot = _Slot(scope, subject_key, pred, spans, list(spans))
             self._slots[slot_key] = slot
@@ -336,79 +324,39 @@ class LedgerTx:
     # -- commit ---------------------------------------------------------------------------------
 
     def _flush(self) -> TxResult:
-        storage = self.ledger.storage
-        closes: list[tuple[str, int, int]] = []
-        inserts: list[tuple[_Slot, algebra.Span]] = []
+        recorder = self.ledger.recorder
+        closes: list[int] = []
+        inserts: list[NewVersion] = []
         for slot in self._slots.values():
             change = algebra.diff(slot.original, slot.current)
-            closes.extend((self.tx_time, self.id, s.row_id) for s in change.closed if s.row_id is not None)
-            inserts.extend((slot, s) for s in change.opened)
-        if closes:
-            storage.executemany("UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", closes)
-        if self._provenance:
-            storage.executemany(
-                "INSERT OR IGNORE INTO claim_provenance (claim_id, tx_id, source) VALUES (?, ?, ?)", self._provenance
-            )
-        opened: list[ClaimVersion] = []
-        if inserts:
-            # One executemany instead of a statement per row. The ids are known without asking for each:
-            # under the write lock, AUTOINCREMENT hands out max(largest id ever, largest id now) + 1, ...
-            # consecutively; the check after the insert proves it.
-            first_id = 1 + storage.one(
-                "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'claims'), 0),"
-                " COALESCE((SELECT MAX(id) FROM claims), 0))"
-            )[0]
-            storage.executemany(
-                "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key,"
-                " valid_from, valid_to, tx_from, opened_by, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        slot.scope,
-                        slot.subject_key,
-                        span.subject,
-                        slot.predicate.name,
-                        slot.predicate.cardinality,
-                        span.value,
-                        span.value_key,
-                        span.valid_from,
-                        span.valid_to,
-                        self.tx_time,
-                        self.id,
-                        json.dumps(list(span.source), ensure_ascii=False) if span.source else "[]",
-                    )
-                    for slot, span in inserts
-                ],
-            )
-            last_id = storage.one("SELECT MAX(id) FROM claims")[0]
-            if last_id != first_id + len(inserts) - 1:
-                raise IntegrityError(f"claim ids were not consecutive ({first_id}..{last_id} for {len(inserts)} rows)")
-            opened = [
-                ClaimVersion(
-                    id=first_id + n,
+            closes.extend(s.row_id for s in change.closed if s.row_id is not None)
+            inserts.extend(
+                NewVersion(
                     scope=slot.scope,
-                    subject=span.subject,
                     subject_key=slot.subject_key,
+                    subject=s.subject,
                     predicate=slot.predicate.name,
                     cardinality=slot.predicate.cardinality,
-                    value=span.value,
-                    value_key=span.value_key,
-                    valid_from=span.valid_from,
-                    valid_to=span.valid_to,
-                    tx_from=self.tx_time,
-                    tx_to=None,
-                    opened_by=self.id,
-                    closed_by=None,
-                    source=span.source,
+                    value=s.value,
+                    value_key=s.value_key,
+                    valid_from=s.valid_from,
+                    valid_to=s.valid_to,
+                    source=s.source,
                 )
-                for n, (slot, span) in enumerate(inserts)
-            ]
+                for s in change.opened
+            )
+        if closes:
+            recorder.close_versions(self.id, self.tx_time, closes)
+        if self._provenance:
+            recorder.add_provenance(self._provenance)
+        opened = recorder.insert_versions(self.id, self.tx_time, inserts) if inserts else []
         return TxResult(
             id=self.id,
             tx_time=self.tx_time,
             principal=self.principal,
             reason=self.reason,
             opened=opened,
-            closed=[c[2] for c in closes],
+            closed=closes,
             defined=list(self._defined),
             ops=self._ops,
             undeclared=list(self._undeclared),
@@ -443,27 +391,29 @@ def _prefix_scope(prefix: str) -> str:
 
 
 class Ledger:
-    """The bitemporal claim store over one SQLite file."""
+    """The bitemporal claim store over one SQLite file or PostgreSQL database."""
 
-    def __init__(self, storage: Storage, *, clock: Callable[[], str] = utc_now, strict_predicates: bool = False):
+    def __init__(self, storage: AnyStorage, *, clock: Callable[[], str] = utc_now, strict_predicates: bool = False):
         self.storage = storage
+        self.recorder = ledger_recorder(storage)
         # Refuse writes that name an unregistered predicate instead of registering it as `many`.
         self.strict_predicates = strict_predicates
         # Every stored timestamp has one form (the schema checks it): an injected clock's text is normalised.
         self.clock = clock if clock is utc_now else (lambda: parse_time(clock(), "clock"))
         self._predicates: dict[str, Predicate] | None = None
-        self._data_version: int | None = None
-        self._visible = visibility_predicate("sqlite")
+        self._change_token: object = None
         self._secret: str | None = None
-        chain.backfill(storage)  # a ledger from before the chain is hashed once, as it stands
+        chain.backfill(self.recorder)  # a ledger from before the chain is hashed once, as it stands
 
     @classmethod
     def open(
-        cls, path: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now,
+        cls, location: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now,
         strict_predicates: bool = False, timeout: float = BUSY_TIMEOUT,
     ) -> "Ledger":
-        """Open (and migrate) the ledger file; a write waits up to `timeout` seconds for its turn."""
-        return cls(Storage(path, read_only=read_only, timeout=timeout), clock=clock, strict_predicates=strict_predicates)
+        """Open (and migrate) the ledger: a SQLite file path, or a `postgresql://` URL. A write waits up
+        to `timeout` seconds for its turn (then BusyError)."""
+        storage = open_storage(location, read_only=read_only, timeout=timeout)
+        return cls(storage, clock=clock, strict_predicates=strict_predicates)
 
     def close(self) -> None:
         self.storage.close()
@@ -478,20 +428,16 @@ class Ledger:
 
     def _load_predicates(self) -> dict[str, Predicate]:
         if self._predicates is None:
-            rows = self.storage.query("SELECT name, display, cardinality, description, template FROM predicates")
-            self._predicates = {
-                r["name"]: Predicate(r["name"], r["display"], r["cardinality"], r["description"], r["template"])
-                for r in rows
-            }
+            self._predicates = self.recorder.load_predicates()
         return self._predicates
 
     def _sync_predicates(self) -> None:
         """Drop the cached registry when another connection has committed since it was read: several
-        instances may share one file, and a predicate one of them registers must be honoured by all."""
-        version = self.storage.one("PRAGMA data_version")[0]
-        if version != self._data_version:
+        instances may share one ledger, and a predicate one of them registers must be honoured by all."""
+        token = self.recorder.change_token()
+        if token != self._change_token:
             self._predicates = None
-            self._data_version = version
+            self._change_token = token
 
     def predicate(self, name: str) -> Predicate | None:
         self._sync_predicates()
@@ -516,15 +462,14 @@ class Ledger:
             subject_key = key(subject, "subject")
             # Any scope: a skip-scan of the slot index per scope would be faster, but this runs only after
             # a read came back empty.
-            if self.storage.one("SELECT 1 FROM claims WHERE subject_key = ? LIMIT 1", (subject_key,)) is None:
+            if not self.recorder.subject_exists(subject_key):
                 notes.append(f"no subject {subject_key!r} in any scope")
         return notes
 
     # -- writes ---------------------------------------------------------------------------------
 
     def last_tx_time(self) -> str | None:
-        row = self.storage.one("SELECT MAX(tx_time) FROM transactions")
-        return row[0] if row else None
+        return self.recorder.last_tx_time()
 
     @contextmanager
     def transaction(
@@ -546,24 +491,21 @@ class Ledger:
         # A lone string is one reference, not a sequence of one-character references.
         refs = _sources(sources if isinstance(sources, str) else list(sources), "sources")
         with self.storage.atomic():
+            last = self.recorder.begin_write()  # the write turn first: what follows reads the latest state
             self._sync_predicates()
-            last = self.last_tx_time()
             if tx_time is not None:
                 stamp = self._explicit_tx_time(tx_time, principal, last)
             else:
                 stamp = self.clock()
                 if last is not None and stamp <= last:  # the wall clock stepped back or stood still
                     stamp = next_after(last)
-            tx_id = self.storage.execute(
-                "INSERT INTO transactions (tx_time, principal, reason, sources) VALUES (?, ?, ?, ?)",
-                (stamp, principal, reason, json.dumps(list(refs), ensure_ascii=False)),
-            )
+            tx_id = self.recorder.insert_transaction(stamp, principal, reason, refs)
             tx = LedgerTx(self, tx_id, stamp, principal, reason, strict_predicates=strict)
             try:
                 yield tx
                 tx.result = tx._flush()
                 record = Transaction(tx_id, stamp, principal, reason, refs)
-                chain.record(self.storage, record, tx.result.opened, tx.result.closed, tx._erasing)
+                chain.record(self.recorder, record, tx.result.opened, tx.result.closed, tx._erasing)
             except BaseException:
                 self._predicates = None  # definitions made in the failed transaction are gone
                 raise
@@ -597,26 +539,24 @@ class Ledger:
     # -- reads ----------------------------------------------------------------------------------
 
     def scopes(self) -> list[str]:
-        """Every scope with claims. A skip-scan over the slot index (one seek per scope), because
-        SELECT DISTINCT reads every row: 45 ms at a million versions instead of microseconds."""
-        rows = self.storage.query(
-            "WITH RECURSIVE s(scope) AS ("
-            " SELECT MIN(scope) FROM claims"
-            " UNION ALL SELECT (SELECT MIN(scope) FROM claims WHERE scope > s.scope) FROM s WHERE s.scope IS NOT NULL)"
-            " SELECT scope FROM s WHERE scope IS NOT NULL"
-        )
-        return [r[0] for r in rows]
+        """Every scope with claims."""
+        return self.recorder.scopes()
 
-    def _scope_json(self, scopes: Sequence[str] | None) -> str:
+    def _scope_list(self, scopes: Sequence[str] | None) -> list[str]:
         if scopes is None:
-            return json.dumps(self.scopes(), ensure_ascii=False)
+            return self.scopes()
         if isinstance(scopes, str):
             scopes = [scopes]
-        return json.dumps([check_scope(s) for s in scopes], ensure_ascii=False)
+        return [check_scope(s) for s in scopes]
 
     def visible_sql(self) -> str:
-        """The one visibility predicate (alias c; params :scopes, :valid_at, :known_at)."""
-        return self._visible
+        """The one visibility predicate (alias c; the engine's placeholders for scopes, valid_at and
+        known_at; pass `scope_param(scopes)` for scopes)."""
+        return self.recorder.visible_sql()
+
+    def scope_param(self, scopes: Sequence[str] | None) -> object:
+        """The value of the visibility predicate's scopes parameter (None: every scope)."""
+        return self.recorder.scope_param(self._scope_list(scopes))
 
     def as_of(
         self,
@@ -630,24 +570,17 @@ class Ledger:
         """Versions valid at `valid_at` (default: now) as the ledger knew them at `known_at` (default: its
         latest knowledge, every committed transaction, even one whose tx time is ahead of the clock)."""
         now = self.clock()
-        params: dict[str, object] = {
-            "scopes": self._scope_json(scopes),
-            "valid_at": parse_optional(valid_at, "valid_at") or now,
-            "known_at": parse_optional(known_at, "known_at") or END_OF_TIME,
-        }
-        sql = f"SELECT c.* FROM claims c WHERE {self._visible}"
-        if params["known_at"] == END_OF_TIME:
-            # Latest knowledge: implied by the predicate, but spelled out so SQLite can use the partial
-            # index of open versions instead of reading every version of the scope.
-            sql += " AND c.tx_to IS NULL"
-        if subject is not None:
-            sql += " AND c.subject_key = :subject_key"
-            params["subject_key"] = key(subject, "subject")
-        if predicate is not None:
-            sql += " AND c.predicate = :predicate"
-            params["predicate"] = predicate_key(predicate)
-        sql += " ORDER BY c.scope, c.subject_key, c.predicate, c.valid_from, c.value_key"
-        return [ClaimVersion.from_row(r) for r in self.storage.query(sql, params)]
+        scope_list = self._scope_list(scopes)
+        known = parse_optional(known_at, "known_at") or END_OF_TIME
+        query = SlotQuery(
+            scopes=scope_list,
+            valid_at=parse_optional(valid_at, "valid_at") or now,
+            known_at=known,
+            subject_key=None if subject is None else key(subject, "subject"),
+            predicate=None if predicate is None else predicate_key(predicate),
+            latest=known == END_OF_TIME,
+        )
+        return self.recorder.as_of(query)
 
     def current(
         self, scopes: Sequence[str] | None = None, *, subject: str | None = None, predicate: str | None = None
@@ -660,26 +593,7 @@ class Ledger:
         self, scopes: Sequence[str] | None = None, *, subject: str, predicate: str
     ) -> list[HistoryEntry]:
         """Every version of a slot, in transaction order, with the transactions that opened and closed it."""
-        sql = (
-            "SELECT c.*, o.tx_time AS o_time, o.principal AS o_principal, o.reason AS o_reason, o.sources AS o_sources,"
-            " x.tx_time AS x_time, x.principal AS x_principal, x.reason AS x_reason, x.sources AS x_sources"
-            " FROM claims c JOIN transactions o ON o.id = c.opened_by LEFT JOIN transactions x ON x.id = c.closed_by"
-            " WHERE c.scope IN (SELECT value FROM json_each(:scopes))"
-            " AND c.subject_key = :subject_key AND c.predicate = :predicate"
-            " ORDER BY c.tx_from, c.valid_from, c.id"
-        )
-        rows = self.storage.query(
-            sql,
-            {"scopes": self._scope_json(scopes), "subject_key": key(subject, "subject"), "predicate": predicate_key(predicate)},
-        )
-        entries = []
-        for r in rows:
-            opened = Transaction(r["opened_by"], r["o_time"], r["o_principal"], r["o_reason"], tuple(json.loads(r["o_sources"])))
-            closed = None
-            if r["closed_by"] is not None:
-                closed = Transaction(r["closed_by"], r["x_time"], r["x_principal"], r["x_reason"], tuple(json.loads(r["x_sources"])))
-            entries.append(HistoryEntry(ClaimVersion.from_row(r), opened, closed))
-        return entries
+        return self.recorder.history(self._scope_list(scopes), key(subject, "subject"), predicate_key(predicate))
 
     def slots(
         self, scopes: Sequence[str] | None = None, *, subject: str | None = None, search: str | None = None, limit: int = 200
@@ -687,33 +601,25 @@ class Ledger:
         """Slots for browsing (the review page): scope, subject (key and display text), predicate, how many
         versions it has and how many are believed now. `subject` picks one subject; `search` matches
         subject, predicate or a believed value, case-insensitively."""
-        params: dict[str, object] = {"scopes": self._scope_json(scopes), "limit": int(limit)}
-        sql = (
-            "SELECT c.scope, c.subject_key, MAX(c.subject) AS subject, c.predicate, COUNT(*) AS versions,"
-            " SUM(c.tx_to IS NULL) AS believed FROM claims c WHERE c.scope IN (SELECT value FROM json_each(:scopes))"
-        )
-        if subject is not None:
-            sql += " AND c.subject_key = :subject_key"
-            params["subject_key"] = key(subject, "subject")
+        like = None
         if search:
-            sql += " AND (c.subject_key LIKE :like OR c.predicate LIKE :like OR (c.tx_to IS NULL AND c.value_key LIKE :like))"
-            params["like"] = "%" + search.strip().casefold().replace("%", "").replace("_", "") + "%"
-        sql += " GROUP BY c.scope, c.subject_key, c.predicate ORDER BY c.scope, c.subject_key, c.predicate LIMIT :limit"
-        return [dict(r) for r in self.storage.query(sql, params)]
+            like = "%" + search.strip().casefold().replace("%", "").replace("_", "") + "%"
+        return self.recorder.slots(
+            self._scope_list(scopes),
+            subject_key=None if subject is None else key(subject, "subject"),
+            like=like,
+            limit=int(limit),
+        )
 
     def transaction_versions(self, tx_id: int) -> tuple[list[ClaimVersion], list[ClaimVersion]]:
         """The versions a transaction opened and the versions it closed."""
-        opened = self.storage.query("SELECT * FROM claims WHERE opened_by = ? ORDER BY id", (tx_id,))
-        closed = self.storage.query("SELECT * FROM claims WHERE closed_by = ? ORDER BY id", (tx_id,))
-        return [ClaimVersion.from_row(r) for r in opened], [ClaimVersion.from_row(r) for r in closed]
+        return self.recorder.transaction_versions(tx_id)
 
     def transaction_record(self, tx_id: int) -> Transaction | None:
-        row = self.storage.one("SELECT * FROM transactions WHERE id = ?", (tx_id,))
-        return Transaction.from_row(row) if row else None
+        return self.recorder.transaction(tx_id)
 
     def claim(self, claim_id: int) -> ClaimVersion | None:
-        row = self.storage.one("SELECT * FROM claims WHERE id = ?", (claim_id,))
-        return ClaimVersion.from_row(row) if row else None
+        return self.recorder.claim(claim_id)
 
     # -- erase ----------------------------------------------------------------------------------
 

@@ -11,14 +11,41 @@ import pytest
 from factledger.ledger import Ledger
 
 
+# == Engines ==========================================================================================
+# The ledger fixtures below open SQLite by default. A test module (or test) marked `both_engines` runs
+# every test that uses them once per engine: the contract suite (DESIGN §9). A test marked `sqlite_only`
+# stays on SQLite inside such a module (raw sqlite3, the file, the WAL, the writers' queue).
+
+ENGINES = ("sqlite", "postgres")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "ledger_engine" not in metafunc.fixturenames:
+        return
+    if any("ledger_engine" in m.args[0] for m in metafunc.definition.iter_markers("parametrize")):
+        return  # the test names its engines itself
+    both = metafunc.definition.get_closest_marker("both_engines") is not None
+    sqlite_only = metafunc.definition.get_closest_marker("sqlite_only") is not None
+    engines = ENGINES if both and not sqlite_only else ("sqlite",)
+    metafunc.parametrize("ledger_engine", engines, scope="function")
+
+
 @pytest.fixture
 def ledger_path(tmp_path: Path) -> Path:
     return tmp_path / "ledger.db"
 
 
 @pytest.fixture
-def fresh_ledger(ledger_path: Path):
-    ledger = Ledger.open(ledger_path)
+def ledger_location(request: pytest.FixtureRequest, ledger_engine: str, ledger_path: Path) -> str | Path:
+    """Where the test's ledger lives: the SQLite file `ledger_path`, or a fresh PostgreSQL database URL."""
+    if ledger_engine == "postgres":
+        return request.getfixturevalue("postgres_url")
+    return ledger_path
+
+
+@pytest.fixture
+def fresh_ledger(ledger_location):
+    ledger = Ledger.open(ledger_location)
     yield ledger
     ledger.close()
 
@@ -39,10 +66,32 @@ def clock() -> StepClock:
 
 
 @pytest.fixture
-def clocked_ledger(ledger_path: Path, clock: StepClock):
-    ledger = Ledger.open(ledger_path, clock=clock)
+def clocked_ledger(ledger_location, clock: StepClock):
+    ledger = Ledger.open(ledger_location, clock=clock)
     yield ledger
     ledger.close()
+
+
+@pytest.fixture
+def new_ledger_location(request: pytest.FixtureRequest, ledger_engine: str, tmp_path: Path):
+    """A factory of fresh, empty ledger locations on the test's engine (for tests that open many ledgers:
+    the state machine opens one per example). PostgreSQL databases are dropped after the test."""
+    if ledger_engine == "sqlite":
+        counter = itertools.count(1)
+        yield lambda: tmp_path / f"ledger-{next(counter)}.db"
+        return
+    cluster = request.getfixturevalue("postgres_cluster")
+    template = request.getfixturevalue("postgres_template")
+    made: list[str] = []
+
+    def make() -> str:
+        name = _fresh_postgres_database(cluster, template)
+        made.append(name)
+        return cluster.url(name)
+
+    yield make
+    for name in made:
+        _drop_postgres_database(cluster, name)
 
 
 # == PostgreSQL: one throwaway cluster per test session (tests/support/postgres_cluster.py) ==========

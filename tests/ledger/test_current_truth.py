@@ -7,6 +7,10 @@ transaction whenever its tx time was later than the clock.
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.both_engines  # the contract suite: SQLite and PostgreSQL (tests/conftest.py)
+
 
 def _seed(ledger) -> None:
     with ledger.transaction(principal="operator:test") as tx:

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
@@ -37,6 +39,7 @@ PROFILES = {
                   suppress_health_check=[HealthCheck.too_slow]),
     "thorough": settings(max_examples=1500, stateful_step_count=60, deadline=None, suppress_health_check=list(HealthCheck)),
 }
+PG_CI_EXAMPLES = 25
 FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 # Transaction times the clock and explicit tx_times are set to: the grid, midpoints, and 1 µs before.
 TX_TIMES = tuple(t for t in PROBE_TIMES if t >= GRID[0])
@@ -200,10 +203,13 @@ scope_sets = st.sampled_from([None, ("home",), ("work",), ("home", "work"), ("el
 
 
 class LedgerMachine(RuleBasedStateMachine):
+    # Where each example's fresh ledger lives (set per engine by the test below).
+    new_location: Callable[[], object] = staticmethod(lambda: ":memory:")
+
     def __init__(self) -> None:
         super().__init__()
         self.clock = Clock(GRID[0])
-        self.ledger = Ledger.open(":memory:", clock=self.clock)
+        self.ledger = Ledger.open(self.new_location(), clock=self.clock)
         self.model = PointModel()
         batch = Batch([parse_operation(dict(line, tx_time=SETUP_TX_TIME) if n == 0 else dict(line)) for n, line in enumerate(DEFINE_LINES)])
         result = apply_batch(self.ledger, batch, principal="import:setup")
@@ -384,6 +390,15 @@ class LedgerMachine(RuleBasedStateMachine):
                         assert (v.value_key, v.valid_from, v.valid_to) not in expected, f"{v} closed and rewritten at {t}"
 
 
-def test_ledger_matches_reference_model() -> None:
+@pytest.mark.both_engines
+def test_ledger_matches_reference_model(ledger_engine, new_ledger_location) -> None:
     profile = PROFILES[os.environ.get("FACTLEDGER_HYPOTHESIS", "ci")]
-    run_state_machine_as_test(LedgerMachine, settings=profile)
+    if ledger_engine == "sqlite":
+        machine = type("SqliteLedgerMachine", (LedgerMachine,), {})  # in memory, as fast as it gets
+    else:
+        machine = type("PostgresLedgerMachine", (LedgerMachine,), {"new_location": staticmethod(new_ledger_location)})
+        # A database per example and a round trip per statement: fewer examples keep the default run fast
+        # (FACTLEDGER_HYPOTHESIS=thorough runs the full count on both).
+        if profile is PROFILES["ci"]:
+            profile = settings(profile, max_examples=PG_CI_EXAMPLES)
+    run_state_machine_as_test(machine, settings=profile)

@@ -7,6 +7,8 @@ import pytest
 
 from factledger.ledger import ConflictError, ValidationError
 
+pytestmark = pytest.mark.both_engines  # the contract suite: SQLite and PostgreSQL (tests/conftest.py)
+
 
 def _count(ledger, table):
     return ledger.storage.one(f"SELECT COUNT(*) FROM {table}")[0]

@@ -20,6 +20,8 @@ from factledger.ledger.values import (
     clean_turn_text,
 )
 
+pytestmark = pytest.mark.both_engines  # the contract suite: SQLite and PostgreSQL (tests/conftest.py)
+
 
 def test_line_breaks_tabs_and_space_runs_fold_to_one_space() -> None:
     assert check_value("  Acme\r\n Corp\tLtd\u2028\u2029\x85 ") == "Acme Corp Ltd"
@@ -92,6 +94,7 @@ def test_the_write_path_stores_one_line_and_refuses_controls(fresh_ledger) -> No
     assert fresh_ledger.storage.one("SELECT COUNT(*) FROM transactions")[0] == before
 
 
+@pytest.mark.sqlite_only  # erase on PostgreSQL comes with ledger/erasure.py (erase-pg)
 def test_a_zero_width_character_does_not_dodge_a_tombstone(fresh_ledger) -> None:
     with fresh_ledger.transaction(principal="operator:t") as tx:
         tx.add("s", "Ann", "lives_in", "Paris")

@@ -1,0 +1,284 @@
+"""The ledger recorder on PostgreSQL (ledger/recorder.py's interface): every ledger and chain statement
+in PostgreSQL's dialect, `%s` and `%(name)s` placeholders, scopes as a text[] parameter.
+
+Writers are serialised by the one `ledger_head` row: `begin_write` locks it FOR UPDATE before the
+transaction reads anything it will decide on, so a second writer waits there (up to the lock timeout,
+then BusyError) and, under READ COMMITTED, reads the slots only after the first one committed. Two
+conflicting operations on one slot are therefore applied one after the other (the second seeing the
+first) or refused, never both applied blind; the schema's EXCLUDE constraints refuse an overlap from
+any other client.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+
+from factledger.schema import visibility_predicate
+
+from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
+from .pg_storage import PostgresStorage
+from .recorder import (
+    NewVersion,
+    SlotQuery,
+    VersionHash,
+    encode_sources,
+    history_entry_from_row,
+    joined_version_hash,
+    opened_version,
+    predicate_from_row,
+    version_hash_from_row,
+)
+
+
+class PostgresLedgerRecorder:
+    engine = "postgres"
+
+    def __init__(self, storage: PostgresStorage):
+        self.storage = storage
+        self._visible = visibility_predicate("postgres")
+
+    # -- the visibility predicate -----------------------------------------------------------------
+
+    def visible_sql(self) -> str:
+        return self._visible
+
+    def scope_param(self, scopes: Sequence[str]) -> list[str]:
+        return list(scopes)
+
+    # -- predicates -------------------------------------------------------------------------------
+
+    def load_predicates(self) -> dict[str, Predicate]:
+        rows = self.storage.query("SELECT name, display, cardinality, description, template FROM predicates")
+        return {r["name"]: predicate_from_row(r) for r in rows}
+
+    def define_predicate(self, predicate: Predicate, defined_at: str) -> None:
+        self.storage.execute(
+            "INSERT INTO predicates (name, display, cardinality, description, template, defined_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description, template = EXCLUDED.template",
+            (predicate.name, predicate.display, predicate.cardinality, predicate.description, predicate.template, defined_at),
+        )
+
+    def change_token(self) -> object:
+        # factledger changes predicates only inside ledger transactions, and every one of them moves the
+        # head: one primary-key read tells whether anything was committed since the registry was read.
+        return self.storage.one("SELECT tx_id FROM ledger_head WHERE id = 1")[0]
+
+    # -- transactions -----------------------------------------------------------------------------
+
+    def begin_write(self) -> str | None:
+        return self.storage.one("SELECT tx_time FROM ledger_head WHERE id = 1 FOR UPDATE")[0]
+
+    def last_tx_time(self) -> str | None:
+        return self.storage.one("SELECT tx_time FROM ledger_head WHERE id = 1")[0]
+
+    def insert_transaction(self, tx_time: str, principal: str, reason: str, sources: Sequence[str]) -> int:
+        # The next id after the head's, not the identity's sequence: a sequence is not rolled back, so a
+        # refused transaction would leave a gap that SQLite does not, and the chain hashes the ids.
+        return self.storage.one(
+            "INSERT INTO transactions (id, tx_time, principal, reason, sources)"
+            " SELECT tx_id + 1, %s, %s, %s, %s FROM ledger_head WHERE id = 1 RETURNING id",
+            (tx_time, principal, reason, json.dumps(list(sources), ensure_ascii=False)),
+        )[0]
+
+    def transaction(self, tx_id: int) -> Transaction | None:
+        row = self.storage.one("SELECT * FROM transactions WHERE id = %s", (tx_id,))
+        return Transaction.from_row(row) if row else None
+
+    def has_tombstones(self) -> bool:
+        return self.storage.one("SELECT 1 FROM tombstones LIMIT 1") is not None
+
+    # -- slots and the flush ----------------------------------------------------------------------
+
+    def open_versions(self, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
+        rows = self.storage.query(
+            "SELECT * FROM claims WHERE scope = %s AND subject_key = %s AND predicate = %s AND tx_to IS NULL",
+            (scope, subject_key, predicate),
+        )
+        return [ClaimVersion.from_row(r) for r in rows]
+
+    def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None:
+        self.storage.execute(
+            "UPDATE claims SET tx_to = %s, closed_by = %s WHERE id = ANY(%s)", (tx_time, tx_id, list(claim_ids))
+        )
+
+    def add_provenance(self, rows: Sequence[tuple[int, int, str]]) -> None:
+        self.storage.executemany(
+            "INSERT INTO claim_provenance (claim_id, tx_id, source) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING", rows
+        )
+
+    def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
+        # Ids as SQLite's AUTOINCREMENT hands them out: after the largest ever committed (an erased
+        # version's hash row keeps its id), consecutively; the writer holds the head's lock, so no other
+        # ledger writer takes ids meanwhile. Then one INSERT of every row, from arrays.
+        first_id = 1 + self.storage.one(
+            "SELECT GREATEST(COALESCE((SELECT MAX(claim_id) FROM version_hashes), 0),"
+            " COALESCE((SELECT MAX(id) FROM claims), 0))"
+        )[0]
+        ids = range(first_id, first_id + len(versions))
+        columns = list(
+            zip(
+                *[
+                    (
+                        claim_id, v.scope, v.subject_key, v.subject, v.predicate, v.cardinality, v.value, v.value_key,
+                        v.valid_from, v.valid_to, encode_sources(v.source),
+                    )
+                    for claim_id, v in zip(ids, versions)
+                ]
+            )
+        )
+        self.storage.execute(
+            "INSERT INTO claims (id, scope, subject_key, subject, predicate, cardinality, value, value_key,"
+            " valid_from, valid_to, source, tx_from, opened_by)"
+            " SELECT u.*, %s::timestamptz, %s::bigint FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[],"
+            " %s::text[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::timestamptz[], %s::text[]) AS u",
+            (tx_time, tx_id, *[list(c) for c in columns]),
+        )
+        return [opened_version(claim_id, tx_id, tx_time, v) for claim_id, v in zip(ids, versions)]
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def scopes(self) -> list[str]:
+        # A skip-scan over the slot index (one seek per scope) instead of reading every row.
+        rows = self.storage.query(
+            "WITH RECURSIVE s(scope) AS ("
+            " SELECT MIN(scope) FROM claims"
+            " UNION ALL SELECT (SELECT MIN(scope) FROM claims WHERE scope > s.scope) FROM s WHERE s.scope IS NOT NULL)"
+            " SELECT scope FROM s WHERE scope IS NOT NULL"
+        )
+        return [r[0] for r in rows]
+
+    def as_of(self, query: SlotQuery) -> list[ClaimVersion]:
+        params: dict[str, object] = {
+            "scopes": self.scope_param(query.scopes),
+            "valid_at": query.valid_at,
+            "known_at": query.known_at,
+        }
+        sql = f"SELECT c.* FROM claims c WHERE {self._visible}"
+        if query.latest:
+            sql += " AND c.tx_to IS NULL"  # lets the planner use the partial index of open versions
+        if query.subject_key is not None:
+            sql += " AND c.subject_key = %(subject_key)s"
+            params["subject_key"] = query.subject_key
+        if query.predicate is not None:
+            sql += " AND c.predicate = %(predicate)s"
+            params["predicate"] = query.predicate
+        sql += " ORDER BY c.scope, c.subject_key, c.predicate, c.valid_from, c.value_key"
+        return [ClaimVersion.from_row(r) for r in self.storage.query(sql, params)]
+
+    def history(self, scopes: Sequence[str], subject_key: str, predicate: str) -> list[HistoryEntry]:
+        sql = (
+            "SELECT c.*, o.tx_time AS o_time, o.principal AS o_principal, o.reason AS o_reason, o.sources AS o_sources,"
+            " x.tx_time AS x_time, x.principal AS x_principal, x.reason AS x_reason, x.sources AS x_sources"
+            " FROM claims c JOIN transactions o ON o.id = c.opened_by LEFT JOIN transactions x ON x.id = c.closed_by"
+            " WHERE c.scope = ANY(%(scopes)s::text[])"
+            " AND c.subject_key = %(subject_key)s AND c.predicate = %(predicate)s"
+            " ORDER BY c.tx_from, c.valid_from, c.id"
+        )
+        rows = self.storage.query(
+            sql, {"scopes": self.scope_param(scopes), "subject_key": subject_key, "predicate": predicate}
+        )
+        return [history_entry_from_row(r) for r in rows]
+
+    def slots(
+        self, scopes: Sequence[str], *, subject_key: str | None, like: str | None, limit: int
+    ) -> list[dict[str, object]]:
+        params: dict[str, object] = {"scopes": self.scope_param(scopes), "limit": int(limit)}
+        sql = (
+            "SELECT c.scope, c.subject_key, MAX(c.subject) AS subject, c.predicate, COUNT(*) AS versions,"
+            " COUNT(*) FILTER (WHERE c.tx_to IS NULL) AS believed FROM claims c WHERE c.scope = ANY(%(scopes)s::text[])"
+        )
+        if subject_key is not None:
+            sql += " AND c.subject_key = %(subject_key)s"
+            params["subject_key"] = subject_key
+        if like is not None:
+            # ESCAPE '': a backslash in the search is a character, as in SQLite's LIKE.
+            sql += (
+                " AND (c.subject_key LIKE %(like)s ESCAPE '' OR c.predicate LIKE %(like)s ESCAPE ''"
+                " OR (c.tx_to IS NULL AND c.value_key LIKE %(like)s ESCAPE ''))"
+            )
+            params["like"] = like
+        sql += " GROUP BY c.scope, c.subject_key, c.predicate ORDER BY c.scope, c.subject_key, c.predicate LIMIT %(limit)s"
+        return [dict(r) for r in self.storage.query(sql, params)]
+
+    def transaction_versions(self, tx_id: int) -> tuple[list[ClaimVersion], list[ClaimVersion]]:
+        opened = self.storage.query("SELECT * FROM claims WHERE opened_by = %s ORDER BY id", (tx_id,))
+        closed = self.storage.query("SELECT * FROM claims WHERE closed_by = %s ORDER BY id", (tx_id,))
+        return [ClaimVersion.from_row(r) for r in opened], [ClaimVersion.from_row(r) for r in closed]
+
+    def claim(self, claim_id: int) -> ClaimVersion | None:
+        row = self.storage.one("SELECT * FROM claims WHERE id = %s", (claim_id,))
+        return ClaimVersion.from_row(row) if row else None
+
+    def subject_exists(self, subject_key: str) -> bool:
+        return self.storage.one("SELECT 1 FROM claims WHERE subject_key = %s LIMIT 1", (subject_key,)) is not None
+
+    # -- the hash chain ---------------------------------------------------------------------------
+
+    def insert_version_hashes(self, rows: Sequence[VersionHash]) -> None:
+        self.storage.executemany(
+            "INSERT INTO version_hashes (claim_id, opened_by, closed_by, salt, content_hash) VALUES (%s, %s, %s, %s, %s)",
+            [(r.claim_id, r.opened_by, r.closed_by, r.salt, r.content_hash) for r in rows],
+        )
+
+    def mark_erased(self, tx_id: int, claim_ids: Sequence[int]) -> None:
+        self.storage.execute(
+            "UPDATE version_hashes SET erased_by = %s, salt = NULL WHERE claim_id = ANY(%s)", (tx_id, list(claim_ids))
+        )
+
+    def last_chain_hash(self) -> str | None:
+        row = self.storage.one("SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1")
+        return row[0] if row else None
+
+    def append_chain(self, tx_id: int, chain_hash: str) -> None:
+        self.storage.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (%s, %s)", (tx_id, chain_hash))
+
+    def legacy_through(self) -> int | None:
+        row = self.storage.one(
+            "SELECT legacy_through FROM chain_start WHERE legacy_through > COALESCE((SELECT MAX(tx_id) FROM tx_chain), 0)"
+        )
+        return None if row is None else row[0]
+
+    def versions_opened_through(self, tx_id: int) -> Iterator[ClaimVersion]:
+        for row in self.storage.iterate("SELECT * FROM claims WHERE opened_by <= %s ORDER BY id", (tx_id,)):
+            yield ClaimVersion.from_row(row)
+
+    def transactions_through(self, tx_id: int) -> list[Transaction]:
+        rows = self.storage.query("SELECT * FROM transactions WHERE id <= %s ORDER BY id", (tx_id,))
+        return [Transaction.from_row(r) for r in rows]
+
+    def hashes_of_transaction(self, tx_id: int) -> tuple[list[tuple[int, str]], list[int]]:
+        pairs = [
+            (r[0], r[1])
+            for r in self.storage.query("SELECT claim_id, content_hash FROM version_hashes WHERE opened_by = %s", (tx_id,))
+        ]
+        closed = [r[0] for r in self.storage.query("SELECT claim_id FROM version_hashes WHERE closed_by = %s", (tx_id,))]
+        return pairs, closed
+
+    def version_hashes(self) -> Iterator[VersionHash]:
+        for row in self.storage.iterate(
+            "SELECT claim_id, opened_by, closed_by, erased_by, salt, content_hash FROM version_hashes"
+        ):
+            yield version_hash_from_row(row)
+
+    def versions_with_hashes(self) -> Iterator[tuple[ClaimVersion, VersionHash | None]]:
+        for row in self.storage.iterate(
+            "SELECT c.*, v.claim_id AS v_id, v.salt AS v_salt, v.content_hash AS v_hash, v.opened_by AS v_opened,"
+            " v.closed_by AS v_closed, v.erased_by AS v_erased FROM claims c LEFT JOIN version_hashes v ON v.claim_id = c.id"
+        ):
+            yield joined_version_hash(row)
+
+    def hashes_without_version(self) -> Iterator[int]:
+        for row in self.storage.iterate(
+            "SELECT v.claim_id FROM version_hashes v WHERE v.erased_by IS NULL"
+            " AND NOT EXISTS (SELECT 1 FROM claims c WHERE c.id = v.claim_id)"
+        ):
+            yield row[0]
+
+    def chain_links(self) -> dict[int, str]:
+        return {r[0]: r[1] for r in self.storage.query("SELECT tx_id, chain_hash FROM tx_chain")}
+
+    def transactions(self) -> Iterator[Transaction]:
+        for row in self.storage.iterate("SELECT * FROM transactions ORDER BY id"):
+            yield Transaction.from_row(row)

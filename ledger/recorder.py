@@ -1,0 +1,245 @@
+"""The ledger's storage interface: every statement the store (ledger/store.py) and the hash chain
+(ledger/chain.py) issue, as typed methods over the project's own records.
+
+One implementation per engine: ledger/sqlite_recorder.py and ledger/pg_recorder.py, chosen by
+`ledger_recorder(storage)` from an explicit mapping on `storage.engine`. The SQL and its dialect live
+in those two modules (and in schema/); callers never see a driver's row or error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
+
+
+@dataclass(frozen=True)
+class NewVersion:
+    """A claim version to insert, opened by the running transaction (ids are assigned on insert)."""
+
+    scope: str
+    subject_key: str
+    subject: str
+    predicate: str
+    cardinality: str
+    value: str
+    value_key: str
+    valid_from: str
+    valid_to: str | None
+    source: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class VersionHash:
+    """A version's row in the hash chain (version_hashes): kept when an erase removes the version."""
+
+    claim_id: int
+    opened_by: int
+    closed_by: int | None
+    erased_by: int | None
+    salt: str | None
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class SlotQuery:
+    """Which versions a read wants: the visibility predicate's parameters and optional narrowing."""
+
+    scopes: Sequence[str]
+    valid_at: str
+    known_at: str
+    subject_key: str | None = None
+    predicate: str | None = None
+    latest: bool = False  # known_at is the end of time: only open versions can be visible
+
+
+class LedgerRecorder(Protocol):
+    """What the ledger asks of its database. Every write method runs inside the caller's
+    `storage.atomic()`; the engine's schema enforces the rules besides (DESIGN §3, §8)."""
+
+    storage: Any
+    engine: str
+
+    # -- the visibility predicate -----------------------------------------------------------------
+
+    def visible_sql(self) -> str:
+        """The one visibility predicate over alias c, in this engine's placeholders for scopes,
+        valid_at and known_at."""
+        ...
+
+    def scope_param(self, scopes: Sequence[str]) -> object:
+        """The value the predicate's scopes parameter takes for these scopes."""
+        ...
+
+    # -- predicates -------------------------------------------------------------------------------
+
+    def load_predicates(self) -> dict[str, Predicate]: ...
+
+    def define_predicate(self, predicate: Predicate, defined_at: str) -> None:
+        """Insert a predicate, or update its template and description."""
+        ...
+
+    def change_token(self) -> object:
+        """A cheap value that differs after another connection committed a change a cached predicate
+        registry may miss."""
+        ...
+
+    # -- transactions -----------------------------------------------------------------------------
+
+    def begin_write(self) -> str | None:
+        """Take the ledger's write turn inside the open atomic block (writers are serialised from here
+        until commit) and return the latest transaction's time (None before the first)."""
+        ...
+
+    def last_tx_time(self) -> str | None: ...
+
+    def insert_transaction(self, tx_time: str, principal: str, reason: str, sources: Sequence[str]) -> int: ...
+
+    def transaction(self, tx_id: int) -> Transaction | None: ...
+
+    def has_tombstones(self) -> bool: ...
+
+    # -- slots and the flush ----------------------------------------------------------------------
+
+    def open_versions(self, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
+        """The slot's versions not closed in transaction time (every valid interval)."""
+        ...
+
+    def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None: ...
+
+    def add_provenance(self, rows: Sequence[tuple[int, int, str]]) -> None:
+        """(claim id, tx id, source) rows for writes that repeated a value; repeats are ignored."""
+        ...
+
+    def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
+        """Insert open versions; returns them with their ids, in order."""
+        ...
+
+    # -- reads ------------------------------------------------------------------------------------
+
+    def scopes(self) -> list[str]: ...
+
+    def as_of(self, query: SlotQuery) -> list[ClaimVersion]:
+        """Visible versions, ordered by scope, subject, predicate, valid_from, value."""
+        ...
+
+    def history(self, scopes: Sequence[str], subject_key: str, predicate: str) -> list[HistoryEntry]: ...
+
+    def slots(
+        self, scopes: Sequence[str], *, subject_key: str | None, like: str | None, limit: int
+    ) -> list[dict[str, object]]: ...
+
+    def transaction_versions(self, tx_id: int) -> tuple[list[ClaimVersion], list[ClaimVersion]]: ...
+
+    def claim(self, claim_id: int) -> ClaimVersion | None: ...
+
+    def subject_exists(self, subject_key: str) -> bool: ...
+
+    # -- the hash chain ---------------------------------------------------------------------------
+
+    def insert_version_hashes(self, rows: Sequence[VersionHash]) -> None: ...
+
+    def mark_erased(self, tx_id: int, claim_ids: Sequence[int]) -> None:
+        """Record that `tx_id` erases these versions (their salts go)."""
+        ...
+
+    def last_chain_hash(self) -> str | None: ...
+
+    def append_chain(self, tx_id: int, chain_hash: str) -> None: ...
+
+    def legacy_through(self) -> int | None:
+        """The last transaction written before the chain, when some of them are not hashed yet."""
+        ...
+
+    def versions_opened_through(self, tx_id: int) -> Iterator[ClaimVersion]: ...
+
+    def transactions_through(self, tx_id: int) -> list[Transaction]: ...
+
+    def hashes_of_transaction(self, tx_id: int) -> tuple[list[tuple[int, str]], list[int]]:
+        """(claim id, content hash) of the versions `tx_id` opened, and the ids it closed."""
+        ...
+
+    def version_hashes(self) -> Iterator[VersionHash]: ...
+
+    def versions_with_hashes(self) -> Iterator[tuple[ClaimVersion, VersionHash | None]]: ...
+
+    def hashes_without_version(self) -> Iterator[int]:
+        """Claim ids with a hash row, not recorded as erased, whose version is gone."""
+        ...
+
+    def chain_links(self) -> dict[int, str]: ...
+
+    def transactions(self) -> Iterator[Transaction]: ...
+
+
+def ledger_recorder(storage: Any) -> LedgerRecorder:
+    """The recorder for this storage's engine."""
+    from .pg_recorder import PostgresLedgerRecorder
+    from .sqlite_recorder import SqliteLedgerRecorder
+
+    recorders: dict[str, type] = {"sqlite": SqliteLedgerRecorder, "postgres": PostgresLedgerRecorder}
+    try:
+        recorder = recorders[storage.engine]
+    except KeyError:
+        raise ValueError(f"no ledger recorder for engine {storage.engine!r}") from None
+    return recorder(storage)
+
+
+def version_hash_from_row(row: Any) -> VersionHash:
+    return VersionHash(
+        row["claim_id"], row["opened_by"], row["closed_by"], row["erased_by"], row["salt"], row["content_hash"]
+    )
+
+
+def history_entry_from_row(row: Any) -> HistoryEntry:
+    """A history row: the version's columns, then o_* and x_* for its opening and closing transactions."""
+    opened = Transaction(row["opened_by"], row["o_time"], row["o_principal"], row["o_reason"], _decode(row["o_sources"]))
+    closed = None
+    if row["closed_by"] is not None:
+        closed = Transaction(row["closed_by"], row["x_time"], row["x_principal"], row["x_reason"], _decode(row["x_sources"]))
+    return HistoryEntry(ClaimVersion.from_row(row), opened, closed)
+
+
+def predicate_from_row(row: Any) -> Predicate:
+    return Predicate(row["name"], row["display"], row["cardinality"], row["description"], row["template"])
+
+
+def encode_sources(sources: Sequence[str]) -> str:
+    """Sources as stored: a JSON array (the chain hashes them as parsed back)."""
+    return json.dumps(list(sources), ensure_ascii=False) if sources else "[]"
+
+
+def _decode(text: str) -> tuple[str, ...]:
+    return tuple(json.loads(text))
+
+
+def opened_version(claim_id: int, tx_id: int, tx_time: str, v: NewVersion) -> ClaimVersion:
+    """The version as inserted: open, opened by `tx_id` at `tx_time`."""
+    return ClaimVersion(
+        id=claim_id,
+        scope=v.scope,
+        subject=v.subject,
+        subject_key=v.subject_key,
+        predicate=v.predicate,
+        cardinality=v.cardinality,  # type: ignore[arg-type]
+        value=v.value,
+        value_key=v.value_key,
+        valid_from=v.valid_from,
+        valid_to=v.valid_to,
+        tx_from=tx_time,
+        tx_to=None,
+        opened_by=tx_id,
+        closed_by=None,
+        source=v.source,
+    )
+
+
+def joined_version_hash(row: Any) -> tuple[ClaimVersion, VersionHash | None]:
+    """A claims row LEFT JOINed to its hash row (columns v_id, v_salt, v_hash, v_opened, v_closed, v_erased)."""
+    version = ClaimVersion.from_row(row)
+    if row["v_id"] is None:
+        return version, None
+    return version, VersionHash(row["v_id"], row["v_opened"], row["v_closed"], row["v_erased"], row["v_salt"], row["v_hash"])
