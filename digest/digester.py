@@ -158,17 +158,13 @@ class Digester:
 
     def _record_failure(self, entry: JournalEntry, exc: ExtractorError) -> None:
         with self.ledger.storage.atomic():
-            self.ledger.storage.execute(
-                "UPDATE journal SET attempts = attempts + 1, last_error = ? WHERE id = ? AND digested_at IS NULL",
-                (exc.message[:1000], entry.id),
-            )
+            self.journal.recorder.record_failure(entry.id, exc.message[:1000])
 
     def _commit(self, entry: JournalEntry, drafts: list[Draft], report: DigestReport) -> bool:
         """Write the entry's proposals and their effects, and mark it digested: all or nothing."""
         storage = self.ledger.storage
         with storage.atomic():
-            still = storage.one("SELECT digested_at FROM journal WHERE id = ?", (entry.id,))
-            if still is None or still["digested_at"] is not None:
+            if not self.journal.recorder.undigested(entry.id):
                 return False  # erased, or digested meanwhile by another run
             statuses: list[str] = []
             txs: list[int] = []
@@ -177,10 +173,7 @@ class Digester:
                 statuses.append(status)
                 if tx is not None:
                     txs.append(tx)
-            storage.execute(
-                "UPDATE journal SET digested_at = ?, extractor = ?, last_error = '' WHERE id = ?",
-                (self.ledger.clock(), self.extractor.name, entry.id),
-            )
+            self.journal.recorder.mark_digested(entry.id, at=self.ledger.clock(), extractor=self.extractor.name)
         for status in statuses:
             report.count(status)
         report.applied_txs.extend(txs)

@@ -15,7 +15,6 @@ of the person's scopes that mentions it, not only those its claims cite as their
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -23,14 +22,8 @@ from factledger.ledger import EraseResult, Ledger, ScopeFamily
 from factledger.ledger.erasure import mention_spans, only_redactions, redact
 
 from .journal import erase_journal, journal_ids, turn_hash
-from .model import Turn
-
-# Columns that are identifiers or fixed vocabularies, never free text a value could sit in.
-_NOT_TEXT = {"hash", "scope", "session", "role", "said_at", "appended_at", "digested_at", "extractor", "redactions",
-             "op", "status", "decision", "policy", "cardinality", "created_at", "decided_at", "decided_by",
-             "rejected_at", "rejected_by", "lifted_at", "lifted_by", "confirmed_at", "confirmed_by", "content_hash",
-             "sources", "predicate"}
-
+from .model import TextRow, Turn
+from .recorder import recorder_for
 
 @dataclass(frozen=True)
 class MentionsErased:
@@ -48,13 +41,10 @@ class MentionsErased:
         return asdict(self)
 
 
-def _redacted(row, values: Sequence[Sequence[str]]) -> dict[str, str]:
+def _redacted(row: TextRow, values: Sequence[Sequence[str]]) -> dict[str, str]:
     """The row's free-text columns that mention a value, redacted."""
     changed = {}
-    for column in row.keys():
-        text = row[column]
-        if column in _NOT_TEXT or not isinstance(text, str) or not text:
-            continue
+    for column, text in row.texts.items():
         new, count = redact(text, values)
         if count:
             changed[column] = new
@@ -71,64 +61,53 @@ def erase_mentions(ledger: Ledger, erased: EraseResult) -> MentionsErased:
     value is redacted or deleted. Runs in the caller's transaction (one with the ledger's erase)."""
     values = erased.value_words
     family = erased.family or ScopeFamily(exact=tuple(erased.scopes))
-    storage = ledger.storage
-    where, params = family.where("scope")
+    recorder = recorder_for(ledger.storage)
     counts: dict[str, object] = dict.fromkeys(MentionsErased.__dataclass_fields__, 0)
     seen = [v.tx_from for v in erased.erased]
-    with storage.atomic():
+    with ledger.storage.atomic():
         ids = journal_ids(erased.sources)
         if ids:
-            row = storage.one("SELECT MIN(appended_at) FROM journal WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
-            seen += [row[0]] if row and row[0] else []
+            first = recorder.first_appended(ids)
+            seen += [first] if first else []
         counts["source_turns_deleted"] = erase_journal(ledger, erased.sources)
-        for row in storage.query(f"SELECT * FROM journal WHERE {where} ORDER BY id", params):
+        for row in recorder.text_rows("journal", family):
             changed = _redacted(row, values)
             if not changed:
                 continue
-            seen.append(row["appended_at"])
-            storage.execute("DELETE FROM journal WHERE id = ?", (row["id"],))
-            text = changed.get("text", row["text"])
+            seen.append(row.written_at)
+            text = changed.get("text", row.texts.get("text", ""))
             if only_redactions(text):
+                recorder.delete_entry(row.id)
                 counts["turns_deleted"] += 1
                 continue
-            record = {**{k: row[k] for k in row.keys()}, **changed}
-            record["hash"] = turn_hash(Turn(scope=row["scope"], text=text, role=row["role"], session=row["session"], said_at=row["said_at"]))
-            kinds = sorted(set(json.loads(row["redactions"] or "[]")) | {"erased"})
-            record["redactions"] = json.dumps(kinds)
-            columns = list(record)
-            storage.execute(
-                f"INSERT INTO journal ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-                " ON CONFLICT(hash) DO NOTHING",  # an identical redacted turn already stands for it
-                [record[c] for c in columns],
-            )
+            entry = recorder.entry(row.id)
+            assert entry is not None
+            digest = turn_hash(Turn(scope=entry.scope, text=text, role=entry.role, session=entry.session, said_at=entry.said_at))
+            kinds = sorted(set(row.redactions) | {"erased"})
+            recorder.replace_entry(row.id, texts=changed, hash=digest, redactions=kinds)
             counts["turns_redacted"] += 1
-        for row in storage.query(f"SELECT * FROM proposals WHERE {where} ORDER BY id", params):
-            if _mentions(row["value"], values) or _mentions(row["value_key"], values):
-                seen.append(row["created_at"])
-                storage.execute("DELETE FROM proposals WHERE id = ?", (row["id"],))
+        for row in recorder.text_rows("proposals", family):
+            if _mentions(row.texts.get("value"), values) or _mentions(row.texts.get("value_key"), values):
+                seen.append(row.written_at)
+                recorder.delete_row("proposals", row.id)
                 counts["proposals_deleted"] += 1
             elif changed := _redacted(row, values):
-                seen.append(row["created_at"])
-                _update(ledger, "proposals", row["id"], changed)
+                seen.append(row.written_at)
+                recorder.redact_row("proposals", row.id, changed)
                 counts["proposals_redacted"] += 1
-        for row in storage.query(f"SELECT * FROM rejections WHERE {where} ORDER BY id", params):
+        for row in recorder.text_rows("rejections", family):
             changed = _redacted(row, values)
-            if _mentions(row["value"], values) or _mentions(row["value_key"], values):
+            if _mentions(row.texts.get("value"), values) or _mentions(row.texts.get("value_key"), values):
                 changed.update(value="", value_key="")
             if changed:
-                _update(ledger, "rejections", row["id"], changed)
+                recorder.redact_row("rejections", row.id, changed)
                 counts["rejections_redacted"] += 1
-        for row in storage.query(f"SELECT * FROM confirmations WHERE {where} ORDER BY id", params):
-            if _mentions(row["value"], values) or _mentions(row["value_key"], values):
-                storage.execute("DELETE FROM confirmations WHERE id = ?", (row["id"],))
+        for row in recorder.text_rows("confirmations", family):
+            if _mentions(row.texts.get("value"), values) or _mentions(row.texts.get("value_key"), values):
+                recorder.delete_row("confirmations", row.id)
                 counts["confirmations_deleted"] += 1
             elif changed := _redacted(row, values):
-                _update(ledger, "confirmations", row["id"], changed)
+                recorder.redact_row("confirmations", row.id, changed)
                 counts["confirmations_redacted"] += 1
     counts["first_seen"] = min(seen) if seen else None
     return MentionsErased(**counts)  # type: ignore[arg-type]
-
-
-def _update(ledger: Ledger, table: str, row_id: int, changed: dict[str, str]) -> None:
-    sets = ", ".join(f"{column} = ?" for column in changed)
-    ledger.storage.execute(f"UPDATE {table} SET {sets} WHERE id = ?", [*changed.values(), row_id])

@@ -13,6 +13,7 @@ from factledger.ledger.erasure import only_redactions
 from factledger.ledger.times import format_time, parse_time, to_datetime
 
 from .model import AppendOutcome, JournalEntry, Turn
+from .recorder import recorder_for
 from .sanitise import sanitise
 
 _REF = re.compile(r"^journal:(\d+)$")
@@ -29,6 +30,7 @@ class Journal:
     def __init__(self, ledger: Ledger):
         self.ledger = ledger
         self.storage = ledger.storage
+        self.recorder = recorder_for(ledger.storage)
 
     def append(self, turn: Turn) -> AppendOutcome:
         turn = turn.checked(self.ledger.clock())
@@ -47,26 +49,12 @@ class Journal:
         digest = turn_hash(stored)
         # One statement on the common path; a duplicate (same scope, session, role, time and text) is
         # reported with the id it already has.
-        row = self.storage.one(
-            "INSERT INTO journal (scope, session, role, text, said_at, hash, redactions, appended_at, speaker)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING RETURNING id",
-            (
-                stored.scope,
-                stored.session,
-                stored.role,
-                stored.text,
-                stored.said_at,
-                digest,
-                json.dumps(sorted(set(kinds))),
-                self.ledger.clock(),
-                stored.speaker,
-            ),
+        entry_id = self.recorder.append_turn(
+            stored, hash=digest, redactions=sorted(set(kinds)), appended_at=self.ledger.clock()
         )
-        if row is None:
-            existing = self.storage.one("SELECT id FROM journal WHERE hash = ?", (digest,))
-            existing_id = existing["id"] if existing else None
+        if entry_id is None:
+            existing_id = self.recorder.entry_with_hash(digest)
             return AppendOutcome(existing_id, "skipped", f"duplicate of journal entry {existing_id}")
-        entry_id = row["id"]
         if cleaned.action == "redact" or erased:
             reasons = [cleaned.reason] if cleaned.action == "redact" else []
             reasons += [f"{erased} mention(s) of an erased value removed"] if erased else []
@@ -79,50 +67,23 @@ class Journal:
     # -- reads ----------------------------------------------------------------------------------
 
     def entry(self, entry_id: int) -> JournalEntry | None:
-        row = self.storage.one("SELECT * FROM journal WHERE id = ?", (entry_id,))
-        return JournalEntry.from_row(row) if row else None
+        return self.recorder.entry(entry_id)
 
     def backlog(self, *, scopes: Sequence[str] | None = None, limit: int | None = None) -> list[JournalEntry]:
         """Undigested entries, oldest first."""
-        sql = "SELECT * FROM journal WHERE digested_at IS NULL"
-        params: list[object] = []
-        if scopes:
-            sql += f" AND scope IN ({', '.join('?' for _ in scopes)})"
-            params.extend(scopes)
-        sql += " ORDER BY id"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(int(limit))
-        return [JournalEntry.from_row(r) for r in self.storage.query(sql, params)]
+        return self.recorder.backlog(scopes=scopes, limit=limit)
 
     def backlog_size(self, *, scopes: Sequence[str] | None = None) -> int:
-        sql = "SELECT COUNT(*) FROM journal WHERE digested_at IS NULL"
-        params: list[object] = []
-        if scopes:
-            sql += f" AND scope IN ({', '.join('?' for _ in scopes)})"
-            params.extend(scopes)
-        row = self.storage.one(sql, params)
-        return int(row[0]) if row else 0
+        return self.recorder.backlog_size(scopes=scopes)
 
     def recent(self, entry: JournalEntry, count: int) -> list[JournalEntry]:
         """Up to `count` turns said before `entry` in the same scope and session, oldest first."""
         if count <= 0:
             return []
-        rows = self.storage.query(
-            "SELECT * FROM journal WHERE scope = ? AND session IS ? AND id < ? ORDER BY id DESC LIMIT ?",
-            (entry.scope, entry.session, entry.id, count),
-        )
-        return [JournalEntry.from_row(r) for r in reversed(rows)]
+        return self.recorder.recent(entry, count)
 
     def entries(self, *, scope: str | None = None, limit: int = 100) -> list[JournalEntry]:
-        sql = "SELECT * FROM journal"
-        params: list[object] = []
-        if scope is not None:
-            sql += " WHERE scope = ?"
-            params.append(scope)
-        sql += " ORDER BY id DESC LIMIT ?"
-        params.append(int(limit))
-        return [JournalEntry.from_row(r) for r in self.storage.query(sql, params)]
+        return self.recorder.entries(scope=scope, limit=limit)
 
 
 def lease(ledger: Ledger, entries: Sequence[JournalEntry], holder: str, seconds: float) -> list[JournalEntry]:
@@ -132,24 +93,8 @@ def lease(ledger: Ledger, entries: Sequence[JournalEntry], holder: str, seconds:
         return []
     now = ledger.clock()
     until = format_time(to_datetime(now) + timedelta(seconds=seconds))
-    ids = json.dumps([e.id for e in entries])
-    storage = ledger.storage
-    with storage.atomic():
-        storage.execute("DELETE FROM digest_leases WHERE until <= ?", (now,))
-        # Only entries still undigested: another run may have digested (and released) one since this
-        # run read its backlog.
-        storage.execute(
-            "INSERT INTO digest_leases (entry_id, holder, until)"
-            " SELECT j.value, ?, ? FROM json_each(?) j JOIN journal e ON e.id = j.value"
-            " WHERE e.digested_at IS NULL ON CONFLICT(entry_id) DO NOTHING",
-            (holder, until, ids),
-        )
-        held = {
-            r[0] for r in storage.query(
-                "SELECT entry_id FROM digest_leases WHERE holder = ? AND entry_id IN (SELECT value FROM json_each(?))",
-                (holder, ids),
-            )
-        }
+    with ledger.storage.atomic():
+        held = recorder_for(ledger.storage).lease([e.id for e in entries], holder=holder, now=now, until=until)
     return [e for e in entries if e.id in held]
 
 
@@ -157,10 +102,7 @@ def release(ledger: Ledger, entries: Sequence[JournalEntry], holder: str) -> Non
     """End `holder`'s leases on these entries (committed, or given up)."""
     if entries:
         with ledger.storage.atomic():
-            ledger.storage.execute(
-                "DELETE FROM digest_leases WHERE holder = ? AND entry_id IN (SELECT value FROM json_each(?))",
-                (holder, json.dumps([e.id for e in entries])),
-            )
+            recorder_for(ledger.storage).release([e.id for e in entries], holder=holder)
 
 
 def prune_said_before(ledger: Ledger, before: object, *, scopes: Sequence[str] | None = None) -> int:
@@ -170,13 +112,8 @@ def prune_said_before(ledger: Ledger, before: object, *, scopes: Sequence[str] |
     and so do the proposals (the review record). Returns turns removed. Erase, not retention, is how a
     value leaves everything."""
     cutoff = parse_time(before, "before")
-    sql = "DELETE FROM journal WHERE said_at < ? AND digested_at IS NOT NULL"
-    params: list[object] = [cutoff]
-    if scopes:
-        sql += f" AND scope IN ({', '.join('?' for _ in scopes)})"
-        params.extend(scopes)
     with ledger.storage.atomic():
-        return ledger.storage.execute(sql, params)
+        return recorder_for(ledger.storage).prune_digested(said_before=cutoff, scopes=scopes)
 
 
 def journal_ids(refs: Iterable[str]) -> list[int]:
@@ -197,15 +134,10 @@ def erase_journal(ledger: Ledger, refs: Iterable[str]) -> int:
     ids = journal_ids(refs)
     if not ids:
         return 0
-    storage = ledger.storage
+    recorder = recorder_for(ledger.storage)
     removed = 0
-    with storage.atomic():
+    with ledger.storage.atomic():
         for entry_id in ids:
-            ref = json.dumps(f"journal:{entry_id}")
-            storage.execute(
-                "DELETE FROM proposals WHERE entry_id = ? OR EXISTS"
-                " (SELECT 1 FROM json_each(proposals.sources) WHERE json_each.value = json(?))",
-                (entry_id, ref),
-            )
-            removed += storage.execute("DELETE FROM journal WHERE id = ?", (entry_id,))
+            recorder.delete_derived_proposals(entry_id)
+            removed += recorder.delete_entry(entry_id)
     return removed

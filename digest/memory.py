@@ -4,12 +4,11 @@ ledger's secret) of the normalised (scope, subject, predicate, value)."""
 
 from __future__ import annotations
 
-import json
-
 from factledger.ledger import ClaimVersion, Ledger
 from factledger.ledger.keys import key, predicate_key
 
 from .model import Confirmation, Rejection
+from .recorder import recorder_for
 
 
 def value_hash(ledger: Ledger, scope: str, subject: str, predicate: str, value: str) -> str:
@@ -19,11 +18,7 @@ def value_hash(ledger: Ledger, scope: str, subject: str, predicate: str, value: 
 def active_rejection(ledger: Ledger, scope: str, subject: str, predicate: str, value: str | None) -> Rejection | None:
     if value is None:
         return None
-    row = ledger.storage.one(
-        "SELECT * FROM rejections WHERE content_hash = ? AND lifted_at IS NULL",
-        (value_hash(ledger, scope, subject, predicate, value),),
-    )
-    return Rejection.from_row(row) if row else None
+    return recorder_for(ledger.storage).active_rejection(value_hash(ledger, scope, subject, predicate, value))
 
 
 def record_rejection(
@@ -33,50 +28,38 @@ def record_rejection(
     existing = active_rejection(ledger, scope, subject, predicate, value)
     if existing is not None:
         return existing
-    rejection_id = ledger.storage.execute(
-        "INSERT INTO rejections (content_hash, scope, subject_key, predicate, value_key, value, proposal_id,"
-        " rejected_by, rejected_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            value_hash(ledger, scope, subject, predicate, value),
-            scope,
-            key(subject, "subject"),
-            predicate_key(predicate),
-            key(value, "value"),
-            value.strip(),
-            proposal_id,
-            principal,
-            ledger.clock(),
-            reason,
-        ),
+    return recorder_for(ledger.storage).insert_rejection(
+        content_hash=value_hash(ledger, scope, subject, predicate, value),
+        scope=scope,
+        subject_key=key(subject, "subject"),
+        predicate=predicate_key(predicate),
+        value_key=key(value, "value"),
+        value=value.strip(),
+        proposal_id=proposal_id,
+        rejected_by=principal,
+        rejected_at=ledger.clock(),
+        reason=reason,
     )
-    row = ledger.storage.one("SELECT * FROM rejections WHERE id = ?", (rejection_id,))
-    return Rejection.from_row(row)
 
 
 def confirmed_values(ledger: Ledger, scope: str, subject: str, predicate: str) -> dict[str, Confirmation]:
     """Active confirmations of a slot, by value key."""
-    rows = ledger.storage.query(
-        "SELECT * FROM confirmations WHERE scope = ? AND subject_key = ? AND predicate = ? AND lifted_at IS NULL",
-        (scope, key(subject, "subject"), predicate_key(predicate)),
+    confirmations = recorder_for(ledger.storage).slot_confirmations(
+        scope=scope, subject_key=key(subject, "subject"), predicate=predicate_key(predicate)
     )
-    return {r["value_key"]: Confirmation.from_row(r) for r in rows}
+    return {c.value_key: c for c in confirmations}
 
 
 def slot_versions(ledger: Ledger, scope: str, subject: str, predicate: str) -> list[ClaimVersion]:
     """The slot's versions as currently believed (open transaction time, any valid time)."""
-    rows = ledger.storage.query(
-        "SELECT * FROM claims WHERE scope = ? AND subject_key = ? AND predicate = ? AND tx_to IS NULL ORDER BY valid_from",
-        (scope, key(subject, "subject"), predicate_key(predicate)),
+    return recorder_for(ledger.storage).believed_versions(
+        scope=scope, subject_key=key(subject, "subject"), predicate=predicate_key(predicate)
     )
-    return [ClaimVersion.from_row(r) for r in rows]
 
 
 def believed_claims(ledger: Ledger, scope: str, *, limit: int = 200) -> list[ClaimVersion]:
     """The scope's versions as currently believed, newest first (what an extractor sees as context)."""
-    rows = ledger.storage.query(
-        "SELECT * FROM claims WHERE scope = ? AND tx_to IS NULL ORDER BY tx_from DESC, id DESC LIMIT ?", (scope, limit)
-    )
-    return [ClaimVersion.from_row(r) for r in rows]
+    return recorder_for(ledger.storage).believed_claims(scope=scope, limit=limit)
 
 
 def _overlaps(version: ClaimVersion, start: str | None, end: str | None) -> bool:
@@ -129,16 +112,12 @@ def confirmed_values_touched(
 
 def record_confirmation(ledger: Ledger, claim: ClaimVersion, *, principal: str, reason: str) -> Confirmation:
     digest = ledger.content_key(claim.scope, claim.subject_key, claim.predicate, claim.value_key)
-    row = ledger.storage.one("SELECT * FROM confirmations WHERE content_hash = ? AND lifted_at IS NULL", (digest,))
-    if row is not None:
-        return Confirmation.from_row(row)
-    confirmation_id = ledger.storage.execute(
-        "INSERT INTO confirmations (content_hash, scope, subject_key, predicate, value_key, value, claim_id,"
-        " confirmed_by, confirmed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (digest, claim.scope, claim.subject_key, claim.predicate, claim.value_key, claim.value, claim.id, principal, ledger.clock(), reason),
+    recorder = recorder_for(ledger.storage)
+    existing = recorder.active_confirmation(digest)
+    if existing is not None:
+        return existing
+    return recorder.insert_confirmation(
+        content_hash=digest, scope=claim.scope, subject_key=claim.subject_key, predicate=claim.predicate,
+        value_key=claim.value_key, value=claim.value, claim_id=claim.id, confirmed_by=principal,
+        confirmed_at=ledger.clock(), reason=reason,
     )
-    return Confirmation.from_row(ledger.storage.one("SELECT * FROM confirmations WHERE id = ?", (confirmation_id,)))
-
-
-def sources_json(refs: list[str] | tuple[str, ...]) -> str:
-    return json.dumps(list(refs), ensure_ascii=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -332,3 +333,110 @@ class DigestReport:
             "stopped_early": self.stopped_early,
             "complete": self.complete,
         }
+
+
+# == What the digest hands its recorder (digest/recorder.py) ==========================================
+
+
+def sources_json(refs: list[str] | tuple[str, ...]) -> str:
+    """Provenance refs as the JSON array text both engines store (written as given, never reordered)."""
+    return json.dumps(list(refs), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class NewProposal:
+    """A proposal row to insert: every column the digest writes (the id is the recorder's answer)."""
+
+    scope: str
+    entry_id: int | None
+    ordinal: int
+    sources: tuple[str, ...]
+    extractor: str
+    op: str
+    subject: str
+    subject_key: str
+    predicate: str
+    cardinality: str | None
+    template: str | None
+    value: str | None
+    value_key: str | None
+    replaces: str | None
+    valid_from: str | None
+    valid_to: str | None
+    all_valid_time: bool
+    time_phrase: str
+    quote: str
+    status: str
+    decision: str
+    policy: str
+    reason: str
+    rejection_id: int | None
+    created_at: str
+    decided_at: str | None
+    decided_by: str | None
+
+
+@dataclass(frozen=True)
+class StatusChange:
+    """A decision on a stored proposal: its new status and decided_at always; each other field only
+    when given (None leaves the column as it is)."""
+
+    status: str
+    decided_at: str | None
+    reason: str | None = None
+    decision: str | None = None
+    tx: int | None = None
+    decided_by: str | None = None
+    review_reason: str | None = None
+    rejection_id: int | None = None
+
+    def given(self) -> dict[str, object]:
+        """The columns to set, in a fixed order."""
+        optional = {
+            "reason": self.reason, "decision": self.decision, "tx": self.tx, "decided_by": self.decided_by,
+            "review_reason": self.review_reason, "rejection_id": self.rejection_id,
+        }
+        return {"status": self.status, "decided_at": self.decided_at, **{k: v for k, v in optional.items() if v is not None}}
+
+
+DigestTable = Literal["journal", "proposals", "rejections", "confirmations"]
+
+# Each table's free-text columns: where a value's words can sit (erase redacts them). Identifiers, fixed
+# vocabularies and times are never free text.
+FREE_TEXT: dict[str, tuple[str, ...]] = {
+    "journal": ("text", "speaker", "last_error"),
+    "proposals": ("subject", "subject_key", "template", "value", "value_key", "replaces", "time_phrase", "quote",
+                  "reason", "review_reason"),
+    "rejections": ("subject_key", "value_key", "value", "reason"),
+    "confirmations": ("subject_key", "value_key", "value", "reason"),
+}
+
+
+# The column a table's rows were written at (what erase reports as the first copy's time).
+WRITTEN_AT: dict[str, str | None] = {"journal": "appended_at", "proposals": "created_at", "rejections": None, "confirmations": None}
+
+
+def checked_columns(table: str, columns: Sequence[str]) -> None:
+    """Refuse a table or column outside FREE_TEXT (recorders write their names into statements)."""
+    allowed = FREE_TEXT.get(table)
+    if allowed is None or any(c not in allowed for c in columns):
+        raise ValueError(f"not free text of a digest table: {table} {list(columns)}")
+
+
+@dataclass(frozen=True)
+class TextRow:
+    """One row's free-text columns (those holding text), with when the row was written (journal:
+    appended_at, proposals: created_at; None for review memory)."""
+
+    id: int
+    texts: dict[str, str]
+    written_at: str | None = None
+    redactions: tuple[str, ...] = ()  # the journal's kinds of text removed so far
+
+
+def text_row(table: str, row: Any) -> TextRow:
+    """A TextRow from a row of `table` readable by column name."""
+    texts = {c: row[c] for c in FREE_TEXT[table] if isinstance(row[c], str) and row[c]}
+    kinds = tuple(json.loads(row["redactions"] or "[]")) if table == "journal" else ()
+    written = WRITTEN_AT[table]
+    return TextRow(row["id"], texts, row[written] if written else None, kinds)

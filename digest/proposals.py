@@ -10,8 +10,8 @@ from factledger.ledger.keys import key, predicate_key
 from factledger.ledger.times import parse_optional
 from factledger.ledger.values import check_value
 
-from .memory import sources_json
-from .model import Draft, Proposal
+from .model import Draft, NewProposal, Proposal, StatusChange
+from .recorder import recorder_for
 
 
 @dataclass(frozen=True)
@@ -93,40 +93,36 @@ def insert_proposal(
         predicate = predicate_key(d.predicate)
     except ValidationError:
         predicate = str(d.predicate or "")
-    return ledger.storage.execute(
-        "INSERT INTO proposals (scope, entry_id, ordinal, sources, extractor, op, subject, subject_key, predicate,"
-        " cardinality, template, value, value_key, replaces, valid_from, valid_to, all_valid_time, time_phrase, quote,"
-        " status, decision, policy, reason, rejection_id, created_at, decided_at, decided_by)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            planned.scope,
-            planned.entry_id,
-            planned.ordinal,
-            sources_json(planned.sources),
-            planned.extractor,
-            d.op if d.op in ("add", "supersede", "retract") else "add",
-            str(d.subject or ""),
-            subject_key,
-            predicate,
-            d.cardinality if d.cardinality in ("one", "many") else None,
-            d.template,
-            d.value if (d.value is not None or d.op == "retract") else "",
-            value_key,
-            d.replaces,
-            d.valid_from,
-            d.valid_to,
-            int(bool(d.all_valid_time)),
-            d.time_phrase,
-            d.quote or "",
-            status,
-            decision,
-            policy,
-            reason,
-            rejection_id,
-            now,
-            None if status == "pending" else now,
-            decided_by,
-        ),
+    return recorder_for(ledger.storage).insert_proposal(
+        NewProposal(
+            scope=planned.scope,
+            entry_id=planned.entry_id,
+            ordinal=planned.ordinal,
+            sources=tuple(planned.sources),
+            extractor=planned.extractor,
+            op=d.op if d.op in ("add", "supersede", "retract") else "add",
+            subject=str(d.subject or ""),
+            subject_key=subject_key,
+            predicate=predicate,
+            cardinality=d.cardinality if d.cardinality in ("one", "many") else None,
+            template=d.template,
+            value=d.value if (d.value is not None or d.op == "retract") else "",
+            value_key=value_key,
+            replaces=d.replaces,
+            valid_from=d.valid_from,
+            valid_to=d.valid_to,
+            all_valid_time=bool(d.all_valid_time),
+            time_phrase=d.time_phrase,
+            quote=d.quote or "",
+            status=status,
+            decision=decision,
+            policy=policy,
+            reason=reason,
+            rejection_id=rejection_id,
+            created_at=now,
+            decided_at=None if status == "pending" else now,
+            decided_by=decided_by,
+        )
     )
 
 
@@ -149,26 +145,15 @@ def set_status(
     review_reason: str | None = None,
     rejection_id: int | None = None,
 ) -> None:
-    sets = ["status = ?", "decided_at = ?"]
-    params: list[object] = [status, None if status == "pending" else ledger.clock()]
-    for column, value in (
-        ("reason", reason),
-        ("decision", decision),
-        ("tx", tx),
-        ("decided_by", decided_by),
-        ("review_reason", review_reason),
-        ("rejection_id", rejection_id),
-    ):
-        if value is not None:
-            sets.append(f"{column} = ?")
-            params.append(value)
-    params.append(proposal_id)
-    ledger.storage.execute(f"UPDATE proposals SET {', '.join(sets)} WHERE id = ?", params)
+    change = StatusChange(
+        status=status, decided_at=None if status == "pending" else ledger.clock(), reason=reason, decision=decision,
+        tx=tx, decided_by=decided_by, review_reason=review_reason, rejection_id=rejection_id,
+    )
+    recorder_for(ledger.storage).set_status(proposal_id, change)
 
 
 def load_proposal(ledger: Ledger, proposal_id: int) -> Proposal | None:
-    row = ledger.storage.one("SELECT * FROM proposals WHERE id = ?", (proposal_id,))
-    return Proposal.from_row(row) if row else None
+    return recorder_for(ledger.storage).proposal(proposal_id)
 
 
 def _ensure_predicate(tx: LedgerTx, draft: Draft) -> None:

@@ -8,7 +8,7 @@ supersede stores its normalised (scope, subject, predicate, value) in rejection 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from factledger.ledger import (
     ClaimVersion,
@@ -29,6 +29,7 @@ from factledger.ledger.times import display
 from .journal import Journal, journal_ids
 from .memory import active_rejection, record_confirmation, record_rejection, slot_versions
 from .model import Confirmation, Draft, JournalEntry, Proposal, Rejection
+from .recorder import recorder_for
 from .proposals import Planned, apply_in_tx, insert_proposal, load_proposal, set_status, transaction_reason
 
 STATUSES = ("pending", "applied", "rejected", "rejected_again", "dropped")
@@ -56,22 +57,12 @@ def list_proposals(
         for one in wanted:
             if one not in STATUSES:
                 raise ValidationError(f"{one!r} is not a status; use one of {', '.join(STATUSES)}, or open", field="status")
-    sql = "SELECT * FROM proposals WHERE 1 = 1"
-    params: list[object] = []
-    if wanted is not None:
-        sql += f" AND status IN ({', '.join('?' for _ in wanted)})"
-        params.extend(wanted)
-    if scope is not None:
-        sql += " AND scope = ?"
-        params.append(scope)
-    sql += " ORDER BY id DESC LIMIT ?"
-    params.append(int(limit))
-    return [Proposal.from_row(r) for r in ledger.storage.query(sql, params)]
+    return recorder_for(ledger.storage).proposals(statuses=wanted, scope=scope, limit=int(limit))
 
 
 def proposals_of_transaction(ledger: Ledger, tx_id: int) -> list[Proposal]:
     """The proposals a ledger transaction applied."""
-    return [Proposal.from_row(r) for r in ledger.storage.query("SELECT * FROM proposals WHERE tx = ? ORDER BY id", (tx_id,))]
+    return recorder_for(ledger.storage).proposals_of_transaction(tx_id)
 
 
 def get_proposal(ledger: Ledger, proposal_id: int) -> Proposal:
@@ -236,12 +227,9 @@ def _run(ledger: Ledger, p: Proposal, draft: Draft, *, principal: str, reason: s
 
 def competing_proposals(ledger: Ledger, p: Proposal) -> list[Proposal]:
     """Other open proposals for the same slot (scope, subject, predicate), oldest first."""
-    rows = ledger.storage.query(
-        f"SELECT * FROM proposals WHERE scope = ? AND subject_key = ? AND predicate = ? AND id != ?"
-        f" AND status IN ({', '.join('?' for _ in OPEN)}) ORDER BY id",
-        (p.scope, _subject_key(p), p.predicate, p.id, *OPEN),
+    return recorder_for(ledger.storage).slot_proposals(
+        scope=p.scope, subject_key=_subject_key(p), predicate=p.predicate, statuses=OPEN, exclude=p.id
     )
-    return [Proposal.from_row(r) for r in rows]
 
 
 def preview(ledger: Ledger, proposal_id: int, *, edit: Edit | None = None) -> Preview:
@@ -387,15 +375,7 @@ def open_from_session(ledger: Ledger, session: str, *, scope: str | None = None)
     """The open proposals whose source turn was said in `session`, oldest first."""
     if not isinstance(session, str) or not session.strip():
         raise ValidationError("required", field="session")
-    sql = (
-        "SELECT p.* FROM proposals p JOIN journal j ON j.id = p.entry_id WHERE j.session = ?"
-        f" AND p.status IN ({', '.join('?' for _ in OPEN)})"
-    )
-    params: list[object] = [session, *OPEN]
-    if scope is not None:
-        sql += " AND p.scope = ?"
-        params.append(scope)
-    return [Proposal.from_row(r) for r in ledger.storage.query(sql + " ORDER BY p.id", params)]
+    return recorder_for(ledger.storage).session_proposals(session=session, statuses=OPEN, scope=scope)
 
 
 def confirm(ledger: Ledger, claim_id: int, *, principal: str, reason: str = "") -> Confirmation:
@@ -411,61 +391,46 @@ def confirm(ledger: Ledger, claim_id: int, *, principal: str, reason: str = "") 
         return record_confirmation(ledger, claim, principal=principal, reason=reason)
 
 
-def _withdraw(ledger: Ledger, table: str, record: Any, row_id: int, *, principal: str, name: str, done: str) -> Any:
+def _withdraw(ledger: Ledger, table: Literal["rejections", "confirmations"], row_id: int, *, principal: str, name: str, done: str) -> Any:
     """Mark one rejection or confirmation row lifted (once), as one transaction; returns it re-read."""
     require_operator(principal)
+    recorder = recorder_for(ledger.storage)
+    read = recorder.rejection if table == "rejections" else recorder.confirmation
     with ledger.storage.atomic():
-        row = ledger.storage.one(f"SELECT * FROM {table} WHERE id = ?", (row_id,))
-        if row is None:
+        record = read(row_id)
+        if record is None:
             raise NotFoundError(f"no {name} #{row_id}", field=name)
-        if row["lifted_at"] is not None:
-            raise ConflictError(f"{name} #{row_id} was already {done} by {row['lifted_by']}", field=name)
-        ledger.storage.execute(
-            f"UPDATE {table} SET lifted_at = ?, lifted_by = ? WHERE id = ?", (ledger.clock(), principal, row_id)
-        )
-        return record.from_row(ledger.storage.one(f"SELECT * FROM {table} WHERE id = ?", (row_id,)))
+        if record.lifted_at is not None:
+            raise ConflictError(f"{name} #{row_id} was already {done} by {record.lifted_by}", field=name)
+        recorder.lift(table, row_id, at=ledger.clock(), by=principal)
+        return read(row_id)
 
 
 def lift(ledger: Ledger, rejection_id: int, *, principal: str) -> Rejection:
     """Remove a rejection: the value may be proposed and applied again, and the proposals that came
     back while it stood (rejected_again) return to the queue as pending, decidable again."""
     with ledger.storage.atomic():
-        lifted = _withdraw(ledger, "rejections", Rejection, rejection_id, principal=principal, name="rejection", done="lifted")
-        for row in ledger.storage.query(
-            "SELECT id, reason FROM proposals WHERE rejection_id = ? AND status = 'rejected_again'", (rejection_id,)
-        ):
+        lifted = _withdraw(ledger, "rejections", rejection_id, principal=principal, name="rejection", done="lifted")
+        for p in recorder_for(ledger.storage).rejected_again_by(rejection_id):
             set_status(
-                ledger, row["id"], status="pending", decision="hold",
-                reason=f"{row['reason']}; rejection #{rejection_id} lifted by {principal}: decide again",
+                ledger, p.id, status="pending", decision="hold",
+                reason=f"{p.reason}; rejection #{rejection_id} lifted by {principal}: decide again",
             )
         return lifted
 
 
 def unconfirm(ledger: Ledger, confirmation_id: int, *, principal: str) -> Confirmation:
     """Withdraw a confirmation: the digest may change the value again under its policy."""
-    return _withdraw(
-        ledger, "confirmations", Confirmation, confirmation_id, principal=principal, name="confirmation", done="withdrawn"
-    )
+    return _withdraw(ledger, "confirmations", confirmation_id, principal=principal, name="confirmation", done="withdrawn")
 
 
 def list_rejections(ledger: Ledger, *, include_lifted: bool = False, scope: str | None = None) -> list[Rejection]:
-    sql = "SELECT * FROM rejections WHERE 1 = 1"
-    params: list[object] = []
-    if not include_lifted:
-        sql += " AND lifted_at IS NULL"
-    if scope is not None:
-        sql += " AND scope = ?"
-        params.append(scope)
-    return [Rejection.from_row(r) for r in ledger.storage.query(sql + " ORDER BY id DESC", params)]
+    return recorder_for(ledger.storage).rejections(include_lifted=include_lifted, scope=scope)
 
 
 def list_confirmations(ledger: Ledger, *, scope: str | None = None) -> list[Confirmation]:
-    sql = "SELECT * FROM confirmations WHERE lifted_at IS NULL"
-    params: list[object] = []
-    if scope is not None:
-        sql += " AND scope = ?"
-        params.append(scope)
-    return [Confirmation.from_row(r) for r in ledger.storage.query(sql + " ORDER BY id DESC", params)]
+    return recorder_for(ledger.storage).confirmations(scope=scope)
+
 
 
 @dataclass(frozen=True)

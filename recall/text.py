@@ -2,8 +2,8 @@
 
 Queries are NFKC-normalised and casefolded, split on anything that is not a letter or digit, stripped
 of possessives ("Caroline's" -> "caroline") and of stop words. FTS5's porter tokenizer stems both the
-index and each query term, so plurals and tenses meet. Scripts written without spaces (CJK) go to a
-trigram index instead, because a unicode61 token there is a whole clause.
+index and each query term (PostgreSQL's snowball stemmer likewise), so plurals and tenses meet. Scripts
+written without spaces (CJK) go to a trigram index instead, because a word token there is a whole clause.
 """
 
 from __future__ import annotations
@@ -71,28 +71,23 @@ def stem(word: str) -> str:
     return word
 
 
-def quote_term(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
 @dataclass(frozen=True)
 class LexicalQuery:
-    """The FTS5 match expressions of one query (None when that index has nothing to look for)."""
+    """What one query looks for in the lexical indexes: content words, and for CJK its three-character
+    grams and shorter runs (each recorder turns them into its engine's match expressions)."""
 
     words: tuple[str, ...]
-    match: str | None
-    trigram_match: str | None
+    grams: tuple[str, ...]
     short_cjk: tuple[str, ...]
     cjk_bigrams: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return self.match is None and self.trigram_match is None and not self.short_cjk
+        return not self.words and not self.grams and not self.short_cjk
 
 
 def lexical_query(text: str) -> LexicalQuery:
     terms = list(dict.fromkeys(content_words(text)))
-    match = " OR ".join(quote_term(t) for t in terms) or None
     grams: list[str] = []
     short: list[str] = []
     bigrams: list[str] = []
@@ -102,9 +97,7 @@ def lexical_query(text: str) -> LexicalQuery:
             bigrams.extend(run[i : i + 2] for i in range(len(run) - 1))
         elif len(run) == 2:
             short.append(run)
-    grams = list(dict.fromkeys(grams))
-    trigram = " OR ".join(quote_term(g) for g in grams) or None
-    return LexicalQuery(tuple(terms), match, trigram, tuple(short), tuple(dict.fromkeys(bigrams)))
+    return LexicalQuery(tuple(terms), tuple(dict.fromkeys(grams)), tuple(short), tuple(dict.fromkeys(bigrams)))
 
 
 # Words that point a question at the past ("what did I say in March", "when did she go"): such a

@@ -326,35 +326,32 @@ class VectorIndex:
         return hits
 
     def start_search(
-        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int,
-        kinds: Sequence[str] = ("fact", "episode"), *, wait: bool = True,
+        self, vector: np.ndarray, visible: str, limit: int, kinds: Sequence[str] = ("fact", "episode"), *,
+        wait: bool = True,
     ) -> Future | None:
         """Begin a search on the index's event loop; the caller collects `.result()` when it needs it,
-        so the SQL lanes run meanwhile. With wait=False, None when another thread holds the index (a
-        drain or a rebuild in progress) instead of waiting for it."""
+        so the SQL lanes run meanwhile. `visible` is the candidate set: the ledger's visibility predicate
+        bound to the search's scopes and times, over this table's mirrored columns (the recorder renders
+        it). With wait=False, None when another thread holds the index (a drain or a rebuild in
+        progress) instead of waiting for it."""
         if not wait:
             if not self._lock.acquire(blocking=False):
                 return None
             try:
-                return self.start_search(vector, scopes, valid_at, known_at, limit, kinds)
+                return self.start_search(vector, visible, limit, kinds)
             finally:
                 self._lock.release()
         table = self.table()
-        if table is None or not scopes:
+        if table is None:
             done: Future = Future()
             done.set_result([])
             return done
-        where = (
-            f"scope IN ({', '.join(_quote(s) for s in scopes)})"
-            f" AND valid_from <= {_quote(valid_at)} AND (valid_to IS NULL OR valid_to > {_quote(valid_at)})"
-            f" AND tx_from <= {_quote(known_at)} AND (tx_to IS NULL OR tx_to > {_quote(known_at)})"
-        )
+        where = f"({visible})"
         if set(kinds) != {"fact", "episode"}:
             where += f" AND kind IN ({', '.join(_quote(k) for k in kinds)})"
         return asyncio.run_coroutine_threadsafe(self._search(table, vector, where, limit), self._loop.loop)
 
     def search(
-        self, vector: np.ndarray, scopes: Sequence[str], valid_at: str, known_at: str, limit: int,
-        kinds: Sequence[str] = ("fact", "episode"),
+        self, vector: np.ndarray, visible: str, limit: int, kinds: Sequence[str] = ("fact", "episode")
     ) -> list[VectorHit]:
-        return self.start_search(vector, scopes, valid_at, known_at, limit, kinds).result()
+        return self.start_search(vector, visible, limit, kinds).result()

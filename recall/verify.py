@@ -17,22 +17,21 @@ from factledger.ledger.verify import Check, Finding
 from .engine import Recall
 
 
-# Per kind: (rows, their sentence view, the lexical table, the vector outbox and its id column).
-_KINDS = {
-    "fact": ("claims", "recall_claim_text", "recall_fts", "recall_outbox", "claim_id"),
-    "episode": ("episodes", "recall_episode_text", "recall_episode_fts", "recall_episode_outbox", "journal_id"),
-}
 _NAMES = {"fact": "claim version", "episode": "episode (journal turn)"}
+# The outbox each kind's changes wait in (what findings name).
+_OUTBOXES = {"fact": "recall_outbox", "episode": "recall_episode_outbox"}
+_LEXICAL = {
+    "missing": "no lexical row for this {name}",
+    "differs": "lexical row's text differs from the {name}'s",
+    "extra": "lexical row of no {name} (an erased value's words?)",
+}
 
 
 def check_outbox(recall: Recall) -> Check:
-    findings = []
-    for kind, (_, _, _, outbox, column) in _KINDS.items():
-        rows = recall.ledger.storage.query(f"SELECT seq, {column} AS item, change FROM {outbox} ORDER BY seq")
-        findings += [
-            Finding(outbox, r["seq"], f"{r['change']} of {_NAMES[kind]} {r['item']} not yet in the vector companion")
-            for r in rows
-        ]
+    findings = [
+        Finding(_OUTBOXES[e.kind], e.seq, f"{e.change} of {_NAMES[e.kind]} {e.item} not yet in the vector companion")
+        for e in recall.recorder.outbox_entries()
+    ]
     return Check.of(
         "outbox_drained",
         findings,
@@ -42,20 +41,9 @@ def check_outbox(recall: Recall) -> Check:
 
 
 def check_lexical(recall: Recall) -> Check:
-    storage = recall.ledger.storage
-    findings = []
-    for kind, (rows, text, fts, _, _) in _KINDS.items():
-        missing = storage.query(
-            f"SELECT t.id, f.body IS NULL AS absent FROM {text} t LEFT JOIN {fts} f ON f.rowid = t.id"
-            " WHERE f.rowid IS NULL OR f.body IS NOT t.text"
-        )
-        extra = storage.query(f"SELECT rowid FROM {fts} WHERE rowid NOT IN (SELECT id FROM {rows})")
-        findings += [
-            Finding(fts, r["id"], f"no lexical row for this {_NAMES[kind]}" if r["absent"]
-                    else f"lexical row's text differs from the {_NAMES[kind]}'s")
-            for r in missing
-        ]
-        findings += [Finding(fts, r[0], f"lexical row of no {_NAMES[kind]} (an erased value's words?)") for r in extra]
+    findings = [
+        Finding(f.table, f.id, _LEXICAL[f.problem].format(name=_NAMES[f.kind])) for f in recall.recorder.lexical_faults()
+    ]
     return Check.of(
         "lexical_index",
         findings,
@@ -77,8 +65,8 @@ def check_vectors(recall: Recall) -> Check:
         return Check("vector_index", False, f"cannot be read ({type(exc).__name__}: {exc}); `factledger index rebuild` recovers")
     findings = []
     expected: set[tuple[str, int]] = set()
-    for kind, (rows, _, _, _, _) in _KINDS.items():
-        ledger_rows = {r["id"]: r["tx_to"] for r in recall.ledger.storage.query(f"SELECT id, tx_to FROM {rows}")}
+    for kind in _NAMES:
+        ledger_rows = recall.recorder.items_tx_to(kind)
         expected |= {(kind, i) for i in ledger_rows}
         for item, tx_to in sorted(ledger_rows.items()):
             key = (kind, item)

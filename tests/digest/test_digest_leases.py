@@ -3,6 +3,8 @@ entry: each leases a window's entries before extracting them."""
 
 from __future__ import annotations
 
+import pytest
+
 import threading
 import time
 from collections import Counter
@@ -10,6 +12,9 @@ from collections import Counter
 from factledger.digest import Digester, Journal, Turn
 from factledger.digest.journal import lease, release
 from factledger.ledger import Ledger
+
+# The contract suite: SQLite and PostgreSQL (tests/conftest.py); see erase_guard_on_engine (conftest).
+pytestmark = [pytest.mark.both_engines, pytest.mark.usefixtures("erase_guard_on_engine")]
 
 
 class SlowCountingExtractor:
@@ -27,8 +32,8 @@ class SlowCountingExtractor:
         return []
 
 
-def test_two_runs_extract_each_entry_once(ledger_path):
-    with Ledger.open(ledger_path) as ledger:
+def test_two_runs_extract_each_entry_once(ledger_location):
+    with Ledger.open(ledger_location) as ledger:
         journal = Journal(ledger)
         for i in range(40):
             journal.append(Turn(scope="s", text=f"turn number {i} about the garden", said_at=f"2025-01-01T10:{i:02d}:00Z"))
@@ -37,7 +42,7 @@ def test_two_runs_extract_each_entry_once(ledger_path):
     reports = []
 
     def digest():
-        with Ledger.open(ledger_path) as ledger:
+        with Ledger.open(ledger_location) as ledger:
             reports.append(Digester(ledger, SlowCountingExtractor(seen, lock)).run())
 
     runs = [threading.Thread(target=digest) for _ in range(2)]
@@ -47,14 +52,14 @@ def test_two_runs_extract_each_entry_once(ledger_path):
         run.join(timeout=60)
     assert sorted(seen) == list(range(1, 41)) and set(seen.values()) == {1}  # each entry extracted once
     assert sum(r.entries_digested for r in reports) == 40
-    with Ledger.open(ledger_path) as ledger:
+    with Ledger.open(ledger_location) as ledger:
         assert Journal(ledger).backlog_size() == 0
         assert ledger.storage.one("SELECT COUNT(*) FROM digest_leases")[0] == 0  # every lease ended
 
 
-def test_a_lease_is_exclusive_until_released_or_expired(ledger_path, clock):
+def test_a_lease_is_exclusive_until_released_or_expired(ledger_location, clock):
     clock.now = "2025-01-01T10:00:00.000000Z"
-    with Ledger.open(ledger_path, clock=clock) as ledger:
+    with Ledger.open(ledger_location, clock=clock) as ledger:
         journal = Journal(ledger)
         journal.append(Turn(scope="s", text="the hedge needs cutting", said_at="2025-01-01T09:00:00Z"))
         entries = journal.backlog()

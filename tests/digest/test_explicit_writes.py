@@ -7,6 +7,9 @@ import pytest
 from factledger.digest import confirm, forget, get_proposal, list_proposals, remember
 from factledger.ledger import NotFoundError, ValidationError
 
+# The contract suite: SQLite and PostgreSQL (tests/conftest.py); see erase_guard_on_engine (conftest).
+pytestmark = [pytest.mark.both_engines, pytest.mark.usefixtures("erase_guard_on_engine")]
+
 
 def test_remember_adds_then_supersedes_a_one_slot(fresh_ledger) -> None:
     ledger = fresh_ledger

@@ -7,6 +7,9 @@ import pytest
 from factledger.digest import Digester, ExtractionRequest, Journal, RulesExtractor, Turn
 from factledger.ledger import Ledger
 
+# The contract suite: SQLite and PostgreSQL (tests/conftest.py); see erase_guard_on_engine (conftest).
+pytestmark = [pytest.mark.both_engines, pytest.mark.usefixtures("erase_guard_on_engine")]
+
 TURNS = [
     ("I live in Paris and I work at Acme Corp since 2019.", "2026-01-10T09:00:00Z"),
     ("I love jazz.", "2026-01-10T09:01:00Z"),
@@ -51,8 +54,8 @@ def state(ledger: Ledger) -> list[tuple]:
     return [tuple(r) for r in claims] + [tuple(r) for r in proposals]
 
 
-def test_twice_is_the_same_as_once(tmp_path) -> None:
-    ledger = fill(tmp_path / "a.db")
+def test_twice_is_the_same_as_once(new_ledger_location) -> None:
+    ledger = fill(new_ledger_location())
     first = Digester(ledger, RulesExtractor()).run()
     before = state(ledger)
     second = Digester(ledger, RulesExtractor()).run()
@@ -61,11 +64,11 @@ def test_twice_is_the_same_as_once(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("crash_at", [1, 4, 7])
-def test_crash_half_way_then_rerun_equals_one_clean_run(tmp_path, crash_at: int) -> None:
-    clean = fill(tmp_path / "clean.db")
+def test_crash_half_way_then_rerun_equals_one_clean_run(new_ledger_location, crash_at: int) -> None:
+    clean = fill(new_ledger_location())
     Digester(clean, RulesExtractor()).run()
 
-    crashed = fill(tmp_path / "crashed.db")
+    crashed = fill(new_ledger_location())
     with pytest.raises(Crash):
         Digester(crashed, CrashingRules(crash_at)).run()
     assert Journal(crashed).backlog_size() == len(TURNS) - crash_at + 1
@@ -73,8 +76,8 @@ def test_crash_half_way_then_rerun_equals_one_clean_run(tmp_path, crash_at: int)
     assert state(crashed) == state(clean)
 
 
-def test_a_crash_while_writing_an_entry_leaves_nothing_of_it(tmp_path) -> None:
-    ledger = fill(tmp_path / "a.db")
+def test_a_crash_while_writing_an_entry_leaves_nothing_of_it(new_ledger_location) -> None:
+    ledger = fill(new_ledger_location())
 
     class DiesMidEntry(Digester):
         def _one(self, entry, ordinal, draft):
@@ -90,8 +93,8 @@ def test_a_crash_while_writing_an_entry_leaves_nothing_of_it(tmp_path) -> None:
     assert Journal(ledger).backlog_size() == len(TURNS)
 
 
-def test_limit_digests_in_slices(tmp_path) -> None:
-    ledger = fill(tmp_path / "a.db")
+def test_limit_digests_in_slices(new_ledger_location) -> None:
+    ledger = fill(new_ledger_location())
     seen = []
     while True:
         report = Digester(ledger, RulesExtractor()).run(limit=3, progress=lambda done, total: seen.append((done, total)))
@@ -99,6 +102,6 @@ def test_limit_digests_in_slices(tmp_path) -> None:
             break
     assert Journal(ledger).backlog_size() == 0
     assert (3, 3) in seen and (1, 1) in seen
-    other = fill(tmp_path / "b.db")
+    other = fill(new_ledger_location())
     Digester(other, RulesExtractor()).run()
     assert state(ledger) == state(other)

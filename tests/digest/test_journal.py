@@ -7,6 +7,11 @@ import pytest
 from factledger.digest import Journal, Turn, erase_journal, journal_ids
 from factledger.ledger import ValidationError
 
+from tests.digest.conftest import sql_one
+
+# The contract suite: SQLite and PostgreSQL (tests/conftest.py); see erase_guard_on_engine (conftest).
+pytestmark = [pytest.mark.both_engines, pytest.mark.usefixtures("erase_guard_on_engine")]
+
 
 def test_append_stores_a_turn_with_its_time(fresh_ledger) -> None:
     journal = Journal(fresh_ledger)
@@ -63,13 +68,13 @@ def test_erase_journal_follows_journal_refs(talk) -> None:
     entry = talk.say("I live in Oslo", "2026-01-01T10:00:00Z")
     other = talk.say("I like jazz", "2026-01-01T10:01:00Z")
     talk.digest()
-    assert talk.ledger.storage.one("SELECT COUNT(*) FROM proposals WHERE entry_id = ?", (entry,))[0] == 1
+    assert sql_one(talk.ledger, "SELECT COUNT(*) FROM proposals WHERE entry_id = ?", (entry,))[0] == 1
     erased = talk.ledger.erase(scope="chat", subject="user", predicate="lives_in", principal="operator:ann")
     assert erased.sources == [f"journal:{entry}"]
     assert erase_journal(talk.ledger, erased.sources + ["import:x"]) == 1
     journal = Journal(talk.ledger)
     assert journal.entry(entry) is None and journal.entry(other) is not None
-    assert talk.ledger.storage.one("SELECT COUNT(*) FROM proposals WHERE entry_id = ?", (entry,))[0] == 0
+    assert sql_one(talk.ledger, "SELECT COUNT(*) FROM proposals WHERE entry_id = ?", (entry,))[0] == 0
     assert erase_journal(talk.ledger, erased.sources) == 0  # already gone
 
 

@@ -7,6 +7,9 @@ import pytest
 from factledger.digest import lift, list_proposals, list_rejections, reject, remember
 from factledger.ledger import ConflictError
 
+# The contract suite: SQLite and PostgreSQL (tests/conftest.py); see erase_guard_on_engine (conftest).
+pytestmark = [pytest.mark.both_engines, pytest.mark.usefixtures("erase_guard_on_engine")]
+
 
 @pytest.fixture
 def strict_talk(talk):

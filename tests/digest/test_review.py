@@ -7,6 +7,9 @@ import pytest
 from factledger.digest import accept, confirm, get_proposal, lift, list_proposals, reject, unconfirm
 from factledger.ledger import ConflictError, NotFoundError, PermissionDenied, ValidationError
 
+# The contract suite: SQLite and PostgreSQL (tests/conftest.py); see erase_guard_on_engine (conftest).
+pytestmark = [pytest.mark.both_engines, pytest.mark.usefixtures("erase_guard_on_engine")]
+
 
 @pytest.fixture
 def held(talk):

@@ -22,6 +22,11 @@ from factledger.digest import (
 )
 from factledger.ledger import ConflictError, ValidationError
 
+from tests.digest.conftest import sql_execute
+
+# The contract suite: SQLite and PostgreSQL (tests/conftest.py); see erase_guard_on_engine (conftest).
+pytestmark = [pytest.mark.both_engines, pytest.mark.usefixtures("erase_guard_on_engine")]
+
 ANN = "operator:ann"
 
 
@@ -75,7 +80,7 @@ def test_a_rejected_again_proposal_whose_rejection_was_lifted_elsewhere_is_accep
     strict.digest()
     (again,) = list_proposals(strict.ledger, status="rejected_again")
     # A lift recorded directly (e.g. by an older factledger) leaves the proposal rejected_again.
-    strict.ledger.storage.execute("UPDATE rejections SET lifted_at = ?, lifted_by = ? WHERE id = ?", ("2026-01-03T00:00:00.000000Z", ANN, rejected.rejection_id))
+    sql_execute(strict.ledger, "UPDATE rejections SET lifted_at = ?, lifted_by = ? WHERE id = ?", ("2026-01-03T00:00:00.000000Z", ANN, rejected.rejection_id))
     assert accept(strict.ledger, again.id, principal=ANN).status == "applied"
 
 

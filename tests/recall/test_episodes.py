@@ -7,7 +7,12 @@ import pytest
 from factledger.digest import Digester, Journal, RulesExtractor, Turn, erase_journal
 from factledger.ledger import ValidationError
 from factledger.ledger.times import parse_time
+from factledger.recall.recorder import recorder_for
 from factledger.recall import EPISODES_HEADING, FACTS_HEADING, PROMPT_HEADING, Recall, RecallConfig
+
+# SQLite only until the journal's append runs on PostgreSQL (it redacts erased text through the ledger's
+# erased-text methods, which the erase-pg branch ports); the episode lane's storage is covered on both
+# engines by test_recorder_contract.py.
 
 SCOPE = "user:alice"
 
@@ -65,7 +70,7 @@ def test_context_is_the_session_however_far_apart_the_turns(clocked_ledger, cloc
     say(journal, clock, "2024-01-10T10:00:00Z", "what should I bring to the reunion?", role="user")
     say(journal, clock, "2024-01-10T10:05:00Z", "unrelated chatter about tomatoes", session="s2")
     answer = say(journal, clock, "2024-01-10T11:30:00Z", "bring the old photo albums", role="assistant")
-    context = clocked_ledger.storage.one("SELECT context FROM recall_episode_fts WHERE rowid = ?", (answer,))[0]
+    context = recorder_for(clocked_ledger).lexical_row("episode", answer)[1]
     assert "reunion" in context and "tomatoes" not in context  # same session, 90 minutes apart; not s2
     engine = Recall(clocked_ledger, config=RecallConfig.preset("lexical"))
     hits = engine.search("reunion", SCOPE)
@@ -80,7 +85,7 @@ def test_erasing_a_turn_takes_its_episode_everywhere(clocked_ledger, clock, jour
     assert recall.status().rows == 2
     erase_journal(clocked_ledger, [f"journal:{first}"])
     assert recall.search("Trevor bagpipes", SCOPE) == []
-    context = clocked_ledger.storage.one("SELECT context FROM recall_episode_fts WHERE rowid = ?", (second,))[0]
+    context = recorder_for(clocked_ledger).lexical_row("episode", second)[1]
     assert "bagpipes" not in context  # the neighbour's copy of the words went too
     recall.sync()
     assert ("episode", first) not in recall.index.rows_state()

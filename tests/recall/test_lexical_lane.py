@@ -8,6 +8,9 @@ from factledger.recall import Recall, RecallConfig
 
 from .conftest import define, write
 
+# The recall lane contract: every test here runs on SQLite and on PostgreSQL (DESIGN §9).
+pytestmark = pytest.mark.both_engines
+
 SCOPE = "typing"
 FACTS = [
     ("user", "has_pet", "two dogs named Rex and Luna"),

@@ -7,6 +7,9 @@ import pytest
 
 from .conftest import define, write
 
+# The recall lane contract: every test here runs on SQLite and on PostgreSQL (DESIGN §9).
+pytestmark = pytest.mark.both_engines
+
 SCOPE = "gating"
 FACTS = [
     ("user", "lives_in", "Berlin"),

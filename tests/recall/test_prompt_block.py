@@ -9,6 +9,9 @@ from factledger.recall import PROMPT_HEADING, Recall
 
 from .conftest import write
 
+# The recall lane contract: every test here runs on SQLite and on PostgreSQL (DESIGN §9).
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.fixture
 def many_pets(clocked_ledger, clock):
@@ -56,6 +59,7 @@ def test_as_of_block_says_so(many_pets, recall):
     ],
 )
 def test_bad_search_input_names_the_field(recall, kwargs, field):
+    kwargs = dict(kwargs)  # the parameters are shared by both engines' runs
     query, scopes = kwargs.pop("query"), kwargs.pop("scopes")
     with pytest.raises(ValidationError) as caught:
         recall.search(query, scopes, **kwargs)

@@ -6,6 +6,9 @@ import pytest
 
 from .conftest import define, values, write
 
+# The recall lane contract: every test here runs on SQLite and on PostgreSQL (DESIGN §9).
+pytestmark = pytest.mark.both_engines
+
 QUERIES = [
     "where does the user live",  # exact lane (subject + predicate)
     "Lisbon",  # lexical lane

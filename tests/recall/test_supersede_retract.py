@@ -7,6 +7,9 @@ import pytest
 
 from .conftest import define, values, write
 
+# The recall lane contract: every test here runs on SQLite and on PostgreSQL (DESIGN §9).
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.fixture
 def moved(clocked_ledger, clock):

@@ -1,0 +1,310 @@
+"""Recall's storage on SQLite: FTS5 (porter, unicode61) with BM25 and a trigram twin for CJK, fts5vocab
+term counts, the outboxes and the index state of schema/sqlite/0003, 0005 and 0008.
+
+Every visibility-deciding read splices the ledger's predicate (schema/sqlite/visible.sql: alias c,
+:scopes as a JSON array, :valid_at, :known_at).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from factledger.ledger import ClaimVersion
+
+from .model import (
+    EPISODE, FACT, Episode, EpisodeRecord, FactRecord, IndexState, LaneHit, LexicalFault, OutboxEntry, Terms,
+    VectorSource, Visibility,
+)
+
+# Per kind: the FTS5 table, its trigram twin and term counts, the rows with the ledger's time columns
+# (the predicate's alias c), their sentence view, the vector outbox and its id column.
+_TABLES = {
+    FACT: ("recall_fts", "recall_fts_trigram", "recall_fts_terms", "claims", "recall_claim_text", "recall_outbox", "claim_id"),
+    EPISODE: (
+        "recall_episode_fts", "recall_episode_fts_trigram", "recall_episode_fts_terms", "episodes",
+        "recall_episode_text", "recall_episode_outbox", "journal_id",
+    ),
+}
+
+
+def quote_term(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _match(terms: Terms) -> str:
+    expression = " OR ".join(quote_term(w) for w in terms.words)
+    return "{body} : (" + expression + ")" if terms.body_only else expression
+
+
+def _ids(ids: Sequence[int]) -> str:
+    return json.dumps(list(ids))
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+# The predicate's pieces a vector filter cannot hold as written: the JSON scope list and the parameters.
+_PREFILTER_PARTS = re.compile(r"\(SELECT value FROM json_each\(:scopes\)\)|:(valid_at|known_at)\b|\bc\.")
+
+
+def render_prefilter(visible: str, seen: Visibility) -> str:
+    """The SQLite predicate with `seen` bound as literals, over unaliased columns (LanceDB's filter)."""
+    found = {m.group(0) for m in _PREFILTER_PARTS.finditer(visible)}
+    if "(SELECT value FROM json_each(:scopes))" not in found or not {":valid_at", ":known_at"} <= found:
+        raise RuntimeError(f"the visibility predicate has a shape the vector filter cannot bind: {visible}")
+
+    def bind(match: re.Match) -> str:
+        text = match.group(0)
+        if text == "c.":
+            return ""
+        if text.startswith("(SELECT"):
+            return "(" + ", ".join(_literal(s) for s in seen.scopes) + ")"
+        return _literal(seen.valid_at if match.group(1) == "valid_at" else seen.known_at)
+
+    rendered = _PREFILTER_PARTS.sub(bind, visible)
+    return rendered
+
+
+class SqliteRecallRecorder:
+    def __init__(self, storage, visible: str):
+        self.storage = storage
+        self.visible = visible
+
+    @staticmethod
+    def _params(seen: Visibility) -> dict[str, object]:
+        return {"scopes": json.dumps(list(seen.scopes), ensure_ascii=False), "valid_at": seen.valid_at, "known_at": seen.known_at}
+
+    # -- the lexical index ------------------------------------------------------------------------
+
+    def indexed_max_id(self, kind: str) -> int:
+        return self.storage.one(f"SELECT MAX(rowid) FROM {_TABLES[kind][0]}")[0] or 0
+
+    @staticmethod
+    def _candidates(word: str) -> list[str]:
+        # FTS5 stems with porter; a porter stem is (nearly always) a prefix of the word, or the word with
+        # a final y turned to i, so the word's df is that of the longest such candidate the index holds.
+        forms = [word[:n] for n in range(len(word), max(2, len(word) - 4), -1)]
+        if word.endswith("y"):
+            forms.insert(1, word[:-1] + "i")
+        return forms
+
+    def document_frequencies(self, kind: str, words: Sequence[str]) -> dict[str, int]:
+        forms = sorted({f for w in words for f in self._candidates(w)})
+        rows = self.storage.query(
+            f"SELECT term, doc FROM {_TABLES[kind][2]} WHERE term IN (SELECT value FROM json_each(?))",
+            (json.dumps(forms, ensure_ascii=False),),
+        )
+        counts = {r["term"]: int(r["doc"]) for r in rows}
+        return {w: next((counts[f] for f in self._candidates(w) if f in counts), 0) for w in words}
+
+    def ranked_hits(
+        self, kind: str, terms: Terms, seen: Visibility, *, depth: int, body_weight: float, context_weight: float,
+        newest: bool,
+    ) -> list[LaneHit]:
+        # FTS5 walks rowids in order and stops at the limit, so newest first is cheap for common terms.
+        order = "f.rowid DESC" if newest else "rank"
+        fts, _, _, rows_table = _TABLES[kind][:4]
+        rows = self.storage.query(
+            f"SELECT f.rowid AS id, bm25({fts}, :wb, :wc) AS rank, bm25({fts}, 1.0, 0.0) AS own FROM {fts} f"
+            f" CROSS JOIN {rows_table} c ON c.id = f.rowid WHERE {fts} MATCH :match AND {self.visible}"
+            f" ORDER BY {order} LIMIT :depth",
+            {**self._params(seen), "match": _match(terms), "wb": body_weight, "wc": context_weight, "depth": depth},
+        )
+        return [LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows]
+
+    def about_topic(self, kind: str, ids: Sequence[int], words: Sequence[str]) -> tuple[set[int], set[int]]:
+        fts = _TABLES[kind][0]
+        sql = f"SELECT rowid FROM {fts} WHERE {fts} MATCH ? AND rowid IN (SELECT value FROM json_each(?))"
+        anywhere = {r[0] for r in self.storage.query(sql, (_match(Terms(tuple(words))), _ids(ids)))}
+        own = {r[0] for r in self.storage.query(sql, (_match(Terms(tuple(words), body_only=True)), _ids(ids)))}
+        return anywhere, own
+
+    def trigram_hits(self, kind: str, grams: Sequence[str], seen: Visibility, depth: int) -> list[LaneHit]:
+        _, trigram, _, rows_table = _TABLES[kind][:4]
+        rows = self.storage.query(
+            f"SELECT f.rowid AS id, bm25({trigram}) AS rank FROM {trigram} f"
+            f" CROSS JOIN {rows_table} c ON c.id = f.rowid WHERE {trigram} MATCH :match AND {self.visible}"
+            " ORDER BY rank LIMIT :depth",
+            {**self._params(seen), "match": " OR ".join(quote_term(g) for g in grams), "depth": depth},
+        )
+        return [LaneHit(r["id"], -float(r["rank"])) for r in rows]
+
+    def substring_hits(self, kind: str, run: str, seen: Visibility, depth: int) -> list[int]:
+        _, trigram, _, rows_table = _TABLES[kind][:4]
+        rows = self.storage.query(
+            f"SELECT f.rowid AS id FROM {trigram} f CROSS JOIN {rows_table} c ON c.id = f.rowid"
+            f" WHERE instr(f.body, :run) > 0 AND {self.visible} LIMIT :depth",
+            {**self._params(seen), "run": run, "depth": depth},
+        )
+        return [r["id"] for r in rows]
+
+    def lexical_row(self, kind: str, item: int) -> tuple[str, str] | None:
+        row = self.storage.one(f"SELECT body, context FROM {_TABLES[kind][0]} WHERE rowid = ?", (item,))
+        return None if row is None else (row["body"], row["context"])
+
+    # -- the exact lane's vocabulary --------------------------------------------------------------
+
+    def claim_slots_after(self, last_id: int) -> list[tuple[int, str, str, str]]:
+        rows = self.storage.query(
+            "SELECT id, scope, subject_key, predicate FROM claims WHERE id > ? ORDER BY id", (last_id,)
+        )
+        return [(r["id"], r["scope"], r["subject_key"], r["predicate"]) for r in rows]
+
+    def episode_speakers_after(self, last_id: int) -> list[tuple[int, str, str]]:
+        rows = self.storage.query("SELECT id, scope, speaker FROM episodes WHERE id > ? ORDER BY id", (last_id,))
+        return [(r["id"], r["scope"], r["speaker"]) for r in rows]
+
+    def predicates_stamp(self) -> tuple:
+        return tuple(self.storage.one("SELECT COUNT(*), MAX(defined_at) FROM predicates"))
+
+    def predicate_displays(self) -> list[tuple[str, str]]:
+        return [(p["name"], p["display"]) for p in self.storage.query("SELECT name, display FROM predicates")]
+
+    def slot_claims(self, subject_key: str, predicate: str, seen: Visibility, limit: int) -> list[int]:
+        # One indexed lookup per named slot (claims_slot covers scope, subject, predicate).
+        rows = self.storage.query(
+            "SELECT c.id FROM claims c WHERE c.subject_key = :subject AND c.predicate = :predicate"
+            f" AND {self.visible} ORDER BY c.id DESC LIMIT {int(limit)}",
+            {**self._params(seen), "subject": subject_key, "predicate": predicate},
+        )
+        return [r["id"] for r in rows]
+
+    # -- reads of items ---------------------------------------------------------------------------
+
+    def read_facts(self, ids: Sequence[int], seen: Visibility) -> list[FactRecord]:
+        rows = self.storage.query(
+            # CROSS JOIN keeps the id list outermost: one primary-key lookup per candidate.
+            "SELECT c.*, t.text AS text FROM json_each(:ids) j CROSS JOIN claims c"
+            f" ON c.id = j.value JOIN recall_claim_text t ON t.id = c.id WHERE {self.visible}",
+            {**self._params(seen), "ids": _ids(ids)},
+        )
+        return [FactRecord(ClaimVersion.from_row(r), r["text"]) for r in rows]
+
+    def read_episodes(self, ids: Sequence[int], seen: Visibility) -> list[EpisodeRecord]:
+        rows = self.storage.query(
+            "SELECT c.*,"
+            " (SELECT MAX(p.id) FROM journal p WHERE p.scope = c.scope AND p.session IS c.session AND p.id < c.id) AS before,"
+            " (SELECT MIN(n.id) FROM journal n WHERE n.scope = c.scope AND n.session IS c.session AND n.id > c.id) AS after"
+            f" FROM json_each(:ids) j CROSS JOIN episodes c ON c.id = j.value WHERE {self.visible}",
+            {**self._params(seen), "ids": _ids(ids)},
+        )
+        return [EpisodeRecord(Episode.from_row(r), r["before"], r["after"]) for r in rows]
+
+    def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
+        view = _TABLES[kind][4]
+        rows = self.storage.query(f"SELECT id, text FROM {view} WHERE id IN (SELECT value FROM json_each(?))", (_ids(ids),))
+        return {r["id"]: r["text"] for r in rows}
+
+    def memories(self, seen: Visibility) -> list[tuple[ClaimVersion, str]]:
+        rows = self.storage.query(
+            "SELECT c.*, t.text AS text FROM claims c JOIN recall_claim_text t ON t.id = c.id"
+            f" WHERE {self.visible} ORDER BY c.scope, c.subject_key, c.predicate, c.valid_from",
+            self._params(seen),
+        )
+        return [(ClaimVersion.from_row(r), r["text"]) for r in rows]
+
+    def episodes(self, seen: Visibility, *, session: str | None, limit: int | None) -> list[Episode]:
+        sql = f"SELECT c.* FROM episodes c WHERE {self.visible}"
+        params = self._params(seen)
+        if session is not None:
+            sql += " AND c.session = :session"
+            params["session"] = session
+        if limit is not None:
+            # The latest `limit` turns, shown oldest first.
+            sql = f"SELECT * FROM ({sql} ORDER BY c.said_at DESC, c.id DESC LIMIT {int(limit)})"
+        return [Episode.from_row(r) for r in self.storage.query(sql + " ORDER BY said_at, id", params)]
+
+    # -- the vector companion ---------------------------------------------------------------------
+
+    @staticmethod
+    def _vector_select(kind: str) -> str:
+        rows, text = _TABLES[kind][3], _TABLES[kind][4]
+        return (
+            f"SELECT c.id, c.scope, c.valid_from, c.valid_to, c.tx_from, c.tx_to, t.text FROM {rows} c"
+            f" JOIN {text} t ON t.id = c.id"
+        )
+
+    def vector_sources(self, kind: str, ids: Sequence[int]) -> list[VectorSource]:
+        rows = self.storage.query(self._vector_select(kind) + " WHERE c.id IN (SELECT value FROM json_each(?))", (_ids(ids),))
+        return [VectorSource.from_row(r) for r in rows]
+
+    def all_vector_sources(self, kind: str, batch: int) -> Iterator[VectorSource]:
+        for row in self.storage.iterate(self._vector_select(kind) + " ORDER BY c.id", batch=batch):
+            yield VectorSource.from_row(row)
+
+    def item_counts(self) -> dict[str, int]:
+        return {kind: self.storage.one(f"SELECT COUNT(*) FROM {t[3]}")[0] for kind, t in _TABLES.items()}
+
+    def items_tx_to(self, kind: str) -> dict[int, str | None]:
+        return {r["id"]: r["tx_to"] for r in self.storage.query(f"SELECT id, tx_to FROM {_TABLES[kind][3]}")}
+
+    def outbox_pending(self) -> bool:
+        return any(self.storage.one(f"SELECT 1 FROM {t[5]} LIMIT 1") for t in _TABLES.values())
+
+    def outbox_count(self) -> int:
+        return sum(self.storage.one(f"SELECT COUNT(*) FROM {t[5]}")[0] for t in _TABLES.values())
+
+    def outbox_batch(self, kind: str, limit: int) -> list[tuple[int, int]]:
+        outbox, column = _TABLES[kind][5:]
+        rows = self.storage.query(f"SELECT seq, {column} AS item FROM {outbox} ORDER BY seq LIMIT ?", (limit,))
+        return [(r["seq"], r["item"]) for r in rows]
+
+    def outbox_drop_through(self, kind: str, seq: int) -> None:
+        self.storage.execute(f"DELETE FROM {_TABLES[kind][5]} WHERE seq <= ?", (seq,))
+
+    def outbox_marks(self) -> dict[str, int]:
+        return {kind: self.storage.one(f"SELECT COALESCE(MAX(seq), 0) FROM {t[5]}")[0] for kind, t in _TABLES.items()}
+
+    def outbox_entries(self) -> list[OutboxEntry]:
+        entries = []
+        for kind, t in _TABLES.items():
+            outbox, column = t[5:]
+            rows = self.storage.query(f"SELECT seq, {column} AS item, change FROM {outbox} ORDER BY seq")
+            entries += [OutboxEntry(kind, r["seq"], r["item"], r["change"]) for r in rows]
+        return entries
+
+    def outbox_waiting(self, kind: str, ids: Sequence[int]) -> set[int]:
+        outbox, column = _TABLES[kind][5:]
+        rows = self.storage.query(f"SELECT {column} FROM {outbox} WHERE {column} IN (SELECT value FROM json_each(?))", (_ids(ids),))
+        return {r[0] for r in rows}
+
+    def index_state(self) -> IndexState:
+        row = self.storage.one("SELECT needs_repair, reason, folder FROM recall_index_state WHERE id = 1")
+        return IndexState(bool(row["needs_repair"]), row["reason"], row["folder"])
+
+    def set_repair(self, flag: bool, reason: str, flagged_at: str | None) -> None:
+        self.storage.execute(
+            "UPDATE recall_index_state SET needs_repair = ?, reason = ?, flagged_at = ? WHERE id = 1",
+            (int(flag), reason, flagged_at),
+        )
+
+    def record_folder(self, folder: str | None) -> None:
+        self.storage.execute("UPDATE recall_index_state SET folder = ? WHERE id = 1", (folder,))
+
+    def default_folder(self) -> Path:
+        # Beside the file, whatever its name: a copy or a backup of the file gets its own.
+        return Path(self.storage.path + ".lance")
+
+    def folder_base(self) -> Path | None:
+        return Path(self.storage.path).resolve().parent
+
+    def vector_prefilter(self, seen: Visibility) -> str:
+        return render_prefilter(self.visible, seen)
+
+    # -- verify -----------------------------------------------------------------------------------
+
+    def lexical_faults(self) -> list[LexicalFault]:
+        faults = []
+        for kind, (fts, _, _, rows_table, text, _, _) in _TABLES.items():
+            missing = self.storage.query(
+                f"SELECT t.id, f.body IS NULL AS absent FROM {text} t LEFT JOIN {fts} f ON f.rowid = t.id"
+                " WHERE f.rowid IS NULL OR f.body IS NOT t.text"
+            )
+            extra = self.storage.query(f"SELECT rowid FROM {fts} WHERE rowid NOT IN (SELECT id FROM {rows_table})")
+            faults += [LexicalFault(kind, fts, r["id"], "missing" if r["absent"] else "differs") for r in missing]
+            faults += [LexicalFault(kind, fts, r[0], "extra") for r in extra]
+        return faults
