@@ -95,7 +95,9 @@ class PostgresDigestRecorder:
         )
 
     def undigested(self, entry_id: int) -> bool:
-        row = self.storage.one("SELECT digested_at FROM journal WHERE id = %s", (entry_id,))
+        # FOR UPDATE: a second run committing the same entry waits here for the first to commit, then
+        # reads it digested (SQLite's writers already take turns for the whole transaction).
+        row = self.storage.one("SELECT digested_at FROM journal WHERE id = %s FOR UPDATE", (entry_id,))
         return row is not None and row["digested_at"] is None
 
     def mark_digested(self, entry_id: int, *, at: str, extractor: str) -> None:

@@ -47,7 +47,8 @@ class JournalRecorder(Protocol):
         ...
 
     def undigested(self, entry_id: int) -> bool:
-        """True while the entry exists and is not digested."""
+        """True while the entry exists and is not digested. Inside a write transaction it holds the entry:
+        a concurrent transaction asking the same waits until this one ends, then sees what it wrote."""
         ...
 
     def mark_digested(self, entry_id: int, *, at: str, extractor: str) -> None: ...

@@ -8,6 +8,7 @@ transaction, two claim versions) are written through the Ledger.
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import replace
 
 import pytest
@@ -387,3 +388,39 @@ def test_text_rows_of_a_family_redacted_and_deleted(world):
             r.redact_row(bad[0], pid, bad[1])  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         r.delete_row("rejections", rejection.id)  # type: ignore[arg-type]
+
+
+def test_a_second_commit_of_an_entry_waits_and_then_finds_it_digested(world, ledger_location):
+    """Two runs committing one entry (a lease ran out under a slow model): the second waits for the
+    first's transaction, then sees the entry digested, so the entry's proposals are written once."""
+    entry = world.turn("x")
+    other = Ledger.open(ledger_location, clock=lambda: T0)
+    answers: list[bool] = []
+    try:
+        with world.storage.atomic():
+            assert world.recorder.undigested(entry)
+            second = threading.Thread(target=lambda: _commit_check(other, entry, answers))
+            second.start()
+            if world.storage.engine == "postgres":
+                _until_a_lock_is_awaited(ledger_location)
+            world.recorder.mark_digested(entry, at=T1, extractor="rules")
+        second.join(timeout=30)
+    finally:
+        other.close()
+    assert answers == [False]
+
+
+def _commit_check(ledger: Ledger, entry: int, answers: list[bool]) -> None:
+    with ledger.storage.atomic():
+        answers.append(recorder_for(ledger.storage).undigested(entry))
+
+
+def _until_a_lock_is_awaited(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as watcher:
+        for _ in range(3000):
+            if watcher.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").fetchone()[0]:
+                return
+            threading.Event().wait(0.01)
+    pytest.fail("the second commit never waited for the first")

@@ -11,6 +11,7 @@ from factledger.digest import (
     accept_many,
     accept_one,
     detail,
+    erase_journal,
     get_proposal,
     lift,
     list_proposals,
@@ -20,7 +21,7 @@ from factledger.digest import (
     reject,
     reject_many,
 )
-from factledger.ledger import ConflictError, ValidationError
+from factledger.ledger import ConflictError, NotFoundError, ValidationError
 
 from tests.digest.conftest import sql_execute
 
@@ -233,3 +234,19 @@ def test_a_correction_turn_leaves_a_proposal_or_a_receipt(talk, earlier: str | N
     assert rows, "the correction turn left no proposal and no receipt"
     for p in rows:
         assert p.status != "dropped" or p.reason, "a dropped proposal must say why"
+
+
+def test_erasing_a_turn_takes_the_reviewers_correction_of_its_proposal(strict) -> None:
+    """A correction cites the turn only in its sources (it has no entry of its own): it goes with the turn."""
+    entry = strict.say("I live in Paris", "2026-01-01T10:00:00Z")
+    kept = strict.say("I live in Rome", "2026-01-02T10:00:00Z", session="s2")
+    strict.digest()
+    first, other = sorted(list_proposals(strict.ledger), key=lambda p: p.id)
+    accepted = accept_one(strict.ledger, first.id, principal=ANN, edit=Edit(value="Lyon"))
+    correction = accepted.proposal
+    assert correction.entry_id is None and correction.sources == (f"journal:{entry}",)
+    assert erase_journal(strict.ledger, [f"journal:{entry}"]) == 1
+    for gone in (first.id, correction.id):
+        with pytest.raises(NotFoundError):
+            get_proposal(strict.ledger, gone)
+    assert get_proposal(strict.ledger, other.id).entry_id == kept
