@@ -9,9 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from factledger.cli.main import cli
+from factledger.cli.migrate_cmds import compare_recall
 from factledger.digest import Journal, Turn
 from factledger.ledger import Ledger
 from factledger.ledger.migrate import MigrationRefused, migrate
+from factledger.recall import Recall
+from factledger.recall.config import PRESETS
 from tests.cli.migrate_fixtures import build_full_ledger, canonical_dump
 
 
@@ -46,6 +49,15 @@ def test_sqlite_to_postgres_to_sqlite_is_byte_identical(full_ledger, postgres_ur
         "proposals", "rejections", "confirmations", "tombstones", "erased_texts", "exports", "ledger_secret",
     }
     assert any(row for row in original["version_hashes"] if row[3] is not None)  # a hole (erased_by set)
+
+
+def test_recall_is_compared_on_real_hits(full_ledger, postgres_url):
+    assert migrate(full_ledger, postgres_url, pairs=5, seed=1).ok
+    agreed, asked = compare_recall(str(full_ledger), postgres_url)
+    assert agreed and len(asked) >= 3
+    with Ledger.open(postgres_url, read_only=True) as ledger, Recall(ledger, config=PRESETS["lexical"]) as recall:
+        found = [h.claim.value for q in asked for h in recall.search(q, ledger.scopes(), kinds="fact")]
+    assert set(asked) <= set(found)
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "postgres"])
