@@ -1,13 +1,62 @@
-"""`factledger migrate`: copy a ledger to the other engine (SQLite file ↔ PostgreSQL) and prove the copy
-(ledger/migrate.py does both; this prints the report)."""
+"""`factledger migrate`: copy a ledger to the other engine (SQLite file ↔ PostgreSQL) and prove the copy.
+
+ledger/migrate.py copies and proves what the ledger holds (as-of answers, chain heads, every table's
+rows); this command adds what needs the other parts, which the ledger may not import: recall's answers
+to the same queries on both sides, and `verify` of the target."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from factledger.ledger.migrate import DEFAULT_PAIRS, migrate
+from factledger.ledger import Ledger
+from factledger.ledger.migrate import DEFAULT_PAIRS, MigrationReport, migrate
+from factledger.ledger.verify import Check, verify_ledger
+from factledger.recall import Recall
+from factledger.recall.config import PRESETS
+from factledger.recall.verify import check_lexical
 
 from .app import LedgerLocation, emit_json, emit_table
+
+QUERIES = 5  # recall queries compared: values of the source's current facts, spread over its scopes
+
+
+def _lexical(ledger: Ledger) -> Recall:
+    # The lexical and exact lanes: the target's vector folder is its own, built from the ledger on first use.
+    return Recall(ledger, config=PRESETS["lexical"])
+
+
+def _search_keys(recall: Recall, queries: list[str], scopes: list[str]) -> list[list[tuple[str, int]]]:
+    return [[h.key for h in recall.search(q, scopes, limit=10)] for q in queries]
+
+
+def compare_recall(source: str, target: str, queries: int = QUERIES) -> tuple[bool, list[str]]:
+    """Search both ledgers for a few of the source's own values (every scope, now): the same hits in the
+    same order on both sides. Returns (agreed, the queries asked)."""
+    with Ledger.open(source, read_only=True) as a, Ledger.open(target, read_only=True) as b:
+        scopes = a.scopes()
+        values = sorted({v.value for v in a.current(scopes)}) if scopes else []
+        asked = values[:: max(1, len(values) // queries)][:queries]
+        with _lexical(a) as left, _lexical(b) as right:
+            return _search_keys(left, asked, scopes) == _search_keys(right, asked, scopes), asked
+
+
+def verify_target(target: str) -> list[Check]:
+    """`verify`'s checks of the copy: every ledger check and the lexical index. The vector outbox is left
+    out: it waits for the target's own vector companion, which its first search builds."""
+    with Ledger.open(target, read_only=True) as ledger:
+        report = verify_ledger(ledger)
+        with _lexical(ledger) as recall, ledger.storage.snapshot():
+            return [*report.checks, check_lexical(recall)]
+
+
+def prove_parts(report: MigrationReport, source: str, target: str) -> list[Check]:
+    agreed, _ = compare_recall(source, target)
+    checks = verify_target(target)
+    report.checks["recall"] = agreed
+    report.checks["verify"] = all(c.ok for c in checks)
+    return checks
 
 
 @click.command("migrate")
@@ -20,19 +69,35 @@ from .app import LedgerLocation, emit_json, emit_table
 @click.option("--seed", type=int, default=None, help="Seed for the random pairs (to repeat a check).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def migrate_cmd(source: str, target: str, pairs: int, seed: int | None, as_json: bool) -> None:
-    """Copy every version, transaction, chain row, journal entry, proposal, rejection, confirmation,
-    tombstone and provenance row exactly (ids, times, sources) into an empty ledger, in one transaction
-    on the target; then compare as-of answers at random (valid_at, known_at) pairs and the chain heads.
-    Exit status 1 if any answer or the chain head differs."""
+    """Copy a ledger exactly into an empty one, SQLite ↔ PostgreSQL, in one transaction on the target:
+    every transaction, claim version, hash and chain row, provenance, predicate, journal entry (speaker,
+    redactions, digest state), proposal, rejection, confirmation, tombstone, erased-text rule, export
+    record, expired digest lease, the ledger secret and the chain start, with ids, times and sources as
+    stored. Erased ledgers too: the schema's migrate gate, open only on an empty ledger and only for this
+    copy, writes the hash rows erase left. Recall's lexical rows are rebuilt by the target's triggers;
+    its vector folder is the target's own, built from the ledger on first use.
+
+    Refused, writing nothing: a non-empty target, a source whose digest leases are held.
+
+    Then the proof: as-of answers at random (valid_at, known_at) pairs, the chain heads, every table's row
+    count and content digest, recall's hits for a few of the source's values, and `verify` of the target.
+    Exit status 1 if any of them differs or fails."""
     report = migrate(str(source), str(target), pairs=pairs, seed=seed)
+    checks = prove_parts(report, str(source), str(target))
     if as_json:
         emit_json(report.to_dict())
     else:
-        emit_table(["table", "rows"], sorted(report.copied.items()), title=f"copied {report.source} -> {report.target}")
+        emit_table(["table", "rows", "digest"],
+                   [(name, t.target_rows, ("equal " if t.ok else "DIFFERS ") + t.target_digest[:16])
+                    for name, t in sorted(report.tables.items())],
+                   title=f"copied {report.source} -> {report.target}")
         if report.not_copied:
-            click.echo(f"not copied (empty, or the target keeps its own): {', '.join(report.not_copied)}")
+            click.echo(f"not copied (empty on the source, no table on the target): {', '.join(report.not_copied)}")
         click.echo(f"as-of answers: {report.agreed} of {report.pairs} random (valid_at, known_at) pairs agreed")
         click.echo(f"chain head: {report.source_chain_head or '(none)'} -> {report.target_chain_head or '(none)'}")
+        click.echo(f"recall: {'the same hits' if report.checks['recall'] else 'DIFFERENT hits'} on both sides")
+        failed = [c for c in checks if not c.ok]
+        click.echo("verify of the target: " + ("ok" if not failed else "FAILED: " + ", ".join(f"{c.name} ({c.details})" for c in failed)))
     if not report.ok:
         click.get_current_context().exit(1)
 

@@ -12,9 +12,10 @@ from typing import Any
 from .pg_storage import PostgresStorage
 
 # Never copied: the migrations record (the target has its own), the engine's head row (the target's
-# triggers move it as the replay inserts transactions), the erase gate (always empty between
-# transactions), recall's derived index tables (rebuilt from the ledger).
-_OWN = {"schema_migrations", "ledger_head", "erase_gate"}
+# triggers move it as the replay inserts transactions), the gates (always closed between transactions),
+# recall's derived state (the lexical rows and outboxes are written by the target's triggers; the vector
+# folder is the target's own).
+_OWN = {"schema_migrations", "ledger_head", "erase_gate", "migrate_gate"}
 
 
 def _quote(name: str) -> str:
@@ -57,14 +58,48 @@ class PostgresTables:
         return int(self.storage.one(f"SELECT count(*) FROM {_quote(table)}")[0])
 
     def rows(self, table: str, columns: Sequence[str], *, where: str = "", params: Sequence[Any] = ()) -> Iterator[tuple]:
-        order = ", ".join(_quote(c) if c != "ctid" else c for c in self.key_columns(table))
+        if not self._types:
+            self.tables()
+        types = self._types.get(table, {})
+        # Text keys in code point order (as SQLite's BINARY compares), whatever the column's collation.
+        order = ", ".join(
+            "ctid" if c == "ctid" else _quote(c) + (' COLLATE "C"' if types.get(c) == "text" else "")
+            for c in self.key_columns(table)
+        )
         cols = ", ".join(_quote(c) for c in columns)
         clause = f" WHERE {where}" if where else ""
         for row in self.storage.query(f"SELECT {cols} FROM {_quote(table)}{clause} ORDER BY {order}", params):
             yield tuple(row)
 
-    def by_transaction(self, table: str, columns: Sequence[str], column: str, tx_id: int) -> list[tuple]:
-        return list(self.rows(table, columns, where=f"{_quote(column)} = %s", params=(tx_id,)))
+    def by_transaction(self, table: str, columns: Sequence[str], column: str, tx_id: int, *, unless: str = "") -> list[tuple]:
+        """The rows whose `column` names the transaction (and whose `unless` column is NULL)."""
+        where = f"{_quote(column)} = %s" + (f" AND {_quote(unless)} IS NULL" if unless else "")
+        return list(self.rows(table, columns, where=where, params=(tx_id,)))
+
+    def last_transaction_id(self) -> int:
+        return int(self.storage.one("SELECT COALESCE(MAX(id), 0) FROM transactions")[0])
+
+    def held_leases(self, now: str) -> list[tuple[int, str, str]]:
+        """Digest leases not yet expired at `now`: (entry, holder, until)."""
+        return [tuple(r) for r in self.storage.query(
+            "SELECT entry_id, holder, until FROM digest_leases WHERE until > %s::timestamptz ORDER BY entry_id", (now,))]
+
+    # -- the migrate gate (schema/postgres/0007_migrate_gate.sql) ----------------------------------
+
+    def open_gate(self, through_tx: int) -> None:
+        self.storage.execute("INSERT INTO migrate_gate (id, through_tx) VALUES (1, %s)", (through_tx,))
+
+    def close_gate(self) -> None:
+        self.storage.execute("DELETE FROM migrate_gate")
+
+    def replace_seeded(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """Set a one-row table the migrations seeded (the chain start, the secret) to the source's row."""
+        for row in rows:
+            values = dict(zip(columns, row))
+            sets = ", ".join(f"{_quote(c)} = %s" for c in columns if c != "id")
+            self.storage.execute(
+                f"UPDATE {_quote(table)} SET {sets} WHERE id = %s", [v for c, v in values.items() if c != "id"] + [values["id"]]
+            )
 
     def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         if not rows:
@@ -96,7 +131,13 @@ class PostgresTables:
             "SELECT table_name, pg_sequence_last_value(pg_get_serial_sequence(quote_ident(table_name), column_name))"
             " FROM information_schema.columns WHERE table_schema = current_schema() AND is_identity = 'YES'"
         )
-        return {r[0]: int(r[1]) for r in rows if r[1] is not None}
+        last = {r[0]: int(r[1]) for r in rows if r[1] is not None}
+        # Claim ids are drawn after the largest ever committed, erased ones included (their hash rows),
+        # not from the identity's sequence (ledger/pg_recorder.py).
+        if self.storage.one("SELECT to_regclass('version_hashes') IS NOT NULL")[0]:
+            hashed = self.storage.one("SELECT COALESCE(MAX(claim_id), 0) FROM version_hashes")[0]
+            last["claims"] = max(last.get("claims", 0), int(hashed))
+        return last
 
     def set_next_ids(self, last: dict[str, int]) -> None:
         if not self._types:

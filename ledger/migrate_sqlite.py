@@ -10,10 +10,11 @@ from typing import Any
 
 from .storage import Storage
 
-# Engine bookkeeping that is never copied: SQLite's own tables, recall's derived indexes (rebuilt from
-# the ledger by the target's first search), the migrations record (the target has its own).
+# Engine bookkeeping that is never copied: SQLite's own tables, recall's derived state (the lexical rows
+# and outboxes are written by the target's triggers; the vector folder is the target's own), the
+# migrations record (the target has its own), the gates (always closed between transactions).
 _SKIPPED = ("sqlite_%", "recall\\_%")
-_OWN = {"schema_migrations", "erase_gate"}
+_OWN = {"schema_migrations", "erase_gate", "migrate_gate"}
 
 
 def _quote(name: str) -> str:
@@ -57,8 +58,35 @@ class SqliteTables:
         for row in self.storage.query(f"SELECT {cols} FROM {_quote(table)}{clause} ORDER BY {order}", params):
             yield tuple(row)
 
-    def by_transaction(self, table: str, columns: Sequence[str], column: str, tx_id: int) -> list[tuple]:
-        return list(self.rows(table, columns, where=f"{_quote(column)} = ?", params=(tx_id,)))
+    def by_transaction(self, table: str, columns: Sequence[str], column: str, tx_id: int, *, unless: str = "") -> list[tuple]:
+        """The rows whose `column` names the transaction (and whose `unless` column is NULL)."""
+        where = f"{_quote(column)} = ?" + (f" AND {_quote(unless)} IS NULL" if unless else "")
+        return list(self.rows(table, columns, where=where, params=(tx_id,)))
+
+    def last_transaction_id(self) -> int:
+        return int(self.storage.one("SELECT COALESCE(MAX(id), 0) FROM transactions")[0])
+
+    def held_leases(self, now: str) -> list[tuple[int, str, str]]:
+        """Digest leases not yet expired at `now`: (entry, holder, until)."""
+        return [tuple(r) for r in self.storage.query(
+            "SELECT entry_id, holder, until FROM digest_leases WHERE until > ? ORDER BY entry_id", (now,))]
+
+    # -- the migrate gate (schema/sqlite/0014_migrate_gate.sql) ------------------------------------
+
+    def open_gate(self, through_tx: int) -> None:
+        self.storage.execute("INSERT INTO migrate_gate (id, through_tx) VALUES (1, ?)", (through_tx,))
+
+    def close_gate(self) -> None:
+        self.storage.execute("DELETE FROM migrate_gate")
+
+    def replace_seeded(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """Set a one-row table the migrations seeded (the chain start, the secret) to the source's row."""
+        for row in rows:
+            values = dict(zip(columns, row))
+            sets = ", ".join(f"{_quote(c)} = ?" for c in columns if c != "id")
+            self.storage.execute(
+                f"UPDATE {_quote(table)} SET {sets} WHERE id = ?", [v for c, v in values.items() if c != "id"] + [values["id"]]
+            )
 
     def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         if rows:
@@ -82,7 +110,12 @@ class SqliteTables:
         return {r[0]: int(r[1]) for r in self.storage.query("SELECT name, seq FROM sqlite_sequence")}
 
     def set_next_ids(self, last: dict[str, int]) -> None:
+        """Move each AUTOINCREMENT table's counter past the source's last id (the others take max + 1)."""
+        counted = {r[0] for r in self.storage.query(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%AUTOINCREMENT%'")}
         for table, value in last.items():
+            if table not in counted:
+                continue
             if self.storage.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", (value, table)) == 0:
                 self.storage.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table, value))
 

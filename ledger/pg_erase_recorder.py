@@ -351,6 +351,9 @@ class PostgresErasureRecorder:
 
     def erase_problems(self) -> list[Finding]:
         gate = self._rows("erase_gate", "SELECT id, principal FROM erase_gate", lambda r: f"left open for {r[1]}")
+        if self._exists("migrate_gate"):  # schema/*/migrate_gate: closed by the copy that opened it
+            gate += self._rows("migrate_gate", "SELECT id, through_tx FROM migrate_gate",
+                               lambda r: f"left open by a copy (through transaction {r[1]})")
         if self._exists("version_hashes"):
             gate += self._rows(
                 "transactions",

@@ -282,6 +282,9 @@ class SqliteErasureRecorder:
 
     def erase_problems(self) -> list[Finding]:
         gate = self._rows("erase_gate", "SELECT id, principal FROM erase_gate", lambda r: f"left open for {r[1]}")
+        if "migrate_gate" in self._tables():  # schema/*/migrate_gate: closed by the copy that opened it
+            gate += self._rows("migrate_gate", "SELECT id, through_tx FROM migrate_gate",
+                               lambda r: f"left open by a copy (through transaction {r[1]})")
         # An erase leaves a tombstone dated at its transaction; one that has none lost it (or never erased).
         if "version_hashes" in self._tables():
             gate += self._rows(

@@ -65,7 +65,7 @@ SCANNERS = {
 }
 EXTENSION_PACKAGE = SCANNERS["sqlite"][0]
 EXPORT_FORMATS = ("parquet", "csv")
-INTERNAL_TABLES = ("erase_gate",)  # a transient guard row, always empty between transactions
+INTERNAL_TABLES = ("erase_gate", "migrate_gate")  # transient guard rows, always empty between transactions
 # Engine bookkeeping that is no ledger data: PostgreSQL's one-row head of the ledger (SQLite has none).
 ENGINE_TABLES = ("ledger_head",)
 NOW_VARIABLE = "factledger_now"  # the injected clock's now, set before each query (the registered views read it)

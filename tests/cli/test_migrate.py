@@ -1,14 +1,18 @@
 """`factledger migrate`: an exact copy into an empty ledger, proved by as-of answers and the chain head;
-refusals (a non-empty target, tables the target engine lacks) write nothing."""
+refusals (a non-empty target, tables the target engine lacks) write nothing; a proof that differs fails.
+Between the engines and for erased ledgers: test_migrate_round_trip.py."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 
 from click.testing import CliRunner
 
 from factledger.cli.main import cli
 from factledger.ledger import Ledger
+from factledger.ledger.engines import open_storage
+from factledger.ledger.migrate import TABLE_ACCESS, MigrationReport, migrate, prove_tables
 from factledger.ledger.storage import Storage
 from tests.ledger.sql_fixtures import build_history
 
@@ -51,19 +55,36 @@ def test_a_non_empty_target_is_refused_and_named(tmp_path):
     assert _rows(target, "claims") == before
 
 
-def test_tables_postgres_lacks_are_listed_and_nothing_is_copied(tmp_path, postgres_url):
-    source = tmp_path / "a.db"
+def test_a_table_the_target_lacks_is_listed_and_nothing_is_copied(tmp_path):
+    source, target = tmp_path / "a.db", tmp_path / "b.db"
     build_history(source)
-    result = CliRunner().invoke(cli, ["migrate", "--from", str(source), "--to", postgres_url])
+    raw = sqlite3.connect(source)
+    raw.executescript("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('x');")
+    raw.close()
+    result = CliRunner().invoke(cli, ["migrate", "--from", str(source), "--to", str(target)])
     assert result.exit_code == 2
-    assert "has no table yet for" in result.output and "tx_chain" in result.output
-    from factledger.ledger.pg_storage import PostgresStorage
+    assert "has no table yet for: notes (1 rows)" in result.output
+    assert _rows(target, "transactions") == []
 
-    storage = PostgresStorage(postgres_url)
+
+def test_a_proof_that_differs_fails(tmp_path):
+    """The per-table digests see a row the copy does not have."""
+    source, target = tmp_path / "a.db", tmp_path / "b.db"
+    build_history(source)
+    report = migrate(source, target, pairs=5, seed=1)
+    assert report.ok
+    with Ledger.open(target) as ledger:
+        with ledger.transaction(principal="operator:t") as tx:
+            tx.add("home", "Ann", "likes", "tea")
+    storage_a, storage_b = open_storage(source, read_only=True), open_storage(target, read_only=True)
     try:
-        assert storage.one("SELECT count(*) FROM transactions")[0] == 0
+        again = MigrationReport("a", "b", copied=dict(report.copied))
+        prove_tables(TABLE_ACCESS["sqlite"](storage_a), TABLE_ACCESS["sqlite"](storage_b), again)
     finally:
-        storage.close()
+        storage_a.close()
+        storage_b.close()
+    assert not again.ok
+    assert {t for t, proof in again.tables.items() if not proof.ok} == {"transactions", "claims", "version_hashes", "tx_chain"}
 
 
 def test_the_same_ledger_is_refused(tmp_path):
