@@ -6,8 +6,8 @@ the ledger's head is compared with what the companion last copied, and only what
 
 - new transactions and the versions they opened: ids above the last copied ones (writers are
   serialised on both engines, so ids grow in commit order), up to the head read at the start;
-- versions closed since: `version_hashes.closed_by` above the last copied transaction (indexed; a
-  trigger mirrors every close there), or a scan of `claims.closed_by` on a ledger without it;
+- versions closed since: `closed_by` above the last copied transaction (on SQLite read from
+  `version_hashes`, where a trigger mirrors every close under an index; PostgreSQL indexes claims');
 - predicates: a few rows, compared whole; a changed template re-renders its versions' statements;
 - an erase (a version's `erased_by` set, or a tombstone added), a ledger that went backwards (a backup
   restored over it) or a different ledger at the same place: the file is rebuilt from nothing.
@@ -122,7 +122,8 @@ class Companion:
         return f"{NATIVE[self.engine]}({_text(self.ledger)}, {_text(sql)})"
 
     def _value(self, sql: str):
-        return self.con.execute(f"SELECT * FROM {self.native(sql)}").fetchone()[0]
+        row = self.con.execute(f"SELECT * FROM {self.native(sql)}").fetchone()
+        return None if row is None else row[0]
 
     def head(self, known_tx: int | None) -> Head:
         tx_text = _TX_TEXT[self.engine]
@@ -217,10 +218,12 @@ class Companion:
         )
 
     def _closings(self, last_tx: int, top: int, last_claim: int) -> int:
-        if "version_hashes" in self.tables:
+        if self.engine == "sqlite" and "version_hashes" in self.tables:
+            # SQLite has no index on claims.closed_by; a trigger mirrors every close into the hash
+            # rows, whose closed_by is indexed. PostgreSQL indexes claims.closed_by itself.
             ids = f"SELECT claim_id FROM version_hashes WHERE closed_by > {last_tx} AND closed_by <= {top}"
             sql = f"SELECT id, tx_to, closed_by FROM claims WHERE id <= {last_claim} AND id IN ({ids})"
-        else:  # a ledger without the hash rows: no index on the close, one scan
+        else:
             sql = f"SELECT id, tx_to, closed_by FROM claims WHERE id <= {last_claim} AND closed_by > {last_tx} AND closed_by <= {top}"
         return self.con.execute(
             f"UPDATE {self.alias}.claim_versions AS v SET tx_to = CAST(x.tx_to AS TIMESTAMPTZ), closed_by = x.closed_by"
