@@ -53,6 +53,7 @@ from . import companion as companion_file
 from .companion import Companion, RefreshReport
 from .errors import QueryRefused, SqlExecutionError
 from .guard import check_query, describing_prefix
+from .output import CsvWriter
 from .params import Params, bind
 from .rewrite import Rewriter
 from .views import (
@@ -578,12 +579,14 @@ def export_snapshot(
             if last is not None and not isinstance(last, str):  # PostgreSQL's timestamptz: the canonical text
                 last = format_time(last)
         report = ExportReport(out, fmt, last)
-        options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
         for name, query in sources.items():
             target = out / f"{name}.{fmt}"
-            con.execute(f"COPY ({query}) TO {_quote_text(str(target))} ({options})")
-            rows = con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0]
-            report.tables.append(ExportedTable(name, int(rows), target))
+            if fmt == "parquet":
+                con.execute(f"COPY ({query}) TO {_quote_text(str(target))} (FORMAT parquet)")
+                rows = int(con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0])
+            else:  # the CSV dialect of `sql --format csv` (output.py), in batches
+                rows = _write_csv(con.sql(query), target)
+            report.tables.append(ExportedTable(name, rows, target))
             if progress is not None:
                 progress(name)
         (out / "manifest.json").write_text(json.dumps(report.to_dict(), indent=2) + "\n", "utf-8")
@@ -592,6 +595,14 @@ def export_snapshot(
         raise StorageError(f"export failed: {_first_line(exc)}") from None
     finally:
         analytics.close()
+
+
+def _write_csv(relation: duckdb.DuckDBPyRelation, target: Path, batch: int = 10_000) -> int:
+    with target.open("w", encoding="utf-8", newline="") as stream:
+        writer = CsvWriter(stream, relation.columns)
+        while rows := relation.fetchmany(batch):
+            writer.write(rows)
+    return writer.rows
 
 
 def _first_line(exc: BaseException) -> str:
