@@ -58,6 +58,11 @@ def _pointed(exc: SqlError, query: str) -> CliError:
     help="Load a consistent in-memory copy first: seconds at a million versions, then aggregates run several"
     " times faster than over the attached file (see docs/BENCHMARKS.md).",
 )
+@click.option("--live", is_flag=True,
+              help="Read the ledger itself at this query, bypassing the analytics companion (the default for small ledgers).")
+@click.option("--companion", "use_companion", is_flag=True,
+              help="Read through the analytics companion (a DuckDB file kept in step with the ledger; the default"
+              " from 50,000 versions): built once, then only what changed is copied before each query.")
 @click.option("--memory-limit", default=DEFAULT_MEMORY_LIMIT, show_default=True,
               help="DuckDB's working memory for the query, e.g. 512MB, 4GB.")
 @click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
@@ -83,6 +88,8 @@ def sql_cmd(
     show_sql: bool,
     list_views: bool,
     snapshot: bool,
+    live: bool,
+    use_companion: bool,
     memory_limit: str,
     timeout: float,
     max_rows: int,
@@ -110,6 +117,9 @@ def sql_cmd(
     | FOR ALL VALID_TIME] WHERE …; ERASE FROM claims WHERE … (asks first, as `factledger erase`).
     """
     limits = {"memory_limit": memory_limit, "timeout": timeout or None, "max_rows": max_rows or None}
+    if snapshot + live + use_companion > 1:
+        raise CliError("give one of --snapshot, --live and --companion")
+    mode = "snapshot" if snapshot else "live" if live else "companion" if use_companion else None
     if list_views:
         with Analytics(app.db_path, **limits) as analytics:
             items = analytics.describe()
@@ -135,7 +145,9 @@ def sql_cmd(
     if fmt == "parquet" and output is None:
         raise CliError("--format parquet writes a file: add --output FILE")
     try:
-        with Analytics(app.db_path, snapshot=snapshot, **limits) as analytics:
+        with Analytics(app.db_path, mode=mode, **limits) as analytics:
+            if use_companion and analytics.mode != "companion":
+                click.echo(f"note: reading live: {analytics.mode_note}", err=True)
             if show_sql:
                 click.echo(analytics.translate(query, params))
                 return

@@ -13,11 +13,18 @@ timestamptz, and every view types them as TIMESTAMPTZ (UTC), so a query answers 
 Over PostgreSQL the temporal rewrite filters the typed columns (as in a snapshot), which the scanner
 pushes into PostgreSQL's own scan.
 
-Two ways to read:
-- live (default): DuckDB scans the SQLite file at each query; good for one question at a time.
-- snapshot=True: one consistent copy of the file (SQLite's online backup) is loaded into DuckDB's
-  columnar memory; the load costs about a second per million versions, then aggregates are an order of
-  magnitude faster. Queries then see the ledger as it was when the snapshot was taken.
+Three ways to read (`mode`):
+- "live": DuckDB scans the ledger at each query; good for one question over a small ledger.
+- "snapshot" (or snapshot=True): one consistent copy of the file (SQLite's online backup) is loaded into
+  DuckDB's columnar memory; the load costs about a second per million versions, then aggregates are an
+  order of magnitude faster. Queries then see the ledger as it was when the snapshot was taken.
+- "companion": claim versions, transactions and predicates are read from the analytics companion
+  (companion.py), a DuckDB file kept in step with the ledger: before each query what changed since the
+  last one is copied, so answers are the live ones at snapshot speed with no load per session.
+Without a mode, a ledger of COMPANION_FROM versions or more (or one whose companion exists) reads
+through
+its companion, a smaller one live; a companion that cannot be used (its folder is read-only, another
+session holds it) falls back to live, and `mode_note` says why.
 """
 
 from __future__ import annotations
@@ -42,8 +49,11 @@ from factledger.ledger.pg_storage import is_postgres_url, redact_url
 from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import format_time, utc_now
 
+from . import companion as companion_file
+from .companion import Companion, RefreshReport
 from .errors import QueryRefused, SqlExecutionError
 from .guard import check_query, describing_prefix
+from .output import CsvWriter
 from .params import Params, bind
 from .rewrite import Rewriter
 from .views import (
@@ -58,6 +68,11 @@ from .views import (
 )
 
 ATTACHED = "ledger_file"
+COMPANION = "ledger_companion"  # the companion file, attached beside the ledger
+MODES = ("live", "snapshot", "companion")
+# From this many claim versions, a query without a mode reads through the companion (docs/BENCHMARKS.md:
+# below it the live scan already answers in a few milliseconds and the companion's first build costs more).
+COMPANION_FROM = 50_000
 # Per engine: the pinned package shipping DuckDB's scanner, the extension file's name, the ATTACH type.
 SCANNERS = {
     "sqlite": ("duckdb_extension_sqlite_scanner", "sqlite_scanner", "sqlite"),
@@ -170,6 +185,8 @@ class Analytics:
         ledger_path: str | Path,
         *,
         snapshot: bool = False,
+        mode: str | None = None,
+        companion_path: str | Path | None = None,
         clock: Callable[[], str] = utc_now,
         memory_limit: str | None = DEFAULT_MEMORY_LIMIT,
         timeout: float | None = DEFAULT_TIMEOUT,
@@ -189,9 +206,22 @@ class Analytics:
         self.timeout = None if timeout is None else float(timeout)
         self.max_rows = max_rows
         self.path = path
+        if mode is not None and mode not in MODES:
+            raise ValidationError(f"{mode!r} is not a mode; use one of {', '.join(MODES)}", field="mode")
+        if snapshot:
+            mode = "snapshot"
         # DuckDB's sqlite scanner cannot read a WAL ledger whose -shm it may not create (a read-only
         # folder): read a consistent copy instead, made through SQLite's own read-only path.
-        self.snapshot = snapshot or (isinstance(path, Path) and bool(write_denied(path)))
+        if isinstance(path, Path) and bool(write_denied(path)):
+            mode = "snapshot"
+        self.mode = mode  # None: chosen in _setup, by the ledger's size
+        self.mode_note = ""
+        self.snapshot = mode == "snapshot"
+        self.companion_path = (
+            Path(companion_path) if companion_path is not None else companion_file.default_path(path, self.engine)
+        )
+        self._companion: Companion | None = None
+        self.last_refresh: RefreshReport | None = None
         self.clock = clock
         self.tables: list[str] = []
         self.views: dict[str, ViewDef] = {}
@@ -207,10 +237,10 @@ class Analytics:
         try:
             self._setup(_lockdown)
         except duckdb.Error as exc:
-            self._con.close()
+            self.close()
             raise StorageError(f"cannot open {self.location} for SQL: {self._masked(_first_line(exc))}") from None
         except BaseException:
-            self._con.close()
+            self.close()
             raise
 
     # -- setup ----------------------------------------------------------------------------------
@@ -254,6 +284,9 @@ class Analytics:
             ]
             if "claims" not in self.tables:
                 raise NotFoundError(f"no ledger at {self.location} (it has no claims table)", field="ledger")
+            self.schema = schema
+            if self.mode is None:
+                self.mode = self._choose_mode()
             con.execute(f"CREATE SCHEMA {RAW}")
             kind = "TABLE" if self.snapshot else "VIEW"
             if self.snapshot:
@@ -264,6 +297,8 @@ class Analytics:
             if self.snapshot:
                 con.execute("COMMIT")
                 con.execute(f"DETACH {ATTACHED}")
+            if self.mode == "companion":
+                self._open_companion(prefix)
         finally:
             if copy_dir is not None:
                 shutil.rmtree(copy_dir, ignore_errors=True)
@@ -271,6 +306,68 @@ class Analytics:
         self._register_views()
         if lockdown:
             self._lock_down()
+
+    # -- the companion ----------------------------------------------------------------------------
+
+    def _choose_mode(self) -> str:
+        if self.companion_path.exists():
+            return "companion"
+        native = companion_file.NATIVE[self.engine]
+        top = self._con.execute(f"SELECT * FROM {native}({_quote_text(ATTACHED)}, 'SELECT max(id) FROM claims')").fetchone()[0]
+        return "companion" if int(top or 0) >= COMPANION_FROM else "live"
+
+    def _open_companion(self, prefix: str) -> None:
+        """Attach the companion (building it when there is none) and read the copied tables from it;
+        any reason it cannot be used leaves this session on the live path."""
+        path = self.companion_path
+        if not companion_file.claim(path):
+            self._fall_back("another session in this process holds the companion")
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._attach_companion()
+        except (OSError, duckdb.Error) as exc:
+            companion_file.release(path)
+            self._fall_back(f"the companion {path} cannot be opened ({_first_line(exc)})")
+            return
+        self._companion = Companion(
+            self._con, engine=self.engine, ledger=ATTACHED, prefix=prefix, path=path, alias=COMPANION, tables=self.tables
+        )
+        self.refresh()
+        for table in companion_file.COPIED:
+            if table in self.tables:
+                self._con.execute(f"CREATE OR REPLACE VIEW {RAW}.{_quote_name(table)} AS SELECT * FROM {COMPANION}.{_quote_name(table)}")
+
+    def _attach_companion(self) -> None:
+        try:
+            self._con.execute(f"ATTACH {_quote_text(str(self.companion_path.resolve()))} AS {COMPANION}")
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise
+            # Not a DuckDB file (or a torn one): the companion is derived, so start it again.
+            self.companion_path.unlink(missing_ok=True)
+            Path(f"{self.companion_path}.wal").unlink(missing_ok=True)
+            self._con.execute(f"ATTACH {_quote_text(str(self.companion_path.resolve()))} AS {COMPANION}")
+
+    def _fall_back(self, note: str) -> None:
+        self.mode, self.mode_note = "live", note
+
+    def refresh(self) -> RefreshReport | None:
+        """Bring the companion in step with the ledger (what changed since the last refresh; after an
+        erase, a new file). Runs before every query; None when this session reads no companion."""
+        if self._companion is None:
+            return None
+        report = self._companion.refresh()
+        if report.rebuilt:
+            self._con.execute(f"DETACH {COMPANION}")
+            ledger = str(self.path) if self.engine == "postgres" else str(Path(self.path).resolve())
+            companion_file.build_file(
+                self.companion_path, engine=SCANNERS[self.engine][2], ledger_sql=ledger,
+                scanner=str(scanner_path(self.engine)), tables=self.tables, schema=self.schema,
+            )
+            self._attach_companion()
+        self.last_refresh = report
+        return report
 
     def _masked(self, text: str) -> str:
         """A DuckDB message with the ledger's URL (and so its password) replaced by the masked form."""
@@ -298,9 +395,13 @@ class Analytics:
         con = self._con
         for view in PLAIN_VIEWS:
             if self._has(view.requires):
-                # In a snapshot every version is typed once, at load, instead of at each query.
+                # In a snapshot every version is typed once, at load, instead of at each query; the
+                # companion holds them typed.
                 kind = "TABLE" if self.snapshot and view.name == "claim_versions" else "VIEW"
-                con.execute(f"CREATE {kind} {view.name} AS {view.sql}")
+                body = view.sql
+                if view.name == "claim_versions" and self.mode == "companion":
+                    body = f"SELECT * FROM {COMPANION}.claim_versions"
+                con.execute(f"CREATE {kind} {view.name} AS {body}")
                 self.views[view.name] = view
         for table in GENERIC_TABLES:
             if table in self.tables:
@@ -355,11 +456,12 @@ class Analytics:
                 names = sorted({*self.temporal_views, *self.views})
                 return "SELECT * FROM (VALUES " + ", ".join(f"({_quote_text(n)})" for n in names) + ") AS t(name) ORDER BY name"
             return f"{command} {self.translate(inner, params)}"
+        self.refresh()
         tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
         tree = bind(tree, params, query)
         rewriter = Rewriter(
             query, now=self._set_now(), views=self.temporal_views, macros=self.macros,
-            typed_source=self.snapshot or self.engine == "postgres",
+            typed_source=self.snapshot or self.mode == "companion" or self.engine == "postgres",
         )
         try:
             return rewriter.rewrite(tree).sql(dialect="duckdb")
@@ -428,6 +530,9 @@ class Analytics:
 
     def close(self) -> None:
         self._con.close()
+        if self._companion is not None:
+            companion_file.release(self.companion_path)
+            self._companion = None
 
     def __enter__(self) -> "Analytics":
         return self
@@ -474,12 +579,14 @@ def export_snapshot(
             if last is not None and not isinstance(last, str):  # PostgreSQL's timestamptz: the canonical text
                 last = format_time(last)
         report = ExportReport(out, fmt, last)
-        options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
         for name, query in sources.items():
             target = out / f"{name}.{fmt}"
-            con.execute(f"COPY ({query}) TO {_quote_text(str(target))} ({options})")
-            rows = con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0]
-            report.tables.append(ExportedTable(name, int(rows), target))
+            if fmt == "parquet":
+                con.execute(f"COPY ({query}) TO {_quote_text(str(target))} (FORMAT parquet)")
+                rows = int(con.execute(f"SELECT count(*) FROM ({query})").fetchone()[0])
+            else:  # the CSV dialect of `sql --format csv` (output.py), in batches
+                rows = _write_csv(con.sql(query), target)
+            report.tables.append(ExportedTable(name, rows, target))
             if progress is not None:
                 progress(name)
         (out / "manifest.json").write_text(json.dumps(report.to_dict(), indent=2) + "\n", "utf-8")
@@ -488,6 +595,14 @@ def export_snapshot(
         raise StorageError(f"export failed: {_first_line(exc)}") from None
     finally:
         analytics.close()
+
+
+def _write_csv(relation: duckdb.DuckDBPyRelation, target: Path, batch: int = 10_000) -> int:
+    with target.open("w", encoding="utf-8", newline="") as stream:
+        writer = CsvWriter(stream, relation.columns)
+        while rows := relation.fetchmany(batch):
+            writer.write(rows)
+    return writer.rows
 
 
 def _first_line(exc: BaseException) -> str:

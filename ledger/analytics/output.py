@@ -1,11 +1,20 @@
-"""Writing a query result as CSV, JSON or Parquet (the CLI's --format), with the ledger's time form."""
+"""Writing a query result as CSV, JSON or Parquet (the CLI's --format), with the ledger's time form.
+
+The one CSV dialect of factledger, for `sql --format csv` and `export --format csv` alike (both write
+through `CsvWriter`, so the same rows give the same bytes):
+- a header row of the column names; one row per record, lines ending in "\n", UTF-8;
+- a field is quoted ("…", a quote inside doubled) only when it holds a comma, a quote or a line break;
+- a timestamp as the ledger's UTC text, 2024-01-10T00:00:00.000000Z; a date or time in ISO form;
+- a list (or a struct) as its JSON text, ["turn:1","turn:7"], so that it reads back as one value;
+- NULL as an empty field; a boolean as true or false (JSON's spelling).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -42,17 +51,32 @@ def write_json(columns: Sequence[str], rows: Sequence[Sequence[Any]], stream: Te
     stream.write(json.dumps(records, ensure_ascii=False) + "\n")
 
 
+def csv_cell(value: Any) -> str:
+    """One field of the CSV dialect above, before quoting."""
+    value = plain(value)
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+class CsvWriter:
+    """Rows to `stream` in the CSV dialect above; the header is written first."""
+
+    def __init__(self, stream: TextIO, columns: Sequence[str]):
+        self._writer = csv.writer(stream, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        self._writer.writerow(list(columns))
+        self.rows = 0
+
+    def write(self, rows: Iterable[Sequence[Any]]) -> None:
+        for row in rows:
+            self._writer.writerow([csv_cell(v) for v in row])
+            self.rows += 1
+
+
 def write_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]], stream: TextIO) -> None:
-    writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        cells = []
-        for value in row:
-            value = plain(value)
-            if isinstance(value, (list, dict)):
-                value = json.dumps(value, ensure_ascii=False)
-            cells.append("" if value is None else value)
-        writer.writerow(cells)
+    CsvWriter(stream, columns).write(rows)
 
 
 def write_parquet(arrow_table: Any, path: Path) -> None:

@@ -41,18 +41,27 @@ class ViewDef:
 
 # One row per claim version; the projection every `claims` reference expands to. Timestamps typed
 # (TIMESTAMPTZ, UTC), display texts next to keys, the source list as a list, the rendered sentence.
-CLAIMS_PROJECTION = f"""
+def claims_projection(claims: str = f"{RAW}.claims", predicates: str = f"{RAW}.predicates") -> str:
+    """The typed projection of claim rows read from `claims` (a table, or a table function such as
+    the companion's delta read), with their predicates from `predicates`."""
+    return f"""
 SELECT
     c.id, c.scope, c.subject, c.subject_key, c.predicate, c.cardinality, c.value, c.value_key,
     CAST(c.valid_from AS TIMESTAMPTZ) AS valid_from, CAST(c.valid_to AS TIMESTAMPTZ) AS valid_to,
     CAST(c.tx_from AS TIMESTAMPTZ) AS tx_from, CAST(c.tx_to AS TIMESTAMPTZ) AS tx_to,
     c.opened_by, c.closed_by,
     from_json(c.source, '["VARCHAR"]') AS source,
-    replace(replace(replace(coalesce(p.template, '{{subject}} {{predicate}} {{value}}'),
-        '{{subject}}', c.subject), '{{predicate}}', replace(coalesce(p.display, c.predicate), '_', ' ')),
-        '{{value}}', c.value) AS statement
-FROM {RAW}.claims AS c LEFT JOIN {RAW}.predicates AS p ON p.name = c.predicate
+    {STATEMENT} AS statement
+FROM {claims} AS c LEFT JOIN {predicates} AS p ON p.name = c.predicate
 """
+
+
+# The rendered sentence of a version `c` whose predicate row is `p` (NULL when the predicate is unknown).
+STATEMENT = """replace(replace(replace(coalesce(p.template, '{subject} {predicate} {value}'),
+        '{subject}', c.subject), '{predicate}', replace(coalesce(p.display, c.predicate), '_', ' ')),
+        '{value}', c.value)"""
+
+CLAIMS_PROJECTION = claims_projection()
 
 PLAIN_VIEWS: tuple[ViewDef, ...] = (
     ViewDef(

@@ -18,8 +18,10 @@ def history_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module", params=["live", "snapshot"])
+@pytest.fixture(scope="module", params=["live", "snapshot", "companion"])
 def analytics(request: pytest.FixtureRequest, history_path: Path):
-    """The history through DuckDB, both over the attached file and over an in-memory snapshot."""
-    with Analytics(history_path, snapshot=request.param == "snapshot", clock=lambda: NOW) as instance:
+    """The history through DuckDB: over the attached file, over an in-memory snapshot, and through the
+    analytics companion (a DuckDB file kept in step)."""
+    with Analytics(history_path, mode=request.param, clock=lambda: NOW) as instance:
+        assert instance.mode == request.param, instance.mode_note
         yield instance

@@ -14,8 +14,11 @@ def test_bench_sql_runs_at_toy_size(tmp_path: Path, capsys, monkeypatch) -> None
     bench = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "bench_sql", bench)  # dataclasses look their module up there
     spec.loader.exec_module(bench)
-    figures = bench.main(["--versions", "3000", "--repeat", "1", "--path", str(tmp_path / "bench.db")])
+    figures = bench.main(["--versions", "3000", "--repeat", "1", "--writes", "40", "--path", str(tmp_path / "bench.db")])
     assert [q["name"] for q in figures["questions"]] == ["as-of aggregate", "history scan", "activity per principal"]
     assert all(q["same_answer"] for q in figures["questions"])
+    # the companion's upkeep: the 40 transactions copied by one refresh, no rebuild, still the same answer
+    assert figures["refresh"]["transactions"] == 40 and not figures["refresh"]["rebuilt"]
+    assert figures["after_writes_same"]
     out = capsys.readouterr().out
     assert "3,000 claim versions" in out and "ratio" in out

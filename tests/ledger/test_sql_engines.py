@@ -57,19 +57,22 @@ def both(tmp_path, postgres_url):
     return path, postgres_url
 
 
-def _answer(location, query, *, snapshot=False, now=NOW):
-    with Analytics(location, snapshot=snapshot, clock=lambda: now) as analytics:
+def _answer(location, query, *, mode="live", now=NOW, companion_path=None):
+    with Analytics(location, mode=mode, companion_path=companion_path, clock=lambda: now) as analytics:
+        assert analytics.mode == mode, analytics.mode_note
         relation = analytics.sql(query)
         return relation.columns, [str(t) for t in relation.types], relation.fetchall()
 
 
 @pytest.mark.parametrize("query", QUERIES)
-def test_the_same_answer_on_both_engines(both, query):
+def test_the_same_answer_on_both_engines(both, query, tmp_path):
     path, url = both
     sqlite_answer = _answer(path, query)
     assert sqlite_answer[2] or "episodes" in query, "the history should answer this query"
     assert _answer(url, query) == sqlite_answer
-    assert _answer(url, query, snapshot=True) == sqlite_answer
+    assert _answer(url, query, mode="snapshot") == sqlite_answer
+    assert _answer(path, query, mode="companion") == sqlite_answer
+    assert _answer(url, query, mode="companion", companion_path=tmp_path / "pg.duckdb") == sqlite_answer
 
 
 def test_the_registered_views_read_the_injected_clock(both):
