@@ -5,10 +5,12 @@ call into a part, so the front door, the CLI and the Hermes provider behave the 
 
 Time values: **out**, every timestamp is the ledger's canonical UTC string
 (`2024-06-01T08:00:00.000000Z`; fixed width, so comparing strings compares times), in claim versions,
-transactions, episodes and SQL rows alike. **In**, every time argument takes that string, an ISO date
-(`2024-06-01`, midnight UTC), an ISO datetime with an offset (`2024-06-01T10:00:00+02:00`, `…Z`), a
-timezone-aware `datetime` or a `date`; a datetime without an offset is refused (ValidationError naming the
-argument), because guessing a zone would make the ledger's order depend on the machine.
+transactions, episodes and SQL rows alike (DuckDB's TIMESTAMP values are converted in `sql`). **In**,
+every time argument takes text — that string, an ISO date (`2024-06-01`, midnight UTC), an ISO datetime
+with an offset (`2024-06-01T10:00:00+02:00`, `…Z`) or without one, which is UTC as on every other input
+path (CLI, JSON Lines, SQL) — a timezone-aware `datetime` or a `date`. A naive `datetime` object is
+refused (ValidationError naming the argument): Python's naive datetimes are local time by convention, so
+reading one as UTC would shift `datetime.now()` by the machine's offset unnoticed.
 """
 
 from __future__ import annotations

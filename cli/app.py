@@ -3,6 +3,7 @@ output helpers. Commands stay thin: open the store, call one library method, pri
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -18,6 +19,9 @@ from factledger.ledger import BUSY_TIMEOUT, Ledger, LedgerError
 from factledger.ledger.times import display
 
 DEFAULT_DB = Path(".factledger") / "ledger.db"
+
+# What every option taking a time accepts (one parser: ledger.times.parse_time), said the same way on each.
+TIMES = "an ISO date (midnight UTC) or datetime; without an offset it is UTC"
 
 # A database URL rather than a file: scheme "://" (two letters at least, so a Windows drive is a path).
 _DATABASE_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
@@ -125,6 +129,26 @@ class FactledgerGroup(click.Group):
             return super().invoke(ctx)
         except LedgerError as exc:
             raise CliError(str(exc)) from None
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text's first paragraph, whole (click would cut it at 45 characters
+    or the terminal's width, often mid-sentence, with "...")."""
+    paragraph = " ".join(inspect.cleandoc(text).split("\n\n", 1)[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[: end.end()] if end else paragraph
+
+
+def complete_short_help(command: click.Command) -> None:
+    """Give every command below `command` (a group) a short help that is a whole sentence, so the
+    commands listing of every group reads `name  First sentence.` however wide the terminal is."""
+    for sub in getattr(command, "commands", {}).values():
+        if sub.help and not sub.short_help:
+            sub.short_help = first_sentence(sub.help)
+        complete_short_help(sub)
 
 
 def pass_app(func: Any) -> Any:

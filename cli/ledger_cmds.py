@@ -10,7 +10,7 @@ import click
 from factledger.ledger import BusyError, ClaimVersion, TxResult
 from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, import_history, plan_import, read_operations
 
-from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
 
 scope_option = click.option(
     "--scope", "scopes", multiple=True, help="Scope to read (repeatable). Default: every scope."
@@ -213,8 +213,8 @@ def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, p
 
 @click.command("as-of")
 @scope_option
-@click.option("--valid-at", default=None, help="Valid-time instant (ISO date or datetime). Default: now.")
-@click.option("--known-at", default=None, help="Transaction-time instant: what the ledger believed then. Default: its latest knowledge.")
+@click.option("--valid-at", default=None, help=f"Valid-time instant: {TIMES}. Default: now.")
+@click.option("--known-at", default=None, help=f"Transaction-time instant, what the ledger believed then: {TIMES}. Default: its latest knowledge.")
 @click.option("--subject", default=None, help="Only this subject.")
 @click.option("--predicate", default=None, help="Only this predicate.")
 @json_option

@@ -13,7 +13,7 @@ from factledger.ledger.times import display
 from factledger.recall import KINDS, PRESETS, Hit, Recall, RecallConfig
 from factledger.recall.text import flat
 
-from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
 
 index_dir_option = click.option(
     "--index-dir",
@@ -32,8 +32,8 @@ config_option = click.option(
     help="Named fusion configuration (see docs/ARCHITECTURE.md, Recall).",
 )
 time_options = [
-    click.option("--valid-at", default=None, help="Valid-time instant (ISO). Default: now."),
-    click.option("--known-at", default=None, help="Transaction-time instant: what the ledger believed then. Default: now."),
+    click.option("--valid-at", default=None, help=f"Valid-time instant: {TIMES}. Default: now."),
+    click.option("--known-at", default=None, help=f"Transaction-time instant, what the ledger believed then: {TIMES}. Default: now."),
 ]
 
 
