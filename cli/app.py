@@ -155,6 +155,19 @@ def pass_app(func: Any) -> Any:
     return click.pass_obj(func)
 
 
+def note_unknown(app: AppContext, found: Sequence[Any], **names: Any) -> list[str]:
+    """After a read came back empty: say on stderr which of the names it was given (scopes, subject,
+    predicate) the ledger has never seen, with the closest known name ("note: no predicate 'lives'; did
+    you mean lives_in?"), whether the output is a table or JSON. Returns the notes, for JSON objects
+    that carry them as a field. Nothing is looked up when the read found something."""
+    if found:
+        return []
+    notes = app.database().unknown_names(**names)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    return notes
+
+
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, sort_keys=False))
 

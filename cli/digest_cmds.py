@@ -33,7 +33,7 @@ from factledger.ledger import LedgerError
 from factledger.ledger.ops import decode_json_line
 from factledger.ledger.times import display
 
-from .app import TIMES, AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, note_unknown, emit_json, emit_table, interval, pass_app, read_input
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
@@ -92,6 +92,7 @@ def journal_add_cmd(app: AppContext, file: str, as_json: bool) -> None:
 def journal_list_cmd(app: AppContext, scope: str | None, limit: int, as_json: bool) -> None:
     """The latest journal entries and whether they were digested."""
     entries = Journal(app.ledger()).entries(scope=scope, limit=limit)
+    note_unknown(app, entries, scopes=[scope] if scope else None)
     if as_json:
         emit_json([e.to_dict() for e in entries])
         return
@@ -225,6 +226,7 @@ def _short(text: str | None, width: int = 60) -> str:
 def review_list_cmd(app: AppContext, status: str, scope: str | None, limit: int, as_json: bool) -> None:
     """Proposals, newest first (default: held ones and rejected values that came back)."""
     proposals = list_proposals(app.ledger(), status=None if status == "all" else status, scope=scope, limit=limit)
+    note_unknown(app, proposals, scopes=[scope] if scope else None)
     if as_json:
         emit_json([p.to_dict() for p in proposals])
         return
@@ -405,6 +407,7 @@ def review_lift_cmd(app: AppContext, rejection_id: int, as_json: bool) -> None:
 def review_rejections_cmd(app: AppContext, include_lifted: bool, scope: str | None, as_json: bool) -> None:
     """Rejection memory."""
     rows = list_rejections(app.ledger(), include_lifted=include_lifted, scope=scope)
+    note_unknown(app, rows, scopes=[scope] if scope else None)
     if as_json:
         emit_json([r.to_dict() for r in rows])
         return
@@ -421,6 +424,7 @@ def review_rejections_cmd(app: AppContext, include_lifted: bool, scope: str | No
 def review_confirmations_cmd(app: AppContext, scope: str | None, as_json: bool) -> None:
     """Operator-confirmed values in force."""
     rows = list_confirmations(app.ledger(), scope=scope)
+    note_unknown(app, rows, scopes=[scope] if scope else None)
     if as_json:
         emit_json([c.to_dict() for c in rows])
         return

@@ -10,7 +10,7 @@ import click
 from factledger.ledger import BusyError, ClaimVersion, TxResult
 from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, import_history, plan_import, read_operations
 
-from .app import TIMES, AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, note_unknown, emit_json, emit_table, interval, pass_app, read_input
 
 scope_option = click.option(
     "--scope", "scopes", multiple=True, help="Scope to read (repeatable). Default: every scope."
@@ -77,13 +77,6 @@ def warn_undeclared(names: list[str]) -> None:
             " (define it first, or pass --strict-predicates to refuse such lines)",
             err=True,
         )
-
-
-def note_unknown(app: AppContext, found: list, *, subject: str | None = None, predicate: str | None = None) -> None:
-    """An empty read that named a subject or predicate the ledger has never seen says so, on stderr."""
-    if not found:
-        for note in app.ledger().unknown_names(subject=subject, predicate=predicate):
-            click.echo(note, err=True)
 
 
 summary_option = click.option(
@@ -204,7 +197,7 @@ def _resume_hint(error: Exception, file: str, line: int, applied_any: bool) -> s
 def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, predicate: str | None, as_json: bool) -> None:
     """Current truth: what is valid now, as known now."""
     versions = app.database().current(list(scopes) or None, subject=subject, predicate=predicate)
-    note_unknown(app, versions, subject=subject, predicate=predicate)
+    note_unknown(app, versions, scopes=list(scopes) or None, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -232,7 +225,7 @@ def as_of_cmd(
     versions = app.database().as_of(
         list(scopes) or None, valid_at=valid_at, known_at=known_at, subject=subject, predicate=predicate
     )
-    note_unknown(app, versions, subject=subject, predicate=predicate)
+    note_unknown(app, versions, scopes=list(scopes) or None, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -248,7 +241,7 @@ def as_of_cmd(
 def history_cmd(app: AppContext, scopes: tuple[str, ...], subject: str, predicate: str, as_json: bool) -> None:
     """Every version of a slot, with who opened and closed it, when and why."""
     entries = app.database().history(subject, predicate, scopes=list(scopes) or None)
-    note_unknown(app, entries, subject=subject, predicate=predicate)
+    note_unknown(app, entries, scopes=list(scopes) or None, subject=subject, predicate=predicate)
     if as_json:
         emit_json([e.to_dict() for e in entries])
         return

@@ -149,3 +149,52 @@ def test_review_list_status_documents_every_value():
         assert f"{value} = " in status.help, value
     shown = CliRunner().invoke(cli, ["review", "list", "--help"], terminal_width=200).stdout
     assert "rejected_again = proposed again after its value was rejected" in shown
+
+
+# Every read command, given a scope the ledger has never seen (a typo of the real "s1").
+UNKNOWN_SCOPE = [
+    ["current", "--scope", "s1x"],
+    ["as-of", "--scope", "s1x", "--valid-at", "2024-07-01"],
+    ["history", "--scope", "s1x", "--subject", "user", "--predicate", "lives_in"],
+    ["search", "where does the user live", "--scope", "s1x"],
+    ["recall", "where does the user live", "--scope", "s1x"],
+    ["memories", "--scope", "s1x"],
+    ["episodes", "--scope", "s1x"],
+    ["journal", "list", "--scope", "s1x"],
+    ["review", "list", "--scope", "s1x", "--status", "all"],
+    ["review", "rejections", "--scope", "s1x"],
+    ["review", "confirmations", "--scope", "s1x"],
+]
+
+
+@pytest.fixture()
+def named_db(tmp_path):
+    path = tmp_path / "ledger.db"
+    assert run(path, "apply", "-", input=SEED.replace('"scope": "s"', '"scope": "s1"')).exit_code == 0
+    assert run(path, "journal", "add", "-", input=TURN.replace('"scope": "s"', '"scope": "s1"')).exit_code == 0
+    return path
+
+
+@pytest.mark.parametrize("args", UNKNOWN_SCOPE, ids=lambda a: " ".join(a[:2]))
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_every_read_says_when_a_scope_it_was_given_is_unknown(named_db, args, as_json):
+    result = run(named_db, *args, *(["--json"] if as_json else []))
+    assert result.exit_code == 0, result.output
+    assert "note: no scope 's1x' holds claims or conversation turns; did you mean s1?" in result.stderr
+    if as_json:
+        json.loads(result.stdout)  # stdout stays parseable; the note is on stderr
+    known = run(named_db, *[("s1" if a == "s1x" else a) for a in args], *(["--json"] if as_json else []))
+    assert "note:" not in known.stderr  # a known scope: no note, whether or not the read found anything
+
+
+def test_an_unknown_predicate_or_subject_is_named_on_every_slot_read(named_db):
+    for args in (["current"], ["as-of"], ["history", "--subject", "user"]):
+        result = run(named_db, *args, "--predicate", "lives")
+        assert "note: no predicate 'lives'; did you mean lives_in?" in result.stderr, args
+    assert "note: no subject 'usr' in any scope" in run(named_db, "current", "--subject", "usr").stderr
+
+
+def test_recall_json_carries_the_notes_as_a_field(named_db):
+    shown = json.loads(run(named_db, "recall", "where does the user live", "--scope", "s1x", "--json").stdout)
+    assert shown["unknown"] == ["no scope 's1x' holds claims or conversation turns; did you mean s1?"]
+    assert shown["text"] == ""
