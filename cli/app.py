@@ -155,6 +155,13 @@ def pass_app(func: Any) -> Any:
     return click.pass_obj(func)
 
 
+def warn_undeclared(names: Sequence[str], *, how: str = "as 'many' with the default template", refuse: str = "refuse such lines") -> None:
+    """One stderr warning per predicate a write registered only because it named it."""
+    for name in names:
+        click.echo(f"warning: predicate {name!r} was never defined: registered {how}"
+                   f" (define it first, or pass --strict-predicates to {refuse})", err=True)
+
+
 def note_unknown(app: AppContext, found: Sequence[Any], **names: Any) -> list[str]:
     """After a read came back empty: say on stderr which of the names it was given (scopes, subject,
     predicate) the ledger has never seen, with the closest known name ("note: no predicate 'lives'; did

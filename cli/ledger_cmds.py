@@ -10,7 +10,7 @@ import click
 from factledger.ledger import BusyError, ClaimVersion, TxResult
 from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, import_history, plan_import, read_operations
 
-from .app import TIMES, AppContext, CliError, note_unknown, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, pass_app, read_input
 
 scope_option = click.option(
     "--scope", "scopes", multiple=True, help="Scope to read (repeatable). Default: every scope."
@@ -68,15 +68,6 @@ class _Reporter:
             self._bar.stop()
         if self.summary:
             emit_json({**self.counts, "undeclared_predicates": self.undeclared})
-
-
-def warn_undeclared(names: list[str]) -> None:
-    for name in names:
-        click.echo(
-            f"warning: predicate {name!r} was never defined: registered as 'many' with the default template"
-            " (define it first, or pass --strict-predicates to refuse such lines)",
-            err=True,
-        )
 
 
 summary_option = click.option(

@@ -84,6 +84,9 @@ def test_a_review_edit_takes_an_offset_less_valid_from_as_utc(tmp_path):
     accepted = run(db, "review", "accept", str(proposal["id"]), "--valid-from", "2024-03-01 08:00", "--json")
     assert accepted.exit_code == 0, accepted.output
     assert json.loads(run(db, "current", "--json").stdout)[0]["valid_from"] == "2024-03-01T08:00:00.000000Z"
+    # The accept registered the proposal's predicate, which nobody had defined: it says so.
+    assert json.loads(accepted.stdout)[0]["undeclared_predicates"] == ["lives_in"]
+    assert "warning: predicate 'lives_in' was never defined" in accepted.stderr
 
 
 def test_tables_print_the_short_form_and_json_the_canonical_one(db):
@@ -198,3 +201,34 @@ def test_recall_json_carries_the_notes_as_a_field(named_db):
     shown = json.loads(run(named_db, "recall", "where does the user live", "--scope", "s1x", "--json").stdout)
     assert shown["unknown"] == ["no scope 's1x' holds claims or conversation turns; did you mean s1?"]
     assert shown["text"] == ""
+
+
+def test_the_digest_names_the_predicates_it_registers_on_every_path(tmp_path):
+    db = tmp_path / "ledger.db"
+    assert run(db, "journal", "add", "-", input=json.dumps({"scope": "s", "text": "I live in Lisbon"}) + "\n").exit_code == 0
+    result = run(db, "digest", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["undeclared_predicates"] == ["lives_in"]  # the JSON field
+    assert "warning: predicate 'lives_in' was never defined: registered" in result.stderr  # stderr
+    [proposal] = json.loads(run(db, "review", "list", "--status", "applied", "--json").stdout)
+    assert "registered predicate 'lives_in', which nobody had defined, as 'one'" in proposal["reason"]  # the receipt
+    # Once defined, later proposals register nothing and say nothing of it.
+    assert run(db, "journal", "add", "-", input=json.dumps({"scope": "s", "text": "I moved to Porto"}) + "\n").exit_code == 0
+    again = run(db, "digest", "--json")
+    assert json.loads(again.stdout)["undeclared_predicates"] == [] and "warning" not in again.stderr
+
+
+def test_strict_predicates_hold_a_digest_proposal_until_the_predicate_is_defined(tmp_path):
+    db = tmp_path / "ledger.db"
+    assert run(db, "journal", "add", "-", input=json.dumps({"scope": "s", "text": "I live in Lisbon"}) + "\n").exit_code == 0
+    held = run(db, "--strict-predicates", "digest", "--json")
+    assert held.exit_code == 0 and json.loads(held.stdout)["proposals"]["pending"] == 1
+    [proposal] = json.loads(run(db, "review", "list", "--json").stdout)
+    assert "predicate 'lives_in' was never defined" in proposal["reason"]
+    refused = run(db, "--strict-predicates", "review", "accept", str(proposal["id"]))
+    assert refused.exit_code == 2 and "no predicate 'lives_in'" in refused.stderr
+    define = json.dumps({"op": "define", "predicate": "lives_in", "cardinality": "one"}) + "\n"
+    assert run(db, "apply", "-", input=define).exit_code == 0
+    accepted = run(db, "--strict-predicates", "review", "accept", str(proposal["id"]), "--json")
+    assert accepted.exit_code == 0 and json.loads(accepted.stdout)[0]["undeclared_predicates"] == []
+    assert json.loads(run(db, "current", "--json").stdout)[0]["value"] == "Lisbon"
