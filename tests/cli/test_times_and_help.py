@@ -232,3 +232,15 @@ def test_strict_predicates_hold_a_digest_proposal_until_the_predicate_is_defined
     accepted = run(db, "--strict-predicates", "review", "accept", str(proposal["id"]), "--json")
     assert accepted.exit_code == 0 and json.loads(accepted.stdout)[0]["undeclared_predicates"] == []
     assert json.loads(run(db, "current", "--json").stdout)[0]["value"] == "Lisbon"
+
+
+def test_tables_print_every_value_whole_in_a_pipe(tmp_path):
+    """Why emit_table and not rich's Table (docs/ARCHITECTURE.md): a pipe is 80 columns to rich, which
+    wraps or elides cells; a table here keeps each row on one line with every value whole."""
+    db = tmp_path / "ledger.db"
+    value = "a very long value " * 11 + "end"
+    line = json.dumps({"op": "add", "scope": "s", "subject": "user", "predicate": "note", "value": value.strip()})
+    assert run(db, "apply", "-", input=line + "\n").exit_code == 0
+    table = CliRunner().invoke(cli, ["--db", str(db), "current"], terminal_width=80).stdout
+    [row] = [r for r in table.splitlines() if r.split() and r.split()[0].isdigit()]
+    assert value.strip() in row and len(row) > 200
