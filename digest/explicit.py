@@ -67,8 +67,8 @@ def _gate(ledger: Ledger, planned: Planned, principal: str, reason: str) -> Expl
     if outcome.status == "applied":
         assert outcome.result is not None
         receipt = registration_receipt(outcome.registered) if outcome.registered else None
-        set_status(ledger, proposal_id, status="applied", tx=outcome.result.id, decided_by=principal,
-                   reason=f"{reason or 'explicit write'}; {receipt}" if receipt else None)
+        # The proposal keeps the caller's reason as given; the agent is told of the registration.
+        set_status(ledger, proposal_id, status="applied", tx=outcome.result.id, decided_by=principal)
         saved = f"saved: {planned.describe()}" + (f" ({receipt})" if receipt else "")
         return ExplicitWrite("applied", saved, proposal_id=proposal_id, tx=outcome.result.id)
     set_status(ledger, proposal_id, status=outcome.status, reason=outcome.reason, decision="hold" if outcome.status == "pending" else "drop")
