@@ -5,14 +5,17 @@ call into a part, so the front door, the CLI and the Hermes provider behave the 
 
 Time values: **out**, every timestamp is the ledger's canonical UTC string
 (`2024-06-01T08:00:00.000000Z`; fixed width, so comparing strings compares times), in claim versions,
-transactions, episodes and SQL rows alike. **In**, every time argument takes that string, an ISO date
-(`2024-06-01`, midnight UTC), an ISO datetime with an offset (`2024-06-01T10:00:00+02:00`, `…Z`), a
-timezone-aware `datetime` or a `date`; a datetime without an offset is refused (ValidationError naming the
-argument), because guessing a zone would make the ledger's order depend on the machine.
+transactions, episodes and SQL rows alike (DuckDB's TIMESTAMP values are converted in `sql`). **In**,
+every time argument takes text — that string, an ISO date (`2024-06-01`, midnight UTC), an ISO datetime
+with an offset (`2024-06-01T10:00:00+02:00`, `…Z`) or without one, which is UTC as on every other input
+path (CLI, JSON Lines, SQL) — a timezone-aware `datetime` or a `date`. A naive `datetime` object is
+refused (ValidationError naming the argument): Python's naive datetimes are local time by convention, so
+reading one as UTC would shift `datetime.now()` by the machine's offset unnoticed.
 """
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -309,6 +312,30 @@ class Database:
         """What was said in `scopes` (journal turns as episodes), oldest first; `limit`: the latest N."""
         return self.recall.episodes(scopes, session=session, valid_at=valid_at, known_at=known_at, limit=limit)
 
+    def unknown_names(
+        self,
+        *,
+        scopes: Scopes | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+    ) -> list[str]:
+        """Why a read naming these may have come back empty: one message per name the ledger has never
+        seen ("no predicate 'lives'; did you mean lives_in?", "no scope 'dmo' holds claims or
+        conversation turns; did you mean demo?"); [] when every name is known. Call it after an empty
+        read: it looks each name up (cheap, but not free)."""
+        notes = self.ledger.unknown_names(subject=subject, predicate=predicate)
+        journal = Journal(self.ledger)
+        if scopes is not None:
+            claim_scopes = self.ledger.scopes()
+            missing = [s for s in ([scopes] if isinstance(scopes, str) else scopes)
+                       if s not in claim_scopes and not journal.entries(scope=s, limit=1)]
+            if missing:
+                # Suggestions from the claim scopes and the recent journal's (listing every journal scope
+                # would read the whole journal).
+                known = sorted(set(claim_scopes) | {e.scope for e in journal.entries(limit=1000)})
+                notes.extend(f"no scope {s!r} holds claims or conversation turns{_did_you_mean(s, known)}" for s in missing)
+        return notes
+
     # -- journal and digest -----------------------------------------------------------------------
 
     def journal(
@@ -358,6 +385,11 @@ class Database:
             result = analytics.run(query)
         rows = [tuple(_canonical(v) for v in row) for row in result.rows]
         return QueryResult(result.columns, rows, result.truncated)
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _warn_undeclared(result: TxResult | None, *, stacklevel: int) -> TxResult:

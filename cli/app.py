@@ -3,6 +3,7 @@ output helpers. Commands stay thin: open the store, call one library method, pri
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -18,6 +19,9 @@ from factledger.ledger import BUSY_TIMEOUT, Ledger, LedgerError
 from factledger.ledger.times import display
 
 DEFAULT_DB = Path(".factledger") / "ledger.db"
+
+# What every option taking a time accepts (one parser: ledger.times.parse_time), said the same way on each.
+TIMES = "an ISO date (midnight UTC) or datetime; without an offset it is UTC"
 
 # A database URL rather than a file: scheme "://" (two letters at least, so a Windows drive is a path).
 _DATABASE_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
@@ -127,8 +131,48 @@ class FactledgerGroup(click.Group):
             raise CliError(str(exc)) from None
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text's first paragraph, whole (click would cut it at 45 characters
+    or the terminal's width, often mid-sentence, with "...")."""
+    paragraph = " ".join(inspect.cleandoc(text).split("\n\n", 1)[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph[: end.end()] if end else paragraph
+
+
+def complete_short_help(command: click.Command) -> None:
+    """Give every command below `command` (a group) a short help that is a whole sentence, so the
+    commands listing of every group reads `name  First sentence.` however wide the terminal is."""
+    for sub in getattr(command, "commands", {}).values():
+        if sub.help and not sub.short_help:
+            sub.short_help = first_sentence(sub.help)
+        complete_short_help(sub)
+
+
 def pass_app(func: Any) -> Any:
     return click.pass_obj(func)
+
+
+def warn_undeclared(names: Sequence[str], *, how: str = "as 'many' with the default template", refuse: str = "refuse such lines") -> None:
+    """One stderr warning per predicate a write registered only because it named it."""
+    for name in names:
+        click.echo(f"warning: predicate {name!r} was never defined: registered {how}"
+                   f" (define it first, or pass --strict-predicates to {refuse})", err=True)
+
+
+def note_unknown(app: AppContext, found: Sequence[Any], **names: Any) -> list[str]:
+    """After a read came back empty: say on stderr which of the names it was given (scopes, subject,
+    predicate) the ledger has never seen, with the closest known name ("note: no predicate 'lives'; did
+    you mean lives_in?"), whether the output is a table or JSON. Returns the notes, for JSON objects
+    that carry them as a field. Nothing is looked up when the read found something."""
+    if found:
+        return []
+    notes = app.database().unknown_names(**names)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    return notes
 
 
 def emit_json(data: Any) -> None:

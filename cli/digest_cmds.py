@@ -31,8 +31,9 @@ from factledger.digest import (
 from factledger.digest.review import STATUSES, require_operator
 from factledger.ledger import LedgerError
 from factledger.ledger.ops import decode_json_line
+from factledger.ledger.times import display
 
-from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, pass_app, read_input
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
@@ -50,8 +51,9 @@ def journal_group() -> None:
 @json_option
 @pass_app
 def journal_add_cmd(app: AppContext, file: str, as_json: bool) -> None:
-    """Append turns from FILE (or - for standard input), JSON Lines:
+    """Append conversation turns from FILE (or - for standard input), one JSON object per line.
 
+    \b
     {"scope":"s","session":"x","role":"user","text":"I moved to Lisbon last month","said_at":"2026-03-14T10:00:00Z"}
 
     role is user or assistant (default user); session is optional; said_at defaults to now. Secrets are
@@ -84,23 +86,24 @@ def journal_add_cmd(app: AppContext, file: str, as_json: bool) -> None:
 
 @journal_group.command("list")
 @click.option("--scope", default=None, help="Only this scope.")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=1))
+@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=1), help="Show at most this many entries, newest first.")
 @json_option
 @pass_app
 def journal_list_cmd(app: AppContext, scope: str | None, limit: int, as_json: bool) -> None:
     """The latest journal entries and whether they were digested."""
     entries = Journal(app.ledger()).entries(scope=scope, limit=limit)
+    note_unknown(app, entries, scopes=[scope] if scope else None)
     if as_json:
         emit_json([e.to_dict() for e in entries])
         return
     emit_table(
         ["id", "scope", "role", "said at", "digested", "text"],
-        [[e.id, e.scope, e.role, e.said_at[:16], e.extractor or ("failed" if e.attempts else ""), _short(e.text)] for e in entries],
+        [[e.id, e.scope, e.role, display(e.said_at), e.extractor or ("failed" if e.attempts else ""), _short(e.text)] for e in entries],
     )
 
 
 @journal_group.command("prune")
-@click.option("--said-before", "before", required=True, help="Remove digested turns said before this time (ISO).")
+@click.option("--said-before", "before", required=True, help=f"Remove digested turns said before this time: {TIMES}.")
 @click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable). Default: every scope.")
 @json_option
 @pass_app
@@ -160,6 +163,7 @@ def digest_cmd(
             report = digester.run(limit=limit, scopes=list(scopes) or None, progress=progress)
     else:
         report = digester.run(limit=limit, scopes=list(scopes) or None)
+    warn_undeclared(report.undeclared, how="as the extractor proposed it (its receipt says how)", refuse="hold such proposals")
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -191,6 +195,18 @@ def review_group(app: AppContext) -> None:
     require_operator(app.principal)
 
 
+# Every value `review list --status` takes, explained in its help (a test checks it covers the statuses).
+STATUS_HELP = {
+    "open": "pending and rejected_again, what needs you",
+    "pending": "held for review (strict policy, a conflict, or a change to a confirmed value)",
+    "applied": "written to the ledger (by the digest, or accepted by a reviewer)",
+    "rejected": "rejected by a reviewer (its value is remembered), or corrected by one (not remembered)",
+    "rejected_again": "proposed again after its value was rejected, and not applied",
+    "dropped": "not applied: no supporting quote, or not a valid write (the reason says which)",
+    "all": "every status",
+}
+
+
 def _short(text: str | None, width: int = 60) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -199,18 +215,19 @@ def _short(text: str | None, width: int = 60) -> str:
 @review_group.command("list")
 @click.option(
     "--status",
-    type=click.Choice(["open", *STATUSES, "all"]),
+    type=click.Choice(list(STATUS_HELP)),
     default="open",
     show_default=True,
-    help="open = pending (held for you) and rejected_again (a rejected value that came back).",
+    help="Which proposals: " + "; ".join(f"{name} = {meaning}" for name, meaning in STATUS_HELP.items()) + ".",
 )
-@click.option("--scope", default=None)
-@click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1))
+@click.option("--scope", default=None, help="Only proposals in this scope.")
+@click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1), help="Show at most this many proposals.")
 @json_option
 @pass_app
 def review_list_cmd(app: AppContext, status: str, scope: str | None, limit: int, as_json: bool) -> None:
     """Proposals, newest first (default: held ones and rejected values that came back)."""
     proposals = list_proposals(app.ledger(), status=None if status == "all" else status, scope=scope, limit=limit)
+    note_unknown(app, proposals, scopes=[scope] if scope else None)
     if as_json:
         emit_json([p.to_dict() for p in proposals])
         return
@@ -263,10 +280,10 @@ def _print_detail(d: Detail) -> None:
     if d.context:
         click.echo("context (the turns before, as the extractor saw them):")
         for t in d.context:
-            click.echo(f"  {t.ref} [{t.speaker_label} {t.said_at[:16]}]: {t.text}")
+            click.echo(f"  {t.ref} [{t.speaker_label} {display(t.said_at)}]: {t.text}")
     click.echo("source:")
     for t in d.turns:
-        click.echo(f"  {t.ref} [{t.speaker_label} {t.said_at[:16]}]: {t.text}")
+        click.echo(f"  {t.ref} [{t.speaker_label} {display(t.said_at)}]: {t.text}")
     click.echo("slot history (every version, in transaction order):")
     if not d.history:
         click.echo("  (none)")
@@ -303,8 +320,8 @@ scope_option = click.option("--scope", default=None, help="With --all-from-sessi
 @session_option
 @scope_option
 @click.option("--value", default=None, help="Accept with this value instead (recorded as your correction).")
-@click.option("--valid-from", default=None, help="Accept with this valid-from instead (ISO; your correction).")
-@click.option("--valid-to", default=None, help="Accept with this valid-to instead (ISO, or '' for open).")
+@click.option("--valid-from", default=None, help=f"Accept with this valid-from instead (your correction): {TIMES}.")
+@click.option("--valid-to", default=None, help=f"Accept with this valid-to instead (your correction): {TIMES}, or '' for open.")
 @click.option("--reason", default="", help="Why (recorded).")
 @json_option
 @pass_app
@@ -326,6 +343,8 @@ def review_accept_cmd(
         done = [accept_one(app.ledger(), ids[0], principal=app.principal, reason=reason, edit=edit)]
     else:
         done = accept_many(app.ledger(), ids, principal=app.principal, reason=reason)
+    warn_undeclared([name for a in done for name in a.undeclared], how="as the proposal gives it (its receipt says how)",
+                    refuse="refuse such accepts")
     if as_json:
         emit_json([a.to_dict() for a in done])
         return
@@ -354,7 +373,7 @@ def review_reject_cmd(app: AppContext, proposal_ids: tuple[int, ...], session: s
 
 @review_group.command("confirm")
 @click.argument("claim_id", type=int)
-@click.option("--reason", default="")
+@click.option("--reason", default="", help="Why (recorded).")
 @json_option
 @pass_app
 def review_confirm_cmd(app: AppContext, claim_id: int, reason: str, as_json: bool) -> None:
@@ -385,34 +404,36 @@ def review_lift_cmd(app: AppContext, rejection_id: int, as_json: bool) -> None:
 
 @review_group.command("rejections")
 @click.option("--all", "include_lifted", is_flag=True, help="Include lifted rejections.")
-@click.option("--scope", default=None)
+@click.option("--scope", default=None, help="Only rejections in this scope.")
 @json_option
 @pass_app
 def review_rejections_cmd(app: AppContext, include_lifted: bool, scope: str | None, as_json: bool) -> None:
     """Rejection memory."""
     rows = list_rejections(app.ledger(), include_lifted=include_lifted, scope=scope)
+    note_unknown(app, rows, scopes=[scope] if scope else None)
     if as_json:
         emit_json([r.to_dict() for r in rows])
         return
     emit_table(
         ["id", "scope", "subject", "predicate", "value", "by", "at", "lifted"],
-        [[r.id, r.scope, r.subject_key, r.predicate, r.value, r.rejected_by, r.rejected_at[:16], r.lifted_by or ""] for r in rows],
+        [[r.id, r.scope, r.subject_key, r.predicate, r.value, r.rejected_by, display(r.rejected_at), r.lifted_by or ""] for r in rows],
     )
 
 
 @review_group.command("confirmations")
-@click.option("--scope", default=None)
+@click.option("--scope", default=None, help="Only confirmations in this scope.")
 @json_option
 @pass_app
 def review_confirmations_cmd(app: AppContext, scope: str | None, as_json: bool) -> None:
     """Operator-confirmed values in force."""
     rows = list_confirmations(app.ledger(), scope=scope)
+    note_unknown(app, rows, scopes=[scope] if scope else None)
     if as_json:
         emit_json([c.to_dict() for c in rows])
         return
     emit_table(
         ["id", "scope", "subject", "predicate", "value", "by", "at"],
-        [[c.id, c.scope, c.subject_key, c.predicate, c.value, c.confirmed_by, c.confirmed_at[:16]] for c in rows],
+        [[c.id, c.scope, c.subject_key, c.predicate, c.value, c.confirmed_by, display(c.confirmed_at)] for c in rows],
     )
 
 

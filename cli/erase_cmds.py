@@ -133,9 +133,9 @@ def report_erasure(report: ErasureReport, as_json: bool) -> None:
 
 
 @click.command("erase")
-@click.option("--scope", required=True)
-@click.option("--subject", required=True)
-@click.option("--predicate", required=True)
+@click.option("--scope", required=True, help="The scope the value is erased in.")
+@click.option("--subject", required=True, help="The slot's subject.")
+@click.option("--predicate", required=True, help="The slot's predicate.")
 @click.option("--value", default=None, help="Only this value (default: every value of the slot).")
 @click.option("--reason", default="", help="Why (recorded; must not contain the value).")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path), envvar="FACTLEDGER_INDEX_DIR", default=None, help=INDEX_DIR_HELP)

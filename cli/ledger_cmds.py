@@ -10,7 +10,7 @@ import click
 from factledger.ledger import BusyError, ClaimVersion, TxResult
 from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, import_history, plan_import, read_operations
 
-from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, pass_app, read_input
 
 scope_option = click.option(
     "--scope", "scopes", multiple=True, help="Scope to read (repeatable). Default: every scope."
@@ -68,22 +68,6 @@ class _Reporter:
             self._bar.stop()
         if self.summary:
             emit_json({**self.counts, "undeclared_predicates": self.undeclared})
-
-
-def warn_undeclared(names: list[str]) -> None:
-    for name in names:
-        click.echo(
-            f"warning: predicate {name!r} was never defined: registered as 'many' with the default template"
-            " (define it first, or pass --strict-predicates to refuse such lines)",
-            err=True,
-        )
-
-
-def note_unknown(app: AppContext, found: list, *, subject: str | None = None, predicate: str | None = None) -> None:
-    """An empty read that named a subject or predicate the ledger has never seen says so, on stderr."""
-    if not found:
-        for note in app.ledger().unknown_names(subject=subject, predicate=predicate):
-            click.echo(note, err=True)
 
 
 summary_option = click.option(
@@ -204,7 +188,7 @@ def _resume_hint(error: Exception, file: str, line: int, applied_any: bool) -> s
 def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, predicate: str | None, as_json: bool) -> None:
     """Current truth: what is valid now, as known now."""
     versions = app.database().current(list(scopes) or None, subject=subject, predicate=predicate)
-    note_unknown(app, versions, subject=subject, predicate=predicate)
+    note_unknown(app, versions, scopes=list(scopes) or None, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -213,8 +197,8 @@ def current_cmd(app: AppContext, scopes: tuple[str, ...], subject: str | None, p
 
 @click.command("as-of")
 @scope_option
-@click.option("--valid-at", default=None, help="Valid-time instant (ISO date or datetime). Default: now.")
-@click.option("--known-at", default=None, help="Transaction-time instant: what the ledger believed then. Default: its latest knowledge.")
+@click.option("--valid-at", default=None, help=f"Valid-time instant: {TIMES}. Default: now.")
+@click.option("--known-at", default=None, help=f"Transaction-time instant, what the ledger believed then: {TIMES}. Default: its latest knowledge.")
 @click.option("--subject", default=None, help="Only this subject.")
 @click.option("--predicate", default=None, help="Only this predicate.")
 @json_option
@@ -232,7 +216,7 @@ def as_of_cmd(
     versions = app.database().as_of(
         list(scopes) or None, valid_at=valid_at, known_at=known_at, subject=subject, predicate=predicate
     )
-    note_unknown(app, versions, subject=subject, predicate=predicate)
+    note_unknown(app, versions, scopes=list(scopes) or None, subject=subject, predicate=predicate)
     if as_json:
         emit_json([v.to_dict() for v in versions])
     else:
@@ -248,7 +232,7 @@ def as_of_cmd(
 def history_cmd(app: AppContext, scopes: tuple[str, ...], subject: str, predicate: str, as_json: bool) -> None:
     """Every version of a slot, with who opened and closed it, when and why."""
     entries = app.database().history(subject, predicate, scopes=list(scopes) or None)
-    note_unknown(app, entries, subject=subject, predicate=predicate)
+    note_unknown(app, entries, scopes=list(scopes) or None, subject=subject, predicate=predicate)
     if as_json:
         emit_json([e.to_dict() for e in entries])
         return

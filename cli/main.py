@@ -9,7 +9,7 @@ import click
 from factledger.ledger import BUSY_TIMEOUT
 
 from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, migrate_cmds, recall_cmds, sql_cmds, trust_cmds, ui_cmds
-from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, default_principal
+from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, complete_short_help, default_principal
 
 
 @click.group(cls=FactledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -58,6 +58,7 @@ for module in (ledger_cmds, erase_cmds, digest_cmds, recall_cmds, sql_cmds, migr
     for command in module.COMMANDS:
         cli.add_command(command)
 cli.add_command(demo.demo_cmd)
+complete_short_help(cli)
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from factledger.ledger.times import display
 from factledger.recall import KINDS, PRESETS, Hit, Recall, RecallConfig
 from factledger.recall.text import flat
 
-from .app import AppContext, CliError, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, note_unknown, emit_json, emit_table, interval, pass_app, read_input
 
 index_dir_option = click.option(
     "--index-dir",
@@ -32,8 +32,8 @@ config_option = click.option(
     help="Named fusion configuration (see docs/ARCHITECTURE.md, Recall).",
 )
 time_options = [
-    click.option("--valid-at", default=None, help="Valid-time instant (ISO). Default: now."),
-    click.option("--known-at", default=None, help="Transaction-time instant: what the ledger believed then. Default: now."),
+    click.option("--valid-at", default=None, help=f"Valid-time instant: {TIMES}. Default: now."),
+    click.option("--known-at", default=None, help=f"Transaction-time instant, what the ledger believed then: {TIMES}. Default: now."),
 ]
 
 
@@ -121,6 +121,7 @@ def search_cmd(
     if not scopes:
         raise CliError("scope: name at least one --scope to search")
     hits = recall.search(query, list(scopes), valid_at=valid_at, known_at=known_at, limit=limit, kinds=kinds or KINDS)
+    note_unknown(app, hits, scopes=list(scopes))
     if as_json:
         emit_json([h.to_dict() for h in hits])
         return
@@ -154,9 +155,10 @@ def recall_cmd(
 ) -> None:
     """Print the prompt block the host would get for QUERY (nothing when nothing clears the gate)."""
     block = _recall(app, index_dir, config_name).prompt(query, list(scopes), valid_at=valid_at, known_at=known_at)
+    unknown = note_unknown(app, block.facts + block.episodes, scopes=list(scopes))
     if as_json:
         emit_json({"text": block.text, "facts": [h.to_dict() for h in block.facts],
-                   "episodes": [h.to_dict() for h in block.episodes]})
+                   "episodes": [h.to_dict() for h in block.episodes], "unknown": unknown})
     elif block.text:
         click.echo(block.text)
 
@@ -171,6 +173,7 @@ def memories_cmd(app: AppContext, scopes: tuple[str, ...], valid_at: str | None,
     memories = Recall(app.ledger(), config=RecallConfig.preset("lexical")).memories(
         list(scopes), valid_at=valid_at, known_at=known_at
     )
+    note_unknown(app, memories, scopes=list(scopes))
     if as_json:
         emit_json([m.to_dict() for m in memories])
         return
@@ -193,6 +196,7 @@ def episodes_cmd(
     episodes = Recall(app.ledger(), config=RecallConfig.preset("lexical")).episodes(
         list(scopes), session=session, valid_at=valid_at, known_at=known_at, limit=limit
     )
+    note_unknown(app, episodes, scopes=list(scopes))
     if as_json:
         emit_json([e.to_dict() for e in episodes])
         return

@@ -246,7 +246,8 @@ def _write(
 
 @click.command("export")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet", show_default=True,
+              help="File format of every table's file: parquet (typed columns) or csv (text, a header row).")
 @click.option("--json", "as_json", is_flag=True, help="Print the export report as JSON.")
 @pass_app
 def export_cmd(app: AppContext, directory: Path, fmt: str, as_json: bool) -> None:

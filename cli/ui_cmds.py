@@ -21,7 +21,8 @@ def _is_loopback(host: str) -> bool:
 
 @click.command("ui")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (loopback unless you mean it).")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port to listen on (0: any free port, printed at start).")
 @click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Read the operator token from this file (mode 0600). Default: make one and print it once.")
 @click.option("--read-only", is_flag=True, help="No token: nobody can write through the page.")

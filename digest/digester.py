@@ -25,7 +25,7 @@ from .journal import Journal, lease, release
 from .memory import active_rejection, believed_claims, confirmed_values_touched
 from .model import DigestReport, Draft, JournalEntry
 from .policy import decide
-from .proposals import Planned, check_draft, insert_proposal, set_status, transaction_reason, try_apply
+from .proposals import Planned, check_draft, insert_proposal, registration_receipt, set_status, transaction_reason, try_apply
 
 Progress = Callable[[int, int], None]  # (entries done, entries in this run)
 
@@ -168,8 +168,9 @@ class Digester:
                 return False  # erased, or digested meanwhile by another run
             statuses: list[str] = []
             txs: list[int] = []
+            registered: list[str] = []  # predicates nobody had defined that this entry's proposals registered
             for ordinal, draft in enumerate(drafts):
-                status, tx = self._one(entry, ordinal, draft)
+                status, tx = self._one(entry, ordinal, draft, registered)
                 statuses.append(status)
                 if tx is not None:
                     txs.append(tx)
@@ -177,9 +178,10 @@ class Digester:
         for status in statuses:
             report.count(status)
         report.applied_txs.extend(txs)
+        report.undeclared.extend(registered)
         return True
 
-    def _one(self, entry: JournalEntry, ordinal: int, draft: Draft) -> tuple[str, int | None]:
+    def _one(self, entry: JournalEntry, ordinal: int, draft: Draft, registered: list[str]) -> tuple[str, int | None]:
         ledger = self.ledger
         if draft.valid_from is None and not draft.all_valid_time:
             draft = Draft(**{**draft.__dict__, "valid_from": entry.said_at})  # DESIGN §2: when it was said
@@ -234,7 +236,11 @@ class Digester:
         outcome = try_apply(ledger, planned, principal=self.principal, reason=reason)
         if outcome.status == "applied":
             assert outcome.result is not None
-            set_status(ledger, proposal_id, status="applied", tx=outcome.result.id, decided_by=self.principal)
+            receipt = None
+            if outcome.registered is not None:  # the receipt names it; the run's report lists it
+                receipt = f"{decision.reason}; {registration_receipt(outcome.registered)}"
+                registered.append(outcome.registered.name)
+            set_status(ledger, proposal_id, status="applied", tx=outcome.result.id, decided_by=self.principal, reason=receipt)
             return "applied", outcome.result.id
         set_status(
             ledger, proposal_id, status=outcome.status, reason=outcome.reason,

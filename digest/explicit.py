@@ -14,7 +14,7 @@ from factledger.ledger.values import check_value
 
 from .memory import active_rejection, confirmed_values_touched, slot_versions
 from .model import Draft, ExplicitWrite
-from .proposals import Planned, check_draft, insert_proposal, set_status, transaction_reason, try_apply
+from .proposals import Planned, check_draft, insert_proposal, registration_receipt, set_status, transaction_reason, try_apply
 
 
 def _sources(source: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -66,8 +66,11 @@ def _gate(ledger: Ledger, planned: Planned, principal: str, reason: str) -> Expl
     outcome = try_apply(ledger, planned, principal=principal, reason=transaction_reason("explicit write", proposal_id))
     if outcome.status == "applied":
         assert outcome.result is not None
+        receipt = registration_receipt(outcome.registered) if outcome.registered else None
+        # The proposal keeps the caller's reason as given; the agent is told of the registration.
         set_status(ledger, proposal_id, status="applied", tx=outcome.result.id, decided_by=principal)
-        return ExplicitWrite("applied", f"saved: {planned.describe()}", proposal_id=proposal_id, tx=outcome.result.id)
+        saved = f"saved: {planned.describe()}" + (f" ({receipt})" if receipt else "")
+        return ExplicitWrite("applied", saved, proposal_id=proposal_id, tx=outcome.result.id)
     set_status(ledger, proposal_id, status=outcome.status, reason=outcome.reason, decision="hold" if outcome.status == "pending" else "drop")
     status = "held" if outcome.status == "pending" else "rejected"
     return ExplicitWrite(status, outcome.reason, proposal_id=proposal_id)

@@ -310,6 +310,7 @@ class DigestReport:
     applied_txs: list[int] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     stopped_early: bool = False
+    undeclared: list[str] = field(default_factory=list)  # predicates nobody had defined that applied proposals registered
 
     @property
     def complete(self) -> bool:
@@ -329,6 +330,7 @@ class DigestReport:
             "backlog": self.backlog,
             "proposals": {s: self.proposals.get(s, 0) for s in ("applied", "pending", "rejected_again", "dropped")},
             "applied_txs": list(self.applied_txs),
+            "undeclared_predicates": list(self.undeclared),
             "errors": list(self.errors),
             "stopped_early": self.stopped_early,
             "complete": self.complete,

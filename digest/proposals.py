@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from factledger.ledger import ConflictError, ErasedError, Ledger, LedgerError, LedgerTx, NotFoundError, TxResult, ValidationError
+from factledger.ledger import (
+    ConflictError, ErasedError, Ledger, LedgerError, LedgerTx, NotFoundError, Predicate, TxResult, ValidationError,
+)
 from factledger.ledger.erasure import REDACTED, redact, value_words
 from factledger.ledger.keys import key, predicate_key
 from factledger.ledger.times import parse_optional
@@ -156,19 +158,46 @@ def load_proposal(ledger: Ledger, proposal_id: int) -> Proposal | None:
     return recorder_for(ledger.storage).proposal(proposal_id)
 
 
-def _ensure_predicate(tx: LedgerTx, draft: Draft) -> None:
-    """Register a predicate the proposal introduces, with its cardinality and template."""
-    if tx.predicate(predicate_key(draft.predicate)) is None:
-        tx.define(draft.predicate, draft.cardinality or "many", template=draft.template or None)
+def undeclared_predicate(ledger: Ledger | LedgerTx, draft: Draft) -> str | None:
+    """The predicate's name when applying the draft would register it (nobody ever defined it), else None."""
+    name = predicate_key(draft.predicate)
+    return name if ledger.predicate(name) is None else None
 
 
-def apply_in_tx(tx: LedgerTx, scope: str, draft: Draft, sources: tuple[str, ...], *, force_supersede: bool = False) -> str:
-    """Run the draft's operation in an open ledger transaction. Returns the op actually run.
+def registration_receipt(predicate: Predicate) -> str:
+    """What a proposal's receipt says when applying it registered a predicate nobody had defined."""
+    return (f"registered predicate {predicate.name!r}, which nobody had defined, as {predicate.cardinality!r} with "
+            f"template {predicate.template!r}")
+
+
+def _ensure_predicate(tx: LedgerTx, draft: Draft) -> Predicate | None:
+    """Register a predicate the proposal introduces, with its cardinality and template; returns it when
+    it did (the receipts and warnings name it). Strict predicates refuse it, as they refuse any write."""
+    if undeclared_predicate(tx, draft) is None:
+        return None
+    if tx.strict_predicates:
+        raise ValidationError(
+            f"no predicate {predicate_key(draft.predicate)!r}{tx.ledger.suggest_predicate(draft.predicate)}; "
+            "define it first (strict predicates refuse undeclared ones)",
+            field="predicate",
+        )
+    return tx.define(draft.predicate, draft.cardinality or "many", template=draft.template or None)
+
+
+def apply_in_tx(
+    tx: LedgerTx, scope: str, draft: Draft, sources: tuple[str, ...], *, force_supersede: bool = False
+) -> tuple[str, Predicate | None]:
+    """Run the draft's operation in an open ledger transaction. Returns the op actually run, and the
+    predicate it registered because nobody had defined it (None when it was defined).
 
     A supersede of nothing, or a `many` supersede that names no replaced value, becomes an add. With
     `force_supersede` (an operator accepting a held conflict) an add that clashes becomes a supersede.
     """
-    _ensure_predicate(tx, draft)
+    registered = _ensure_predicate(tx, draft)
+    return _run_op(tx, scope, draft, sources, force_supersede=force_supersede), registered
+
+
+def _run_op(tx: LedgerTx, scope: str, draft: Draft, sources: tuple[str, ...], *, force_supersede: bool) -> str:
     source = list(sources)
     if draft.op == "retract":
         tx.retract(
@@ -210,6 +239,7 @@ class ApplyOutcome:
     status: str  # "applied" | "pending" | "dropped"
     reason: str
     result: TxResult | None = None
+    registered: Predicate | None = None  # a predicate nobody had defined, registered by this apply
 
 
 def try_apply(
@@ -220,9 +250,14 @@ def try_apply(
     The ledger transaction is a savepoint inside the caller's SQLite transaction, so a failure leaves
     nothing behind while the proposal row (written by the caller) survives with its receipt.
     """
+    if ledger.strict_predicates and undeclared_predicate(ledger, planned.draft):
+        # Held, not dropped: once an operator defines the predicate, accepting it applies it.
+        name = predicate_key(planned.draft.predicate)
+        return ApplyOutcome("pending", f"held: predicate {name!r} was never defined and this ledger refuses "
+                                       f"undeclared predicates (strict){ledger.suggest_predicate(name)}; define it, then accept")
     try:
         with ledger.transaction(principal=principal, reason=reason, sources=planned.sources) as tx:
-            apply_in_tx(tx, planned.scope, planned.draft, planned.sources, force_supersede=force_supersede)
+            _, registered = apply_in_tx(tx, planned.scope, planned.draft, planned.sources, force_supersede=force_supersede)
     except ErasedError as exc:
         return ApplyOutcome("dropped", f"dropped: {exc.message}")
     except ConflictError as exc:
@@ -233,4 +268,4 @@ def try_apply(
         return ApplyOutcome("dropped", f"dropped: invalid: {exc}")
     except LedgerError as exc:  # a database refusal: keep it for a person to look at
         return ApplyOutcome("pending", f"held: the ledger refused it: {exc}")
-    return ApplyOutcome("applied", reason, tx.result)
+    return ApplyOutcome("applied", reason, tx.result, registered)

@@ -18,6 +18,7 @@ from factledger.ledger import (
     LedgerError,
     NotFoundError,
     PermissionDenied,
+    Predicate,
     TxResult,
     ValidationError,
     check_principal,
@@ -30,7 +31,7 @@ from .journal import Journal, journal_ids
 from .memory import active_rejection, record_confirmation, record_rejection, slot_versions
 from .model import Confirmation, Draft, JournalEntry, Proposal, Rejection
 from .recorder import recorder_for
-from .proposals import Planned, apply_in_tx, insert_proposal, load_proposal, set_status, transaction_reason
+from .proposals import Planned, apply_in_tx, insert_proposal, load_proposal, registration_receipt, set_status, transaction_reason
 
 STATUSES = ("pending", "applied", "rejected", "rejected_again", "dropped")
 
@@ -166,6 +167,7 @@ class Accepted:
     closed: tuple[ClaimVersion, ...]
     opened: tuple[ClaimVersion, ...]
     corrected: Proposal | None = None
+    undeclared: tuple[str, ...] = ()  # a predicate nobody had defined, registered by this accept
 
     def message(self) -> str:
         p = self.proposal
@@ -181,6 +183,7 @@ class Accepted:
             "corrected": self.corrected.id if self.corrected else None,
             "closed": [v.to_dict() for v in self.closed],
             "opened": [v.to_dict() for v in self.opened],
+            "undeclared_predicates": list(self.undeclared),
         }
 
 
@@ -214,15 +217,17 @@ def _blocker(ledger: Ledger, p: Proposal, draft: Draft) -> str:
     return ""
 
 
-def _run(ledger: Ledger, p: Proposal, draft: Draft, *, principal: str, reason: str) -> tuple[str, TxResult, tuple[ClaimVersion, ...]]:
-    """Apply `draft` as one ledger transaction; returns the op run, the result and the closed versions
-    as they were believed just before."""
+def _run(
+    ledger: Ledger, p: Proposal, draft: Draft, *, principal: str, reason: str
+) -> tuple[str, TxResult, tuple[ClaimVersion, ...], Predicate | None]:
+    """Apply `draft` as one ledger transaction; returns the op run, the result, the closed versions
+    as they were believed just before, and the predicate it registered because nobody had defined it."""
     slot = slot_versions(ledger, p.scope, draft.subject, draft.predicate)
     with ledger.transaction(principal=principal, reason=reason, sources=p.sources) as tx:
-        op = apply_in_tx(tx, p.scope, draft, p.sources, force_supersede=True)
+        op, registered = apply_in_tx(tx, p.scope, draft, p.sources, force_supersede=True)
     assert tx.result is not None
     closed_ids = set(tx.result.closed)
-    return op, tx.result, tuple(v for v in slot if v.id in closed_ids)
+    return op, tx.result, tuple(v for v in slot if v.id in closed_ids), registered
 
 
 def competing_proposals(ledger: Ledger, p: Proposal) -> list[Proposal]:
@@ -245,7 +250,7 @@ def preview(ledger: Ledger, proposal_id: int, *, edit: Edit | None = None) -> Pr
         outcome: list[Any] = []
         try:
             with ledger.storage.atomic():
-                op, result, closes = _run(ledger, p, draft, principal="operator:preview", reason="preview")
+                op, result, closes, _ = _run(ledger, p, draft, principal="operator:preview", reason="preview")
                 outcome = [op, closes, tuple(result.opened)]
                 raise _RollBack
         except _RollBack:
@@ -281,14 +286,16 @@ def _accept_one(ledger: Ledger, proposal_id: int, *, principal: str, reason: str
     # append-only transaction names the proposal by id only.
     # (A correction's own proposal row names the original it corrects.)
     why = transaction_reason("review accept", target.id)
-    _, result, closed = _run(ledger, target, draft, principal=principal, reason=why)
-    set_status(ledger, target.id, status="applied", tx=result.id, decided_by=principal, review_reason=reason or "accepted")
+    _, result, closed, registered = _run(ledger, target, draft, principal=principal, reason=why)
+    set_status(ledger, target.id, status="applied", tx=result.id, decided_by=principal, review_reason=reason or "accepted",
+               reason=f"{target.reason}; {registration_receipt(registered)}" if registered else None)
     if edited:
         set_status(
             ledger, p.id, status="rejected", decided_by=principal,
             review_reason=f"corrected by the reviewer as proposal #{target.id}" + (f": {reason}" if reason else ""),
         )
-    return Accepted(get_proposal(ledger, target.id), closed, tuple(result.opened), get_proposal(ledger, p.id) if edited else None)
+    return Accepted(get_proposal(ledger, target.id), closed, tuple(result.opened), get_proposal(ledger, p.id) if edited else None,
+                    (registered.name,) if registered else ())
 
 
 def accept_one(ledger: Ledger, proposal_id: int, *, principal: str, reason: str = "", edit: Edit | None = None) -> Accepted:

@@ -26,14 +26,22 @@ def format_time(moment: datetime) -> str:
 
 
 def parse_time(value: object, field: str = "time") -> str:
-    """Normalise an ISO date or datetime (with offset or Z) to the canonical UTC text.
+    """Normalise an ISO date or datetime to the canonical UTC text. One rule on every input path (CLI
+    options, JSON Lines, journal turns, SQL, the Python API):
 
-    A date means midnight UTC. A datetime without an offset is refused: guessing a zone would make
-    the ledger's order depend on the machine.
+    - text: a date means midnight UTC; a datetime with an offset or Z is converted to UTC; a datetime
+      **without** an offset is UTC (the ledger has one zone, every table shows it with Z, and SQL's
+      TIMESTAMP columns are UTC too). `2024-06-01 08:00Z`, the form tables print, reads back as itself.
+    - a `datetime` object must be timezone-aware: Python's naive datetimes are conventionally local
+      time (`datetime.now()`), so taking one as UTC would shift it by the machine's offset unnoticed.
     """
     if isinstance(value, datetime):
         if value.tzinfo is None:
-            raise ValidationError(f"datetime {value.isoformat()!r} has no UTC offset", field=field)
+            raise ValidationError(
+                f"datetime {value.isoformat()!r} has no tzinfo: pass an aware datetime (e.g. "
+                "datetime.now(timezone.utc)) or the text form, where an offset-less time is UTC",
+                field=field,
+            )
         try:
             return format_time(value)
         except OverflowError:
@@ -64,9 +72,7 @@ def parse_time(value: object, field: str = "time") -> str:
             field=field,
         ) from None
     if moment.tzinfo is None:
-        raise ValidationError(
-            f"{value!r} has no UTC offset; add Z or +HH:MM (a bare date is also accepted)", field=field
-        )
+        moment = moment.replace(tzinfo=timezone.utc)  # offset-less text is UTC (see the docstring)
     try:
         return format_time(moment)
     except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00 is before year 1 in UTC
@@ -100,12 +106,21 @@ def next_after(text: str) -> str:
         raise ValidationError(f"no timestamp is later than {text}", field="tx_time") from None
 
 
-def display(text: str | None, *, open_end: str = "…") -> str:
-    """A short human form: the date alone at midnight, else minutes, always UTC."""
+def display(text: str | None, *, open_end: str = "…", precise: bool = False) -> str:
+    """The one human form of a time, for tables, the prompt block and messages (JSON keeps the canonical
+    text): `2024-06-01` at midnight UTC, else `2024-06-01 08:00Z`, with seconds only when they are
+    non-zero (`08:00:30Z`) and microseconds only when non-zero and `precise` asks for them. Shortening
+    truncates (never rounds up past the instant). Every form is accepted back as input. Text that is not
+    a canonical timestamp is returned as it is."""
     if text is None:
         return open_end
-    if text.endswith("T00:00:00.000000Z"):
+    if not _CANONICAL.match(text):
+        return text
+    minutes, seconds, micro = text[:16].replace("T", " "), text[17:19], text[20:26]
+    if precise and micro != "000000":
+        return f"{minutes}:{seconds}.{micro}Z"
+    if seconds != "00":
+        return f"{minutes}:{seconds}Z"
+    if minutes.endswith(" 00:00") and (micro == "000000" or not precise):
         return text[:10]
-    if text.endswith(":00.000000Z"):
-        return text[:16].replace("T", " ") + "Z"
-    return text.replace("T", " ")
+    return minutes + "Z"

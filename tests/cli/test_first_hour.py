@@ -94,7 +94,7 @@ def test_recall_json_gives_the_block_and_the_hits_it_shows(tmp_path):
     assert "user lives in Berlin (since 2024-06-01)" in shown["text"]
     assert [h["value"] for h in shown["facts"]] == ["Berlin"] and shown["episodes"] == []
     nothing = json.loads(CliRunner().invoke(cli, ["--db", str(db), "recall", "asdfghjkl", "--scope", "s", "--json"]).stdout)
-    assert nothing == {"text": "", "facts": [], "episodes": []}
+    assert nothing == {"text": "", "facts": [], "episodes": [], "unknown": []}
 
 
 @pytest.mark.parametrize("args", [[], ["demoo"], ["--help"]])
@@ -180,3 +180,23 @@ def test_apply_summary_is_one_line(tmp_path):
     assert len(result.stdout.splitlines()) == 3
     assert json.loads(summary.stdout) == {"transactions": 3, "opened": 2, "closed": 0, "noops": 1,
                                           "undeclared_predicates": ["likes"]}
+
+
+@pytest.mark.slow  # a fresh clone, a venv and an editable install: a minute or two
+def test_a_fresh_clones_dev_demo_output_starts_with_the_demo(tmp_path):
+    """What a newcomer sees first: the demo, not pip's or setuptools' notices (they go to .venv/setup.log)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    if subprocess.run(["git", "-C", str(root), "rev-parse"], capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(root), str(clone)], check=True)
+    # The committed ./dev (the clone) with this checkout's uncommitted one, so the test checks the script under test.
+    (clone / "dev").write_bytes((root / "dev").read_bytes())
+    result = subprocess.run(["./dev", "demo"], cwd=clone, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr == ""
+    assert result.stdout.startswith("Replayed 5 transactions about Maya"), result.stdout[:500]
+    assert (clone / ".venv" / "setup.log").is_file()

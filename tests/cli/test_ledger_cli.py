@@ -171,7 +171,7 @@ def test_blank_and_comment_lines_are_skipped_and_numbering_counts_them(seeded):
 ERRORS = [
     # (case, lines after the seed, the line number and field the message must name)
     ("malformed valid_from", [dict(PARIS, valid_from="2024-13-01")], 1, "valid_from"),
-    ("valid_from without offset", [dict(PARIS, valid_from="2024-06-01T10:00:00")], 1, "valid_from"),
+    ("valid_from with a zone name, not an offset", [dict(PARIS, valid_from="2024-06-01T10:00:00 CEST")], 1, "valid_from"),
     ("words for a time", [dict(JAZZ, valid_from="yesterday")], 1, "valid_from"),
     ("malformed valid_to", [dict(JAZZ, value="folk", valid_to="soon")], 1, "valid_to"),
     ("valid_to before valid_from", [dict(JAZZ, value="folk", valid_from="2024-05-01", valid_to="2024-04-01")], 1, "valid_to"),

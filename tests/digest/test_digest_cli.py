@@ -38,12 +38,12 @@ def test_journal_add_then_digest_json(run) -> None:
     assert json.loads(added.stdout)["counts"] == {"stored": 3, "skipped": 1}
     digested = run("digest", "--json")
     assert digested.exit_code == 0, digested.output
-    summary = json.loads(digested.output)
+    summary = json.loads(digested.stdout)  # stderr warns of the predicates it registered
     assert summary["extractor"] == "rules" and summary["entries_digested"] == 3 and summary["complete"]
     assert summary["proposals"]["applied"] == 2
-    current = json.loads(run("current", "--json").output)
+    current = json.loads(run("current", "--json").stdout)
     assert [c["value"] for c in current] == ["Lisbon"]
-    again = json.loads(run("digest", "--json").output)
+    again = json.loads(run("digest", "--json").stdout)
     assert again["entries_seen"] == 0
 
 
@@ -60,33 +60,33 @@ def test_journal_add_refuses_a_bad_line_and_stores_nothing(run) -> None:
 def test_review_flow_from_the_command_line(run) -> None:
     run("journal", "add", "-", input=TURNS)
     assert run("digest", "--policy", "strict", "--json").exit_code == 0
-    pending = json.loads(run("review", "list", "--json").output)
+    pending = json.loads(run("review", "list", "--json").stdout)
     assert [p["status"] for p in pending] == ["pending", "pending"]
     lisbon, paris = pending
-    shown = json.loads(run("review", "show", str(lisbon["id"]), "--json").output)
+    shown = json.loads(run("review", "show", str(lisbon["id"]), "--json").stdout)
     assert shown["turns"][0]["text"] == "I moved to Lisbon last month"
     assert "I moved to Lisbon last month" in run("review", "show", str(lisbon["id"])).output
 
-    (accepted,) = json.loads(run("review", "accept", str(paris["id"]), "--json").output)
+    (accepted,) = json.loads(run("review", "accept", str(paris["id"]), "--json").stdout)
     assert (accepted["status"], accepted["decided_by"]) == ("applied", "operator:ann")
-    (rejected,) = json.loads(run("review", "reject", str(lisbon["id"]), "--reason", "not true", "--json", principal="operator:bob").output)
+    (rejected,) = json.loads(run("review", "reject", str(lisbon["id"]), "--reason", "not true", "--json", principal="operator:bob").stdout)
     assert (rejected["status"], rejected["decided_by"]) == ("rejected", "operator:bob")
 
-    memory = json.loads(run("review", "rejections", "--json").output)
+    memory = json.loads(run("review", "rejections", "--json").stdout)
     assert [(r["value"], r["rejected_by"]) for r in memory] == [("Lisbon", "operator:bob")]
 
     run("journal", "add", "-", input=json.dumps({"scope": "s", "text": "I moved to Lisbon!", "said_at": "2026-03-15T10:00:00Z"}))
-    assert json.loads(run("digest", "--json").output)["proposals"]["rejected_again"] == 1
-    again = json.loads(run("review", "list", "--status", "rejected_again", "--json").output)
+    assert json.loads(run("digest", "--json").stdout)["proposals"]["rejected_again"] == 1
+    again = json.loads(run("review", "list", "--status", "rejected_again", "--json").stdout)
     assert again[0]["rejection_id"] == memory[0]["id"]
 
-    lifted = json.loads(run("review", "lift", str(memory[0]["id"]), "--json").output)
+    lifted = json.loads(run("review", "lift", str(memory[0]["id"]), "--json").stdout)
     assert lifted["lifted_by"] == "operator:ann"
 
-    claim_id = json.loads(run("current", "--json").output)[0]["id"]
-    confirmed = json.loads(run("review", "confirm", str(claim_id), "--json").output)
+    claim_id = json.loads(run("current", "--json").stdout)[0]["id"]
+    confirmed = json.loads(run("review", "confirm", str(claim_id), "--json").stdout)
     assert confirmed["value"] == "Paris"
-    assert json.loads(run("review", "confirmations", "--json").output)[0]["id"] == confirmed["id"]
+    assert json.loads(run("review", "confirmations", "--json").stdout)[0]["id"] == confirmed["id"]
 
 
 @pytest.mark.parametrize("args", [["review", "list"], ["review", "accept", "1"], ["review", "lift", "1"]])

@@ -80,10 +80,10 @@ def test_a_crash_while_writing_an_entry_leaves_nothing_of_it(new_ledger_location
     ledger = fill(new_ledger_location())
 
     class DiesMidEntry(Digester):
-        def _one(self, entry, ordinal, draft):
+        def _one(self, entry, ordinal, draft, registered):
             if entry.id == 1 and ordinal == 1:  # after the first proposal of the entry was applied
                 raise Crash()
-            return super()._one(entry, ordinal, draft)
+            return super()._one(entry, ordinal, draft, registered)
 
     with pytest.raises(Crash):
         DiesMidEntry(ledger, RulesExtractor()).run()

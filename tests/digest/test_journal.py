@@ -44,7 +44,7 @@ def test_the_same_turn_twice_is_stored_once(fresh_ledger) -> None:
         ({"scope": "s"}, "text"),
         ({"scope": "s", "text": "x y", "role": "system"}, "role"),
         ({"scope": "s", "text": "x y", "said_at": "yesterday"}, "said_at"),
-        ({"scope": "s", "text": "x y", "said_at": "2026-01-01T10:00:00"}, "said_at"),
+        ({"scope": "s", "text": "x y", "said_at": "2026-01-01T10:00:00 CET"}, "said_at"),
         ({"scope": "s", "text": "x y", "mood": "happy"}, "mood"),
         ({"scope": "s", "text": 42}, "text"),
         (["not", "an", "object"], "line"),

@@ -39,7 +39,7 @@ def run_ok(result):
 
 
 def ids(run) -> dict[str, int]:
-    return {p["value"]: p["id"] for p in json.loads(run("review", "list", "--json").output)}
+    return {p["value"]: p["id"] for p in json.loads(run("review", "list", "--json").stdout)}
 
 
 def test_show_has_context_reason_history_and_preview(run) -> None:
@@ -50,7 +50,7 @@ def test_show_has_context_reason_history_and_preview(run) -> None:
     assert "strict policy" in out
     assert "slot history" in out and "'Lisbon'" in out
     assert "if accepted:" in out and "would cut claim version #" in out and "would write 'Paris'" in out
-    shown = json.loads(run_ok(run("review", "show", str(p["Paris"]), "--json")).output)
+    shown = json.loads(run_ok(run("review", "show", str(p["Paris"]), "--json")).stdout)
     assert [c["value"] for c in shown["preview"]["closes"]] == ["Lisbon"]
     assert [t["text"] for t in shown["context"]][-1] == "I live in Lisbon"
     assert [h["value"] for h in shown["history"]] == ["Lisbon"]
@@ -58,7 +58,7 @@ def test_show_has_context_reason_history_and_preview(run) -> None:
 
 def test_accept_message_names_what_it_closed(run) -> None:
     p = ids(run)
-    first = run_ok(run("review", "accept", str(p["Lisbon"]))).output
+    first = run_ok(run("review", "accept", str(p["Lisbon"]))).stdout  # stderr: the predicate it registered
     assert first.startswith(f"accepted proposal #{p['Lisbon']}: ") and "ledger transaction #" in first and "closed nothing" in first
     second = run_ok(run("review", "accept", str(p["Paris"]))).output
     assert "closed claim version #" in second and "'Lisbon'" in second
@@ -82,20 +82,20 @@ def test_every_message_names_the_kind_of_id(run, args, expected) -> None:
 
 def test_bulk_accept_and_all_from_session(run) -> None:
     p = ids(run)
-    done = json.loads(run_ok(run("review", "accept", "--all-from-session", "b", "--json")).output)
+    done = json.loads(run_ok(run("review", "accept", "--all-from-session", "b", "--json")).stdout)
     assert sorted(a["value"] for a in done) == ["jazz", "tea"] and all(a["status"] == "applied" for a in done)
     refused = run("review", "accept", str(p["Lisbon"]), str(p["Paris"]))
     assert refused.exit_code == 2 and "compete for the same slot" in refused.output
-    assert {x["value"] for x in json.loads(run("review", "list", "--json").output)} == {"Lisbon", "Paris"}
+    assert {x["value"] for x in json.loads(run("review", "list", "--json").stdout)} == {"Lisbon", "Paris"}
     assert run("review", "accept").exit_code == 2
     assert "no open proposals from session 'b'" in run("review", "reject", "--all-from-session", "b").output
 
 
 def test_edit_and_accept(run) -> None:
     p = ids(run)
-    (done,) = json.loads(run_ok(run("review", "accept", str(p["Lisbon"]), "--value", "Porto", "--valid-from", "2025-12-01", "--json")).output)
+    (done,) = json.loads(run_ok(run("review", "accept", str(p["Lisbon"]), "--value", "Porto", "--valid-from", "2025-12-01", "--json")).stdout)
     assert (done["value"], done["valid_from"], done["corrected"]) == ("Porto", "2025-12-01T00:00:00.000000Z", p["Lisbon"])
-    current = json.loads(run("current", "--json").output)
+    current = json.loads(run("current", "--json").stdout)
     assert [c["value"] for c in current] == ["Porto"]
     bad = run("review", "accept", str(p["Paris"]), "--valid-from", "soon")
     assert bad.exit_code == 2 and "valid_from" in bad.output

@@ -195,7 +195,7 @@ def test_accept_with_an_edit_records_the_reviewers_correction(strict, edit: Edit
     done = accept_one(strict.ledger, held.id, principal=ANN, reason="she told me", edit=edit)
     correction, original = done.proposal, done.corrected
     assert correction.id != held.id and correction.status == "applied" and correction.extractor == ANN
-    assert correction.reason == f"reviewer's correction of proposal #{held.id}"
+    assert correction.reason.startswith(f"reviewer's correction of proposal #{held.id}")
     assert (original.status, original.value, original.rejection_id) == ("rejected", "Lisbon", None)
     assert original.review_reason == f"corrected by the reviewer as proposal #{correction.id}: she told me"
     assert list_rejections(strict.ledger) == []  # a correction bars nothing

@@ -24,6 +24,12 @@ ACCEPTED = [
     ("0050-03-01T00:00:00+00:00", "0050-03-01T00:00:00.000000Z"),
     (datetime(2024, 6, 1, 12, tzinfo=timezone(timedelta(hours=-3))), "2024-06-01T15:00:00.000000Z"),
     (date(2024, 6, 1), "2024-06-01T00:00:00.000000Z"),
+    # Offset-less text is UTC, on every input path (the same rule as SQL's TIMESTAMP literals).
+    ("2024-06-01T10:00:00", "2024-06-01T10:00:00.000000Z"),
+    ("2024-06-01 10:00", "2024-06-01T10:00:00.000000Z"),
+    # The forms tables print read back as the same instant.
+    ("2024-06-01 08:00Z", "2024-06-01T08:00:00.000000Z"),
+    ("2024-06-01 08:00:30Z", "2024-06-01T08:00:30.000000Z"),
 ]
 
 
@@ -41,13 +47,11 @@ REFUSED = [
     "2024-02-30",
     "2024-02-30T00:00:00.000000Z",  # canonical shape, impossible date
     "2024-06-01T25:00:00.000000Z",
-    "2024-06-01T10:00:00",  # no offset: refused, not guessed
-    "2024-06-01 10:00",
     "0001-01-01T00:00:00+01:00",  # before year 1 in UTC
     "9999-12-31T23:00:00-02:00",  # after year 9999 in UTC
     1717236000,
     None,
-    datetime(2024, 6, 1, 12),  # naive
+    datetime(2024, 6, 1, 12),  # naive: Python's convention is local time, so it is refused, not guessed
 ]
 
 
@@ -71,3 +75,22 @@ def test_next_after_is_one_microsecond_on_and_has_an_end():
     with pytest.raises(ValidationError) as info:
         next_after(END_OF_TIME)
     assert info.value.field == "tx_time"
+
+
+DISPLAYED = [
+    ("2024-06-01T00:00:00.000000Z", "2024-06-01", "2024-06-01"),
+    ("2024-06-01T08:00:00.000000Z", "2024-06-01 08:00Z", "2024-06-01 08:00Z"),
+    ("2024-06-01T08:00:30.000000Z", "2024-06-01 08:00:30Z", "2024-06-01 08:00:30Z"),
+    ("2024-06-01T08:00:30.250000Z", "2024-06-01 08:00:30Z", "2024-06-01 08:00:30.250000Z"),
+    ("2024-06-01T00:00:00.000001Z", "2024-06-01", "2024-06-01 00:00:00.000001Z"),
+]
+
+
+@pytest.mark.parametrize("canonical,shown,precise", DISPLAYED, ids=[d[0] for d in DISPLAYED])
+def test_tables_show_minutes_seconds_when_non_zero_and_microseconds_only_when_asked(canonical, shown, precise):
+    from factledger.ledger.times import display
+
+    assert display(canonical) == shown
+    assert display(canonical, precise=True) == precise
+    assert parse_time(display(canonical, precise=True)) == canonical  # the precise form is exact input
+    assert parse_time(shown) <= canonical  # shortening truncates: never later than the instant

@@ -55,7 +55,7 @@ def test_as_of_block_says_so(many_pets, recall):
         ({"query": "x", "scopes": ["s"], "limit": 0}, "limit"),
         ({"query": 7, "scopes": ["s"], "limit": 5}, "query"),
         ({"query": "x", "scopes": ["s"], "limit": 5, "valid_at": "last week"}, "valid_at"),
-        ({"query": "x", "scopes": ["s"], "limit": 5, "known_at": "2024-01-01T10:00"}, "known_at"),
+        ({"query": "x", "scopes": ["s"], "limit": 5, "known_at": "2024-01-01T10:00 CET"}, "known_at"),
     ],
 )
 def test_bad_search_input_names_the_field(recall, kwargs, field):
