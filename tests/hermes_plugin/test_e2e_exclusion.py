@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from factledger.digest import Journal
 from factledger.hermes_plugin.scripted_model import ModelReply
 
 from .hermes_support import parsed, tool_results
+
+pytestmark = pytest.mark.both_engines  # each test also runs with database_url on PostgreSQL
 
 GROUP = dict(platform="telegram", user_id="alice", chat_id="-100", chat_type="group")
 OTHER = dict(platform="telegram", user_id="alice", chat_id="-200", chat_type="group")
@@ -32,7 +36,7 @@ def test_an_excluded_chat_leaves_no_trace(hermes):
     before.say("I live in Lisbon.")  # journaled before the operator excluded the chat
     scratch = before.provider.session.scopes.scratch
     assert journaled_soon(hermes, scratch)  # Hermes calls sync_turn on its own worker thread
-    hermes.paths.settings_path.write_text("exclude:\n  chats: ['telegram:-100']\n")
+    hermes.update_settings(exclude={"chats": ["telegram:-100"]})
 
     seen = {}
 
