@@ -114,13 +114,10 @@ def _translate(exc: Exception) -> Exception:
 class PoolStatus:
     """A pool's connections: opened, idle in the pool, and checked out by a block or a statement."""
 
-    size: int
+    size: int  # opened or being opened
     idle: int
+    in_use: int  # checked out by a block or a statement and not yet given back
     waiting: int  # callers waiting for a free connection
-
-    @property
-    def in_use(self) -> int:
-        return self.size - self.idle
 
 
 class PostgresPool:
@@ -142,6 +139,8 @@ class PostgresPool:
         self.path = redact_url(url)  # what messages name; never the password
         self.read_only = read_only
         self.timeout = timeout
+        self._count_lock = threading.Lock()
+        self._in_use = 0
         # One direct connection first: an unreachable server or a failed migration is reported at once,
         # not after the pool's reconnect attempts.
         try:
@@ -197,7 +196,7 @@ class PostgresPool:
 
     def checkout(self) -> Any:
         try:
-            return self._pool.getconn()
+            conn = self._pool.getconn()
         except self._pool_errors[0]:
             raise BusyError(
                 f"no connection to {self.path} came free within {self.timeout:g}s (every one of the pool's"
@@ -205,13 +204,21 @@ class PostgresPool:
             ) from None
         except self._pool_errors[1]:
             raise StorageError(f"the ledger {self.path} is closed") from None
+        with self._count_lock:
+            self._in_use += 1
+        return conn
 
     def give_back(self, conn: Any) -> None:
+        with self._count_lock:
+            self._in_use -= 1
         self._pool.putconn(conn)  # the pool rolls back a connection returned inside a transaction
 
     def status(self) -> PoolStatus:
+        if self._pool.closed:  # its connections are closed (the pool's own counters are not reset)
+            return PoolStatus(0, 0, self._in_use, 0)
         stats = self._pool.get_stats()
-        return PoolStatus(stats.get("pool_size", 0), stats.get("pool_available", 0), stats.get("requests_waiting", 0))
+        return PoolStatus(stats.get("pool_size", 0), stats.get("pool_available", 0), self._in_use,
+                          stats.get("requests_waiting", 0))
 
     def close(self) -> None:
         self._pool.close()
