@@ -266,6 +266,11 @@ class PostgresStorage:
         row = self.one("SELECT MAX(version) FROM schema_migrations")
         return int(row[0] or 0)
 
+    @property
+    def migrated(self) -> bool:
+        """Whether any migration was applied: a database factledger has opened (read-only opens skip it)."""
+        return bool(self.one("SELECT to_regclass('schema_migrations') IS NOT NULL")[0]) and self.schema_version > 0
+
     # -- connections ----------------------------------------------------------------------------
 
     @contextmanager
