@@ -62,7 +62,8 @@ def test_an_excluded_chat_leaves_no_trace(hermes):
     assert not other.provider.session.excluded
     other.say("I like coffee.")
     scratch = other.provider.session.scopes.scratch
-    other.digest_now()  # Hermes's sync_turn runs on its own worker thread: let it (and the digest) finish
+    assert journaled_soon(hermes, scratch)  # Hermes's sync_turn runs on its own worker thread: wait for it
+    other.digest_now()
     with hermes.ledger() as ledger:
         assert Journal(ledger).entries(scope=scratch)
 
