@@ -70,7 +70,7 @@ def ledger_exists(path: str | Path) -> bool:
 
         storage = PostgresStorage(str(path), read_only=True)
         try:
-            return storage.one("SELECT to_regclass('schema_migrations') IS NOT NULL")[0] and storage.schema_version > 0
+            return storage.migrated
         finally:
             storage.close()
     return str(path) == ":memory:" or Path(path).is_file()

@@ -35,7 +35,7 @@ class ScrubOutcome:
 
     @property
     def complete(self) -> bool:
-        return self.files.wal_truncated
+        return self.files.complete  # SQLite: the WAL truncated; PostgreSQL: every table rewritten, checkpointed
 
     def to_dict(self) -> dict:
         return {**self.vectors, **self.files.to_dict(), "complete": self.complete}
@@ -66,7 +66,7 @@ def scrub_files(ledger: Ledger, index_dir: Path | None) -> ScrubOutcome:
         vectors = recall.purge_erased()
     finally:
         recall.close()
-    return ScrubOutcome(vectors, ledger.storage.scrub())
+    return ScrubOutcome(vectors, ledger.scrub())
 
 
 def erase_everywhere(
@@ -92,12 +92,16 @@ def erase_everywhere(
 
 
 def _say_scrub(outcome: ScrubOutcome) -> None:
-    if not outcome.complete:
+    if outcome.complete:
+        return
+    if outcome.files.engine == "sqlite":
         click.echo(
             f"warning: {outcome.files.busy_reason}; copies may remain in the -wal file until it ends."
             " Run `factledger scrub` then.",
             err=True,
         )
+    else:
+        click.echo(f"warning: {outcome.files.busy_reason}; dead copies may remain in the database files.", err=True)
 
 
 def confirm_erase(*, scope: str, subject: str, predicate: str, value: str | None, yes: bool) -> None:
@@ -182,10 +186,14 @@ def scrub_cmd(app: AppContext, index_dir: Path | None, as_json: bool) -> None:
     if as_json:
         emit_json(outcome.to_dict())
     else:
+        files = outcome.files
+        if files.engine == "sqlite":
+            rest = f"FTS merged: {', '.join(files.fts_tables) or 'none'}; WAL {'truncated' if outcome.complete else 'not truncated'}"
+        else:
+            rest = f"tables rewritten: {len(files.rewritten_tables)}; {'checkpointed' if files.checkpointed else 'not checkpointed'}"
         click.echo(
             f"vector index rewritten ({outcome.vectors['rows_rewritten']} rows, {outcome.vectors['versions_removed']}"
-            f" old versions removed); FTS merged: {', '.join(outcome.files.fts_tables) or 'none'};"
-            f" WAL {'truncated' if outcome.complete else 'not truncated'}"
+            f" old versions removed); {rest}"
         )
     _say_scrub(outcome)
     if not outcome.complete:

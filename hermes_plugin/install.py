@@ -252,6 +252,7 @@ def diagnose(paths: HermesPaths, *, load_with_hermes: bool = True) -> DoctorRepo
         checks.append(Check("import", False, f"cannot import the provider: {type(exc).__name__}: {exc}",
                             "pip install factledger into the Python environment Hermes runs in"))
 
+    settings = None
     try:
         settings = ProviderSettings.load(paths.settings_path)
         where = str(paths.settings_path) if paths.settings_path.exists() else "defaults (no settings file)"
@@ -265,26 +266,32 @@ def diagnose(paths: HermesPaths, *, load_with_hermes: bool = True) -> DoctorRepo
     except LedgerError as exc:
         checks.append(Check("settings", False, str(exc), f"fix {paths.settings_path}"))
 
-    checks.append(_state_check(paths))
+    checks.append(_state_check(paths, settings.database_url if settings is not None else ""))
 
     if load_with_hermes and all(c.ok for c in checks):
         checks.append(_load_through_hermes(paths))
     return DoctorReport(hermes_home=str(paths.home), checks=checks)
 
 
-def _state_check(paths: HermesPaths) -> Check:
-    """The ledger under the state folder, read-only: doctor never creates or migrates anything."""
-    if not paths.ledger_path.exists():
+def _state_check(paths: HermesPaths, database_url: str = "") -> Check:
+    """The ledger (the state folder's file, or the settings' database_url), read-only: doctor never
+    creates or migrates anything."""
+    from factledger.ledger.pg_storage import redact_url
+
+    where = redact_url(database_url) if database_url else str(paths.ledger_path)
+    if not database_url and not paths.ledger_path.exists():
         return Check("state", True, f"{paths.ledger_path} will be created by the first Hermes session")
     try:
         from factledger.ledger import Ledger
 
-        with Ledger.open(paths.ledger_path, read_only=True) as ledger:
+        with Ledger.open(database_url or paths.ledger_path, read_only=True) as ledger:
             version = ledger.storage.schema_version
-            versions = ledger.storage.one("SELECT COUNT(*) FROM claims")[0]
-        return Check("state", True, f"{paths.ledger_path}: schema {version}, {versions} claim versions")
+            versions = ledger.version_count()
+        return Check("state", True, f"{where}: schema {version}, {versions} claim versions")
     except LedgerError as exc:
-        return Check("state", False, f"cannot read {paths.ledger_path}: {exc}", "move the file aside; the next session starts a new one")
+        fix = ("check the server and the URL; the first Hermes session migrates an empty database" if database_url
+               else "move the file aside; the next session starts a new one")
+        return Check("state", False, f"cannot read {where}: {exc}", fix)
 
 
 def _bundled_provider_dir() -> Path | None:

@@ -4,7 +4,9 @@ Connections to the ledger file: `reader` serves the history tool, the process's 
 shared_recall.py) serves prefetch and search, `writer` serves the journal, explicit writes and the
 background digest. SQLite lets one
 writer in at a time across every connection and process (BEGIN IMMEDIATE with a busy timeout), and WAL
-keeps readers from waiting on it, so a digest batch never stalls a prefetch.
+keeps readers from waiting on it, so a digest batch never stalls a prefetch. On PostgreSQL (the
+`database_url` setting) all three draw from one pool per process: each transaction holds its own
+connection, writers queue on the ledger's head row, and readers never wait for them.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 from factledger.digest import (
     DigestConfig, Digester, Journal, Turn, build_extractor, erase_journal, forget, prune_said_before, remember,
 )
-from factledger.ledger import Ledger, ValidationError
+from factledger.ledger import ValidationError
 from factledger.ledger.times import format_time, to_datetime
 from factledger.recall import RecallConfig
 from factledger.recall.render import one_line
@@ -97,12 +99,12 @@ class MemorySession:
         recall_config = RecallConfig.preset(settings.recall_configuration) if settings.recall_configuration else None
         paths.state_dir.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as undo:  # on any failure below, close what was opened
-            clocked = {"clock": clock} if clock is not None else {}
             location = settings.ledger_location(paths.ledger_path)  # the database_url setting, else ledger.db
-            self.writer = Ledger.open(location, **clocked)
-            undo.callback(self.writer.close)
-            self.reader = Ledger.open(location, **clocked)
-            undo.callback(self.reader.close)
+            # On PostgreSQL both draw from the process's pool (shared_recall.open_ledger).
+            self.writer = shared_recall.open_ledger(location, clock=clock)
+            undo.callback(shared_recall.close_ledger, self.writer)
+            self.reader = shared_recall.open_ledger(location, clock=clock)
+            undo.callback(shared_recall.close_ledger, self.reader)
             self.recall = shared_recall.acquire(location, recall_config, clock=clock)
             undo.callback(shared_recall.release, self.recall)
             _forget_legacy_index(paths, self.recall)
@@ -162,9 +164,9 @@ class MemorySession:
     def close(self) -> None:
         stopped = self.worker.stop(timeout=SESSION_END_WAIT)
         shared_recall.release(self.recall)
-        self.reader.close()
+        shared_recall.close_ledger(self.reader)
         if stopped:
-            self.writer.close()
+            shared_recall.close_ledger(self.writer)
         else:  # the worker still uses the writer; its entries stay in the journal for the next session
             logger.warning("factledger: the last digest did not finish within %ss; it resumes next session", SESSION_END_WAIT)
 

@@ -255,7 +255,7 @@ class PostgresErasureRecorder:
         storage = self.storage
         if storage.in_transaction:
             raise StorageError("the expected schema is built outside any transaction")
-        with storage._lock:  # one raw transaction, ended by ROLLBACK whatever happens
+        with storage.pinned():  # one raw transaction on one connection, ended by ROLLBACK whatever happens
             storage.execute("BEGIN READ WRITE")
             try:
                 storage.execute(f"CREATE SCHEMA {_EXPECTED_SCHEMA}")

@@ -138,6 +138,10 @@ class LedgerRecorder(Protocol):
 
     def subject_exists(self, subject_key: str) -> bool: ...
 
+    def version_count(self) -> int:
+        """Every claim version stored (current, closed and retracted; not erased ones)."""
+        ...
+
     # -- the hash chain ---------------------------------------------------------------------------
 
     def insert_version_hashes(self, rows: Sequence[VersionHash]) -> None: ...

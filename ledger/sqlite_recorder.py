@@ -198,6 +198,9 @@ class SqliteLedgerRecorder:
     def subject_exists(self, subject_key: str) -> bool:
         return self.storage.one("SELECT 1 FROM claims WHERE subject_key = ? LIMIT 1", (subject_key,)) is not None
 
+    def version_count(self) -> int:
+        return int(self.storage.one("SELECT COUNT(*) FROM claims")[0])
+
     # -- the hash chain ---------------------------------------------------------------------------
 
     def insert_version_hashes(self, rows: Sequence[VersionHash]) -> None:

@@ -580,6 +580,10 @@ class Ledger:
     def claim(self, claim_id: int) -> ClaimVersion | None:
         return self.recorder.claim(claim_id)
 
+    def version_count(self) -> int:
+        """How many claim versions the ledger stores (every state of every fact, but erased ones)."""
+        return self.recorder.version_count()
+
     # -- erase (ledger/erasure.py) ---------------------------------------------------------------
 
     @cached_property

@@ -30,14 +30,22 @@ def run_cli(*args: str):
 
 
 @pytest.fixture
-def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HermesPaths:
-    """A fresh Hermes home with factledger installed and selected, as a user would do it."""
+def hermes_home(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ledger_engine: str) -> HermesPaths:
+    """A fresh Hermes home with factledger installed and selected, as a user would do it. In a module
+    marked `both_engines` it runs once more with the settings' `database_url` naming a fresh PostgreSQL
+    database (the ledger file is then never created)."""
     home = tmp_path / "hermes-home"
     home.mkdir()
     result = run_cli("hermes", "install", "--hermes-home", str(home), "--set-provider")
     assert result.exit_code == 0, result.output
+    paths = HermesPaths(home)
+    if ledger_engine == "postgres":
+        url = request.getfixturevalue("postgres_url")
+        text = paths.settings_path.read_text("utf-8")
+        assert text.count('database_url: ""') == 1, "the installed settings no longer hold an empty database_url"
+        paths.settings_path.write_text(text.replace('database_url: ""', f"database_url: '{url}'"), "utf-8")
     monkeypatch.setenv("HERMES_HOME", str(home))
-    return HermesPaths(home)
+    return paths
 
 
 @pytest.fixture
@@ -54,3 +62,5 @@ def hermes(hermes_runtime, hermes_home, model_server):
     host = HermesHost(hermes_runtime, hermes_home, model_server)
     yield host
     host.close()
+    if isinstance(host.location, str):  # database_url: everything went to PostgreSQL, no file beside it
+        assert not hermes_home.ledger_path.exists(), "a database_url provider wrote the SQLite file"

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from factledger.hermes_plugin.paths import HermesPaths
 from factledger.hermes_plugin.provider import FactledgerMemoryProvider
 from factledger.hermes_plugin.scripted_model import ScriptedModelServer
+from factledger.hermes_plugin.settings import ProviderSettings
 from factledger.ledger import Ledger
 
 
@@ -75,8 +79,19 @@ class HermesHost:
         for conversation in self.conversations:
             conversation.end()
 
-    def ledger(self) -> Ledger:
-        return Ledger.open(self.paths.ledger_path, read_only=True)
+    @property
+    def location(self) -> Path | str:
+        """Where the provider keeps the ledger: the settings' database_url, else the home's file."""
+        return ProviderSettings.load(self.paths.settings_path).ledger_location(self.paths.ledger_path)
+
+    def update_settings(self, **sections: Any) -> None:
+        """Change top-level settings as an operator editing the file would, keeping the rest (database_url)."""
+        data = yaml.safe_load(self.paths.settings_path.read_text("utf-8")) or {}
+        data.update(sections)
+        self.paths.settings_path.write_text(yaml.safe_dump(data), "utf-8")
+
+    def ledger(self, *, read_only: bool = True) -> Ledger:
+        return Ledger.open(self.location, read_only=read_only)
 
     def table_counts(self) -> dict[str, int]:
         """Rows in every table a write could touch: the proof that a refused call changed nothing."""

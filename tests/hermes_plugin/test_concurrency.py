@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
+import pytest
+
+from factledger.hermes_plugin import shared_recall
+from factledger.hermes_plugin.paths import HermesPaths
 from factledger.hermes_plugin.provider import FactledgerMemoryProvider
+from factledger.hermes_plugin.settings import ProviderSettings
 from factledger.ledger import Ledger
+
+pytestmark = pytest.mark.both_engines  # and with database_url on PostgreSQL: one pool for every instance
 
 CITIES = ["Paris", "Rome", "Oslo", "Lima", "Quito", "Cairo"]
 
@@ -21,9 +29,38 @@ def open_provider(home, user: str, chat: str) -> FactledgerMemoryProvider:
     return provider
 
 
-def test_concurrent_instances_keep_their_facts_apart(hermes_runtime, tmp_path):
+@pytest.fixture
+def provider_home(request, tmp_path, ledger_engine):
+    """A Hermes home whose settings name a fresh PostgreSQL database on the postgres run."""
+    if ledger_engine == "postgres":
+        paths = HermesPaths(tmp_path)
+        paths.state_dir.mkdir(parents=True)
+        paths.settings_path.write_text(f"database_url: '{request.getfixturevalue('postgres_url')}'\n", "utf-8")
+    return tmp_path
+
+
+def server_connections(url: str, *, settle: float = 5.0) -> list:
+    """The server's connections to this test's database but the one asking, once any just closed have
+    gone (a backend leaves pg_stat_activity a moment after its client closes)."""
+    import psycopg
+
+    deadline = time.monotonic() + settle
+    with psycopg.connect(url, autocommit=True) as conn:
+        while True:
+            rows = conn.execute("SELECT state, query FROM pg_stat_activity WHERE datname = current_database()"
+                                " AND pid <> pg_backend_pid()").fetchall()
+            if not rows or time.monotonic() > deadline:
+                return rows
+            time.sleep(0.05)
+
+
+def test_concurrent_instances_keep_their_facts_apart(hermes_runtime, provider_home):
+    tmp_path = provider_home
+    location = ProviderSettings.load(HermesPaths(tmp_path).settings_path).ledger_location(HermesPaths(tmp_path).ledger_path)
     users = ["u0", "u1", "u2", "u3"]
     providers = {(u, c): open_provider(tmp_path, u, c) for u in users for c in ("a", "b")}
+    pool = shared_recall.pool_for(location)
+    assert (pool is not None) == isinstance(location, str)  # PostgreSQL: every instance on one pool
     errors: list[BaseException] = []
     start = threading.Barrier(len(providers))
 
@@ -57,8 +94,11 @@ def test_concurrent_instances_keep_their_facts_apart(hermes_runtime, tmp_path):
         provider.shutdown()
     assert [s.worker.failures for s in sessions] == [0] * len(sessions), [s.worker.last_error for s in sessions]
     assert [s.prefetch_failures for s in sessions] == [0] * len(sessions)
+    if pool is not None:  # the last instance's shutdown closed the pool: no connection left behind
+        assert shared_recall.pool_for(location) is None and pool.status().size == 0
+        assert server_connections(location) == []
 
-    with Ledger.open(tmp_path / "factledger" / "ledger.db", read_only=True) as ledger:
+    with Ledger.open(location, read_only=True) as ledger:
         for user in users:
             durable = scopes[(user, "a")].durable
             assert durable == scopes[(user, "b")].durable

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from factledger.digest import Journal
 from factledger.hermes_plugin.scripted_model import ModelReply
 
 from .hermes_support import parsed, tool_results
+
+pytestmark = pytest.mark.both_engines  # each test also runs with database_url on PostgreSQL
 
 GROUP = dict(platform="telegram", user_id="alice", chat_id="-100", chat_type="group")
 OTHER = dict(platform="telegram", user_id="alice", chat_id="-200", chat_type="group")
@@ -32,7 +36,7 @@ def test_an_excluded_chat_leaves_no_trace(hermes):
     before.say("I live in Lisbon.")  # journaled before the operator excluded the chat
     scratch = before.provider.session.scopes.scratch
     assert journaled_soon(hermes, scratch)  # Hermes calls sync_turn on its own worker thread
-    hermes.paths.settings_path.write_text("exclude:\n  chats: ['telegram:-100']\n")
+    hermes.update_settings(exclude={"chats": ["telegram:-100"]})
 
     seen = {}
 
@@ -58,7 +62,8 @@ def test_an_excluded_chat_leaves_no_trace(hermes):
     assert not other.provider.session.excluded
     other.say("I like coffee.")
     scratch = other.provider.session.scopes.scratch
-    other.digest_now()  # Hermes's sync_turn runs on its own worker thread: let it (and the digest) finish
+    assert journaled_soon(hermes, scratch)  # Hermes's sync_turn runs on its own worker thread: wait for it
+    other.digest_now()
     with hermes.ledger() as ledger:
         assert Journal(ledger).entries(scope=scratch)
 

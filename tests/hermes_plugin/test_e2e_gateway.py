@@ -4,9 +4,13 @@ chat keeps for itself is absent from another chat of the same user."""
 
 from __future__ import annotations
 
+import pytest
+
 from factledger.hermes_plugin.scripted_model import ModelReply, ToolCall
 
 from .hermes_support import parsed, tool_results
+
+pytestmark = pytest.mark.both_engines  # each test also runs with database_url on PostgreSQL
 
 
 def telegram(user: str, chat: str, chat_type: str = "dm") -> dict:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 import yaml
 
 from factledger.hermes_plugin.scripted_model import ModelReply
+
+pytestmark = pytest.mark.both_engines  # each test also runs with database_url on PostgreSQL
 
 
 def test_builtin_memory_writes_are_journaled_as_evidence(hermes):

@@ -3,9 +3,13 @@ facts of this user's scopes (one line each, bounded), and nothing of another use
 
 from __future__ import annotations
 
+import pytest
+
 from factledger.hermes_plugin.scripted_model import ModelReply
 
 from .hermes_support import parsed, tool_results
+
+pytestmark = pytest.mark.both_engines  # each test also runs with database_url on PostgreSQL
 
 ALICE = dict(platform="telegram", user_id="alice", chat_id="dm-alice", chat_type="dm")
 BOB = dict(platform="telegram", user_id="bob", chat_id="dm-bob", chat_type="dm")

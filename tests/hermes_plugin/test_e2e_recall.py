@@ -3,9 +3,13 @@ city as current and not the old one."""
 
 from __future__ import annotations
 
+import pytest
+
 from factledger.hermes_plugin.provider import SYSTEM_PROMPT_BLOCK
 from factledger.hermes_plugin.scripted_model import ModelReply
 from factledger.recall import PROMPT_HEADING
+
+pytestmark = pytest.mark.both_engines  # each test also runs with database_url on PostgreSQL
 
 CLI = dict(platform="cli")
 

@@ -3,12 +3,15 @@ goes through the digest's gates, and nothing a model writes reaches review, conf
 
 from __future__ import annotations
 
+import pytest
+
 
 from factledger.digest import confirm, get_proposal
 from factledger.hermes_plugin.scripted_model import ModelReply, ToolCall
-from factledger.ledger import Ledger
 
 from .hermes_support import parsed, tool_results
+
+pytestmark = pytest.mark.both_engines  # each test also runs with database_url on PostgreSQL
 
 CLI = dict(platform="cli")
 
@@ -80,7 +83,7 @@ def test_search_as_of_a_past_time_shows_what_was_true_then(hermes):
 
 def test_remember_writes_as_the_agent_and_an_operator_confirmed_value_is_held(hermes):
     seed_paris_then_lisbon(hermes)
-    with Ledger.open(hermes.paths.ledger_path) as ledger:
+    with hermes.ledger(read_only=False) as ledger:
         (lisbon,) = [c for c in ledger.current() if c.value == "Lisbon"]
         confirm(ledger, lisbon.id, principal="operator:alice", reason="checked with the user")
     seen = {}
@@ -126,7 +129,7 @@ FORBIDDEN_CALLS = [
 
 def test_a_model_that_tries_to_review_confirm_or_erase_gets_errors_and_changes_nothing(hermes):
     seed_paris_then_lisbon(hermes)
-    with Ledger.open(hermes.paths.ledger_path) as ledger:
+    with hermes.ledger(read_only=False) as ledger:
         (lisbon,) = [c for c in ledger.current() if c.value == "Lisbon"]
         confirm(ledger, lisbon.id, principal="operator:alice")
     # A held proposal an "accept" could target:

@@ -117,3 +117,28 @@ def test_doctor_reads_the_ledger_without_creating_or_changing_it(tmp_path: Path)
     (tmp_path / "factledger" / "ledger.db").write_text("not a database")
     code, report = doctor(tmp_path)
     assert code == 1 and failing(report) == {"state"}
+
+
+def test_doctor_reads_the_database_url_ledger(tmp_path: Path, postgres_url: str):
+    from factledger.ledger import Ledger
+
+    install(tmp_path)
+    settings = tmp_path / "factledger" / "config.yaml"
+    settings.write_text(settings.read_text().replace('database_url: ""', f"database_url: '{postgres_url}'"))
+    with Ledger.open(postgres_url) as ledger:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.define("lives_in", "one")
+            tx.add("s", "user", "lives_in", "Paris", valid_from="2024-01-01")
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.supersede("s", "user", "lives_in", "Rome", valid_from="2024-06-01")
+    code, report = doctor(tmp_path)
+    state = next(c for c in report["checks"] if c["name"] == "state")
+    with Ledger.open(postgres_url) as ledger:
+        assert ledger.version_count() == len(ledger.history(subject="user", predicate="lives_in")) == 3  # Paris (closed), Paris to June, Rome
+    assert state["ok"] and state["detail"].endswith("3 claim versions"), state
+    assert not (tmp_path / "factledger" / "ledger.db").exists()
+
+    settings.write_text("database_url: 'postgresql://me:hunter2@/none?host=/nonexistent-factledger-socket'\n")
+    code, report = doctor(tmp_path)
+    state = next(c for c in report["checks"] if c["name"] == "state")
+    assert not state["ok"] and "hunter2" not in json.dumps(report)

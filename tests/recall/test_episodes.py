@@ -10,9 +10,7 @@ from factledger.ledger.times import parse_time
 from factledger.recall.recorder import recorder_for
 from factledger.recall import EPISODES_HEADING, FACTS_HEADING, PROMPT_HEADING, Recall, RecallConfig
 
-# SQLite only until the journal's append runs on PostgreSQL (it redacts erased text through the ledger's
-# erased-text methods, which the erase-pg branch ports); the episode lane's storage is covered on both
-# engines by test_recorder_contract.py.
+pytestmark = pytest.mark.both_engines  # the episode lane's whole searches on SQLite and PostgreSQL
 
 SCOPE = "user:alice"
 
