@@ -20,7 +20,7 @@ import shutil
 import threading
 import uuid
 from datetime import timedelta
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from factledger.digest import (
@@ -46,6 +46,24 @@ SESSION_END_WAIT = 30.0  # seconds on_session_end / shutdown wait for the last d
 DELEGATION_TASK_CHARS = 300  # the task is context for the result, not evidence itself
 PROFILE_LINE_CHARS = 300  # one fact of the profile list; the value policy caps values, this caps the line
 MEMORY_WRITE_WORDS = {"add": "Noted in", "replace": "Updated in", "remove": "Removed from"}
+
+
+def _same_words(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def undone_turn_count(recorded: Sequence[str], active: Sequence[str]) -> int:
+    """How many of the last `recorded` turns (the user's words, oldest first) an undo removed, given the
+    user messages still in the transcript (`active`, oldest first). An undo cuts a suffix of the
+    transcript, and the recorded turns are its last ones, so the answer is the fewest trailing turns
+    whose removal leaves the rest at the end of `active` (pure)."""
+    for undone in range(len(recorded) + 1):
+        kept = recorded[: len(recorded) - undone]
+        if len(kept) <= len(active) and all(
+            _same_words(a, b) for a, b in zip(kept, active[len(active) - len(kept):])
+        ):
+            return undone
+    return len(recorded)
 
 
 def digest_config(settings: ProviderSettings, environ: Mapping[str, str]) -> DigestConfig:
@@ -87,6 +105,9 @@ class MemorySession:
         self._identity = self._with_session(identity)
         self._scopes = derive_scopes(self._identity)
         self._written: set[str] = set()
+        # This instance's journaled turns, oldest first: (the user's words, their journal entry ids),
+        # so that Hermes's /undo can take the undone ones out of the backlog (`undo_turns`).
+        self._recorded: list[tuple[str, tuple[int, ...]]] = []
         # What the last few prefetches showed: still in the conversation's context, so not repeated
         # (`recall.repeat_after_turns`); cleared when the context is compressed or the session changes.
         self._recently_shown: collections.deque[set[tuple[str, int]]] = collections.deque(
@@ -196,20 +217,49 @@ class MemorySession:
         return self.settings.assistant_name or None
 
     def _append(self, scope: str, text: str, role: str) -> int:
+        """1 when the text was journaled as a new entry, else 0."""
+        return 0 if self._append_entry(scope, text, role) is None else 1
+
+    def _append_entry(self, scope: str, text: str, role: str) -> int | None:
+        """The new journal entry's id (None: blank, skipped, refused or a duplicate)."""
         if not text or not text.strip():
-            return 0
+            return None
         outcome = self.journal.append(
             Turn(scope=scope, text=text, role=role, session=self._identity.session_id, speaker=self._speaker(role))  # type: ignore[arg-type]
         )
-        return 1 if outcome.status in ("stored", "redacted") else 0
+        return outcome.entry_id if outcome.status in ("stored", "redacted") else None
 
     def record_turn(self, user_content: str, assistant_content: str) -> None:
         """Journal the finished turn (two INSERTs) and let the worker digest it later."""
         identity, scopes = self._identity, self._scopes
         if not identity.is_primary or self.excluded:
             return  # cron, subagent and flush contexts (and excluded chats) must not write memory
-        stored = self._append(scopes.turns, user_content, "user") + self._append(scopes.turns, assistant_content, "assistant")
-        self._note_written(scopes.turns, stored)
+        ids = tuple(i for i in (self._append_entry(scopes.turns, user_content, "user"),
+                                self._append_entry(scopes.turns, assistant_content, "assistant")) if i is not None)
+        with self._lock:
+            self._recorded.append((user_content or "", ids))
+        self._note_written(scopes.turns, len(ids))
+
+    def undo_turns(self, active_user_messages: Sequence[str]) -> int:
+        """Hermes's /undo truncated the transcript: the turns this instance journaled that are no longer
+        in it (`active_user_messages`: the user's messages Hermes still holds, oldest first) leave the
+        backlog, so they are never digested and never recalled as episodes. One transaction; a turn
+        the digest already took stays (its facts stand and cite it: forget is how a fact goes).
+        Returns the journal entries removed."""
+        with self._lock:
+            recorded = list(self._recorded)
+        undone = undone_turn_count([text for text, _ in recorded], active_user_messages)
+        if not undone:
+            return 0
+        ids = [entry_id for _, entry_ids in recorded[len(recorded) - undone:] for entry_id in entry_ids]
+        with self.writer.storage.atomic():  # read "undigested" and delete in one transaction
+            refs = [f"journal:{i}" for i in ids if (e := self.journal.entry(i)) is not None and e.digested_at is None]
+            removed = erase_journal(self.writer, refs)
+        with self._lock:
+            del self._recorded[len(recorded) - undone:len(recorded)]
+        self.forget_shown()  # the blocks shown during the undone turns left the context with them
+        logger.info("factledger: /undo removed %d undigested journal entries of %d undone turns", removed, undone)
+        return removed
 
     def record_memory_write(self, action: str, target: str, content: str) -> None:
         """Hermes's built-in memory tool wrote a note: keep it as evidence (an assistant turn)."""

@@ -45,6 +45,7 @@ class FactledgerMemoryProvider(MemoryProvider):
         self._clock = clock
         self._session: MemorySession | None = None
         self._init_error: str | None = None
+        self._paths: HermesPaths | None = None  # the home initialize was given (Hermes's state.db is there)
         self._lock = threading.Lock()  # guards this instance's session reference only
 
     @property
@@ -71,6 +72,7 @@ class FactledgerMemoryProvider(MemoryProvider):
             raise
         with self._lock:
             previous, self._session, self._init_error = self._session, session, None
+            self._paths = paths
         if previous is not None:
             previous.close()
 
@@ -88,8 +90,36 @@ class FactledgerMemoryProvider(MemoryProvider):
     def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
                           rewound: bool = False, **kwargs: Any) -> None:
         session = self._session
-        if session is not None and new_session_id:
-            session.switch_session(new_session_id, reset=reset, reason=str(kwargs.get("reason") or ""))
+        if session is None or not new_session_id:
+            return
+        if rewound:  # /undo: same session, a shorter transcript; nothing is flushed before the undone go
+            active = self._active_user_messages(new_session_id)
+            if active is None:
+                logger.warning("factledger: /undo: cannot read Hermes's transcript; undone turns stay in the journal")
+                return
+            session.undo_turns(active)
+            return
+        session.switch_session(new_session_id, reset=reset, reason=str(kwargs.get("reason") or ""))
+
+    def _active_user_messages(self, session_id: str) -> list[str] | None:
+        """The user messages Hermes's /undo left in the session (its state.db, read with Hermes's own
+        SessionDB; the hook passes no count). None when the home has no readable transcript."""
+        paths = self._paths or HermesPaths.resolve()
+        state_db = paths.home / "state.db"
+        if not state_db.exists():
+            return None
+        try:
+            from hermes_state import SessionDB  # the host's module: this provider runs inside Hermes
+
+            db = SessionDB(state_db, read_only=True)
+            try:
+                messages = db.get_messages_as_conversation(session_id)
+            finally:
+                db.close()
+        except Exception:
+            logger.warning("factledger: cannot read %s", state_db, exc_info=True)
+            return None
+        return [_message_text(m.get("content")) for m in messages if m.get("role") == "user"]
 
     # -- prompt -----------------------------------------------------------------------------------
 
@@ -179,6 +209,13 @@ class FactledgerMemoryProvider(MemoryProvider):
 
     def backup_paths(self) -> list[str]:
         return []  # all state is under HERMES_HOME, which `hermes backup` already covers
+
+
+def _message_text(content: Any) -> str:
+    """A transcript message's text (multimodal content is a list of typed parts, as Hermes stores it)."""
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return content if isinstance(content, str) else ""
 
 
 def register(ctx: Any) -> None:
