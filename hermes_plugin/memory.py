@@ -103,7 +103,7 @@ class MemorySession:
         self.settings = settings
         self._lock = threading.Lock()  # guards identity/scopes (switch_session) and the written-scope set
         self._identity = self._with_session(identity)
-        self._scopes = derive_scopes(self._identity)
+        self._scopes = self._derive(self._identity)
         self._written: set[str] = set()
         # This instance's journaled turns, oldest first: (the user's words, their journal entry ids),
         # so that Hermes's /undo can take the undone ones out of the backlog (`undo_turns`).
@@ -156,6 +156,12 @@ class MemorySession:
         # No session id (Hermes always gives one; a host embedding us might not): a private scratch scope.
         return dataclasses.replace(identity, session_id=f"anonymous-{uuid.uuid4().hex}")
 
+    def _derive(self, identity: HermesIdentity) -> ScopeSet:
+        """The identity's scopes under the operator's settings: the alias map and the group-chat switch."""
+        scopes = derive_scopes(identity, self.settings.aliases)
+        recalls = self.settings.recalls_long_term(identity.platform, identity.chat_id, identity.chat_type)
+        return scopes if recalls else dataclasses.replace(scopes, recalls_long_term=False)
+
     @property
     def identity(self) -> HermesIdentity:
         return self._identity
@@ -180,7 +186,7 @@ class MemorySession:
         with self._lock:
             self._identity = dataclasses.replace(self._identity, session_id=session_id)
             if reset or reason in ("new_session", "resume"):
-                self._scopes = derive_scopes(self._identity)
+                self._scopes = self._derive(self._identity)
 
     def close(self) -> None:
         stopped = self.worker.stop(timeout=SESSION_END_WAIT)

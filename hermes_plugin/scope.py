@@ -122,10 +122,13 @@ class ScopeSet:
     durable: str | None
     scratch: str
     turns: str  # where journaled turns (and so digested facts) go
+    # False: recall (prefetch, search, history, profile) reads this chat only, not long-term memory
+    # (the operator's `recall.group_long_term` switch for shared chats); writes are unchanged.
+    recalls_long_term: bool = True
 
     @property
     def readable(self) -> tuple[str, ...]:
-        return (self.durable, self.scratch) if self.durable else (self.scratch,)
+        return (self.durable, self.scratch) if self.durable and self.recalls_long_term else (self.scratch,)
 
     def for_keep(self, keep: str) -> str:
         """The scope an explicit write targets: 'long_term' (durable) or 'this_chat' (scratch)."""
@@ -140,14 +143,26 @@ class ScopeSet:
         raise ValidationError(f"{keep!r} is not one of 'long_term', 'this_chat'", field="keep")
 
 
-def derive_scopes(identity: HermesIdentity) -> ScopeSet:
-    """Durable and scratch scopes for one Hermes identity (pure; see the module docstring)."""
+def person_key(platform: str, user_id: str) -> str:
+    """How an operator names one identity in the alias map: `<realm>:<user id>`, where the local front
+    ends' realm is `local` (so `local:local` is the person at this machine)."""
+    return f"{'local' if platform in LOCAL_PLATFORMS else platform}:{user_id}"
+
+
+def derive_scopes(identity: HermesIdentity, aliases: Mapping[str, str] | None = None) -> ScopeSet:
+    """Durable and scratch scopes for one Hermes identity (pure; see the module docstring). `aliases`
+    (the operator's alias map, `realm:user` -> `realm:user`) makes an identity use another identity's
+    durable scope: one person on several platforms. Scratch stays the platform's own (chat ids are
+    per platform); an identity not in the map is unchanged."""
     workspace, agent = identity.agent_workspace, identity.agent_identity
     if identity.is_local:
         realm, user = "local", identity.user_id or LOCAL_USER
     else:
         realm, user = identity.platform, identity.user_id
-    durable = frame(SCOPE_PREFIX, "durable", workspace, agent, realm, user) if user else None
+    durable_realm, durable_user = realm, user
+    if user and aliases and (target := aliases.get(f"{realm}:{user}")):
+        durable_realm, durable_user = target.split(":", 1)
+    durable = frame(SCOPE_PREFIX, "durable", workspace, agent, durable_realm, durable_user) if user else None
 
     if identity.chat_id:
         chat = ("chat", identity.chat_id, identity.thread_id)

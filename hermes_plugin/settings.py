@@ -13,6 +13,8 @@ from factledger.ledger import ValidationError
 from factledger.ledger.pg_storage import is_postgres_url
 from factledger.ledger.values import check_identifier
 
+from .scope import LOCAL_PLATFORMS, SHARED_CHAT_TYPES
+
 DEFAULT_SETTINGS_TEXT = """\
 # factledger settings for the Hermes memory provider (read when a Hermes session starts).
 database_url: ""          # a postgresql://user:password@host/dbname URL: the ledger lives there instead of ledger.db
@@ -28,6 +30,12 @@ digest:
 recall:
   configuration: ""       # a named recall configuration; empty for the default
   repeat_after_turns: 3   # an item shown in the last N turns' blocks is not shown again (0: always show)
+  group_long_term:        # long-term memory in shared chats (group, channel, thread, forum); DMs always have it
+    default: true         # false: shared chats recall only what was said in that chat
+    off: []               # platforms ("discord") or chats ("-100123" or "telegram:-100123") where it is off
+    on: []                # ... where it is on whatever the default; a chat's entry wins over its platform's
+aliases: {}               # one person's identities joined: "discord:67890": "telegram:12345" makes the first
+                          # use the second's long-term memory ("local:local" is the person at this machine)
 journal:
   assistant_name: ""      # how the assistant's turns are labelled in recalled excerpts; empty: "assistant"
   retention_days: 0       # keep conversation turns (episodes) this many days after they were said; 0: keep them
@@ -65,6 +73,10 @@ class ProviderSettings:
     excluded_platforms: tuple[str, ...] = ()
     excluded_chats: tuple[str, ...] = ()
     database_url: str = ""  # a postgresql:// URL replacing the SQLite file; "" keeps the file
+    group_long_term: bool = True
+    group_long_term_off: tuple[str, ...] = ()
+    group_long_term_on: tuple[str, ...] = ()
+    aliases: Mapping[str, str] = field(default_factory=dict)  # realm:user -> realm:user (scope.derive_scopes)
 
     def ledger_location(self, file: Path) -> Path | str:
         """Where the ledger is: the database URL when one is set, else the SQLite file."""
@@ -76,6 +88,19 @@ class ProviderSettings:
         if platform in self.excluded_platforms:
             return True
         return bool(chat_id) and (chat_id in self.excluded_chats or f"{platform}:{chat_id}" in self.excluded_chats)
+
+    def recalls_long_term(self, platform: str, chat_id: str, chat_type: str) -> bool:
+        """Whether recall in this chat reads long-term memory (`recall.group_long_term`): always in a
+        direct chat; in a shared chat the chat's own entry, else its platform's, else the default."""
+        if chat_type not in SHARED_CHAT_TYPES:
+            return True
+        platform = platform.lower()
+        for names in ((f"{platform}:{chat_id}", chat_id) if chat_id else (), (platform,)):
+            if any(n in self.group_long_term_on for n in names):
+                return True
+            if any(n in self.group_long_term_off for n in names):
+                return False
+        return self.group_long_term
 
     @classmethod
     def load(cls, path: Path) -> "ProviderSettings":
@@ -108,6 +133,7 @@ class ProviderSettings:
         recall = _section(data, "recall")
         journal = _section(data, "journal")
         exclude = _section(data, "exclude")
+        group = _section(recall, "group_long_term", prefix="recall.")
         assistant_name = _text(journal, "assistant_name", "journal.assistant_name")
         retention = journal.get("retention_days", 0) or 0
         if isinstance(retention, bool) or not isinstance(retention, (int, float)) or not 0 <= retention <= 36_500:
@@ -137,6 +163,10 @@ class ProviderSettings:
             retention_days=float(retention),
             excluded_platforms=tuple(p.lower() for p in _text_list(exclude, "platforms", "exclude.platforms")),
             excluded_chats=_text_list(exclude, "chats", "exclude.chats"),
+            group_long_term=_flag(group, "default", "recall.group_long_term.default", default=True),
+            group_long_term_off=_text_list(group, "off", "recall.group_long_term.off"),
+            group_long_term_on=_text_list(group, "on", "recall.group_long_term.on"),
+            aliases=_aliases(data),
         )
 
 
@@ -159,10 +189,10 @@ def _text(data: Mapping[str, Any], name: str, field_name: str) -> str:
     return check_identifier(str(value).strip(), field_name, limit=500)
 
 
-def _flag(data: Mapping[str, Any], name: str, field_name: str) -> bool:
-    value = data.get(name, False)
+def _flag(data: Mapping[str, Any], name: str, field_name: str, *, default: bool = False) -> bool:
+    value = data.get(name, default)
     if value is None:
-        return False
+        return default
     if not isinstance(value, bool):
         raise ValidationError(f"{value!r} is not true or false", field=field_name)
     return value
@@ -179,6 +209,33 @@ def _text_list(data: Mapping[str, Any], name: str, field_name: str) -> tuple[str
         raise ValidationError(f"must be a list, got {type(value).__name__}", field=field_name)
     items = [_text({name: item}, name, f"{field_name}[{i}]") for i, item in enumerate(value)]
     return tuple(dict.fromkeys(item for item in items if item))
+
+
+def _person(value: Any, field_name: str) -> str:
+    """One identity of the alias map: `realm:user id`, both parts present (a local front end is `local`)."""
+    text = _text({"v": value}, "v", field_name)
+    realm, _, user = text.partition(":")
+    if not realm.strip() or not user.strip():
+        raise ValidationError(f"{text!r} is not 'platform:user_id' (e.g. 'telegram:12345', 'local:local')", field=field_name)
+    realm = realm.strip().lower()
+    return f"{'local' if realm in LOCAL_PLATFORMS else realm}:{user.strip()}"
+
+
+def _aliases(data: Mapping[str, Any]) -> dict[str, str]:
+    """The operator's alias map: each key identity uses its value identity's long-term memory. No
+    chains (a target is never itself an alias) and no identity mapped to itself, so one lookup decides."""
+    raw = _section(data, "aliases")
+    aliases: dict[str, str] = {}
+    for key, value in raw.items():
+        alias = _person(key, "aliases")
+        aliases[alias] = _person(value, f"aliases[{alias}]")
+    for alias, target in aliases.items():
+        if target == alias:
+            raise ValidationError(f"{alias!r} is mapped to itself", field=f"aliases[{alias}]")
+        if target in aliases:
+            raise ValidationError(f"{target!r} is itself an alias (of {aliases[target]!r}): map {alias!r} to that one",
+                                  field=f"aliases[{alias}]")
+    return aliases
 
 
 def _count(data: Mapping[str, Any], name: str, default: int, field_name: str) -> int:
