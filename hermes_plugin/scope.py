@@ -81,6 +81,9 @@ class HermesIdentity:
     chat_type: str = ""
     thread_id: str = ""
     gateway_session_key: str = ""
+    # A platform's stable id for the user when its user_id can change (Signal's UUID, Feishu's
+    # union_id): Hermes's gateway keys a person by `user_id_alt or user_id`, and so does the scope.
+    user_id_alt: str = ""
     # Display only (never part of a scope): how the user's turns are labelled in recalled excerpts.
     user_name: str = ""
 
@@ -97,6 +100,7 @@ class HermesIdentity:
             chat_type=_text(kwargs.get("chat_type")).lower(),
             thread_id=_text(kwargs.get("thread_id")),
             gateway_session_key=_text(kwargs.get("gateway_session_key")),
+            user_id_alt=_text(kwargs.get("user_id_alt")),
             user_name=_text(kwargs.get("user_name")),
         )
 
@@ -158,7 +162,7 @@ def derive_scopes(identity: HermesIdentity, aliases: Mapping[str, str] | None = 
     if identity.is_local:
         realm, user = "local", identity.user_id or LOCAL_USER
     else:
-        realm, user = identity.platform, identity.user_id
+        realm, user = identity.platform, identity.user_id_alt or identity.user_id
     durable_realm, durable_user = realm, user
     if user and aliases and (target := aliases.get(f"{realm}:{user}")):
         durable_realm, durable_user = target.split(":", 1)

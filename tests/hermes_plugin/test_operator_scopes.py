@@ -91,3 +91,11 @@ def test_a_bad_group_switch_is_refused_naming_the_field(group, field):
     with pytest.raises(ValidationError) as error:
         ProviderSettings.from_mapping({"recall": {"group_long_term": group}})
     assert error.value.field == field
+
+
+def test_a_stable_alternate_user_id_keeps_the_scope_when_the_user_id_changes():
+    before = HermesIdentity.from_kwargs("s1", dict(platform="signal", user_id="+351911111111", user_id_alt="uuid-1"))
+    after = HermesIdentity.from_kwargs("s2", dict(platform="signal", user_id="+351922222222", user_id_alt="uuid-1"))
+    assert derive_scopes(before).durable == derive_scopes(after).durable
+    plain = HermesIdentity.from_kwargs("s3", dict(platform="signal", user_id="+351911111111"))
+    assert derive_scopes(plain).durable != derive_scopes(before).durable  # no alt id: the user id, as before
