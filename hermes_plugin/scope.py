@@ -147,12 +147,6 @@ class ScopeSet:
         raise ValidationError(f"{keep!r} is not one of 'long_term', 'this_chat'", field="keep")
 
 
-def person_key(platform: str, user_id: str) -> str:
-    """How an operator names one identity in the alias map: `<realm>:<user id>`, where the local front
-    ends' realm is `local` (so `local:local` is the person at this machine)."""
-    return f"{'local' if platform in LOCAL_PLATFORMS else platform}:{user_id}"
-
-
 def derive_scopes(identity: HermesIdentity, aliases: Mapping[str, str] | None = None) -> ScopeSet:
     """Durable and scratch scopes for one Hermes identity (pure; see the module docstring). `aliases`
     (the operator's alias map, `realm:user` -> `realm:user`) makes an identity use another identity's
