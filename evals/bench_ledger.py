@@ -92,6 +92,7 @@ class Figures:
     baseline_cpu: float
     floor_seconds: float
     floor_cpu: float
+    unchained_floor_seconds: float  # the floor without the hash-chain rows, one replay
     one_op_tx: int
     one_op_seconds: float
     one_op_cpu: float
@@ -127,6 +128,7 @@ class Figures:
             "schema_floor_ratio_cpu": round(self.baseline_cpu / self.floor_cpu, 3),
             "of_floor": round(self.floor_seconds / self.batch_seconds, 3),
             "of_floor_cpu": round(self.floor_cpu / self.batch_cpu, 3),
+            "of_floor_without_chain": round(self.unchained_floor_seconds / self.batch_seconds, 3),
             "one_op_tx_per_s": round(self.one_op_tx_per_s),
             "one_op_tx_per_cpu_s": round(self.one_op_tx / self.one_op_cpu),
             "slot_as_of_p50_ms": round(percentile(self.slot_ms, 50), 3),
@@ -313,9 +315,10 @@ class SqliteBench:
         assert count == len(rows.claims)
         return spent[0], spent[1]
 
-    def floor(self, rows: LedgerRows, location: Path) -> tuple[float, float]:
+    def floor(self, rows: LedgerRows, location: Path, *, chain: bool = True) -> tuple[float, float]:
         """Replay the ledger's own writes, transaction by transaction, as plain statements into the full
-        schema (triggers, partial unique indexes, foreign keys): the cost of the constraints alone."""
+        schema (triggers, partial unique indexes, foreign keys): the cost of the constraints alone.
+        chain=False leaves out the hash-chain rows (the floor as measured before the chain existed)."""
         storage = Storage(location)
         with Clock().phase() as spent:
             with storage.atomic():
@@ -331,11 +334,13 @@ class SqliteBench:
                         )
                     if tx_id in rows.opened:
                         storage.executemany(f"INSERT INTO claims ({OPEN_COLUMNS}) VALUES ({', '.join('?' * 13)})", rows.opened[tx_id])
+                    if tx_id in rows.opened and chain:
                         storage.executemany(
                             "INSERT INTO version_hashes (claim_id, opened_by, closed_by, salt, content_hash) VALUES (?, ?, ?, ?, ?)",
                             rows.hashes[tx_id],
                         )
-                    storage.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (?, ?)", (tx_id, rows.chain[tx_id]))
+                    if chain:
+                        storage.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (?, ?)", (tx_id, rows.chain[tx_id]))
         storage.close()
         self.discard(location)
         return spent[0], spent[1]
@@ -414,7 +419,7 @@ class PostgresBench:
         assert count == len(rows.claims)
         return spent[0], spent[1]
 
-    def floor(self, rows: LedgerRows, location: str) -> tuple[float, float]:
+    def floor(self, rows: LedgerRows, location: str, *, chain: bool = True) -> tuple[float, float]:
         """Replay the ledger's own writes, transaction by transaction, as the PostgreSQL recorder's
         statements (one UPDATE of the closed ids, one INSERT from arrays) into the full schema."""
         conn = self._connect(location)
@@ -439,11 +444,13 @@ class PostgresBench:
                         )
                     if tx_id in rows.opened:
                         cursor.execute(insert_claims, [list(column) for column in zip(*rows.opened[tx_id])])
+                    if tx_id in rows.opened and chain:
                         cursor.executemany(
                             "INSERT INTO version_hashes (claim_id, opened_by, closed_by, salt, content_hash) VALUES (%s, %s, %s, %s, %s)",
                             rows.hashes[tx_id],
                         )
-                    cursor.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (%s, %s)", (tx_id, rows.chain[tx_id]))
+                    if chain:
+                        cursor.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (%s, %s)", (tx_id, rows.chain[tx_id]))
         conn.close()
         self.discard(location)
         return spent[0], spent[1]
@@ -494,6 +501,7 @@ def run_size(bench, versions: int, *, batch: int, one_op: int, lookup_count: int
             # Best of three: cheap next to the build, and the machine is shared.
             baseline_seconds, baseline_cpu = min(bench.baseline(rows, bench.location(f"{versions}_baseline{n}")) for n in range(3))
             floor_seconds, floor_cpu = min(bench.floor(rows, bench.location(f"{versions}_floor{n}")) for n in range(3))
+            unchained_seconds, _ = bench.floor(rows, bench.location(f"{versions}_unchained"), chain=False)
             del rows
             one_op_seconds, one_op_cpu = one_op_transactions(ledger, people, one_op, rng, progress, clock)
             slot_ms = lookups(ledger, people, lookup_count, rng, scoped=True)
@@ -511,6 +519,7 @@ def run_size(bench, versions: int, *, batch: int, one_op: int, lookup_count: int
         baseline_cpu=baseline_cpu,
         floor_seconds=floor_seconds,
         floor_cpu=floor_cpu,
+        unchained_floor_seconds=unchained_seconds,
         one_op_tx=min(one_op, people),
         one_op_seconds=one_op_seconds,
         one_op_cpu=one_op_cpu,
@@ -535,6 +544,7 @@ def markdown(rows: list[dict]) -> str:
         ("schema_floor_ratio_cpu", "… by CPU time"),
         ("of_floor", "ledger / floor"),
         ("of_floor_cpu", "… by CPU time"),
+        ("of_floor_without_chain", "… of floor without chain rows"),
         ("one_op_tx_per_s", "one-op tx/s"),
         ("one_op_tx_per_cpu_s", "… per CPU s"),
         ("slot_as_of_p50_ms", "slot as-of p50 ms"),
