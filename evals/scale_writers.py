@@ -5,10 +5,12 @@ One ledger is populated with --users people (5 facts each, one durable scope per
 evals/bench_hermes.py does). Then:
 1. prefetch, idle: `Recall.prompt_block(query, [scope], vectors="if_ready")` for random people (the read
    Hermes makes before each turn; the vector lane is left out, as before its index is ready): p50/p95;
-2. one writer process alone: --txs one-operation transactions (an add each), committed one by one: tx/s;
+2. one writer process alone: --txs one-operation transactions (an add each), committed one by one: tx/s
+   (each writer process starts, opens the ledger, then waits for the signal that starts them all);
 3. --writers processes at once, --txs each: committed tx/s from the first commit to the last (every
-   process's clock is the machine's), refused transactions, and the prefetch p50/p95 measured in this
-   process meanwhile.
+   process's clock is the machine's) and refused transactions;
+4. the same again while this process runs a prefetch every --interval seconds (a stream of turns, not a
+   closed loop that would take a core from the writers): the prefetch p50/p95 under that write load.
 Each phase records the load average and the writer processes' CPU time (os.times of the children; a
 PostgreSQL server's own CPU is not in it). The machine is shared: the figures carry its load.
 
@@ -55,15 +57,18 @@ def populate(location: str, users: int) -> None:
                 tx.add(scope_of(n), "user", "likes", HOBBIES[(n + k) % len(HOBBIES)], valid_from="2024-01-01")
 
 
-def writer(location: str, number: int, txs: int) -> None:
+def writer(location: str, phase: str, number: int, txs: int) -> None:
     """Hidden mode: one writer process; prints one JSON line (commit times, refusals)."""
     committed: list[float] = []
     errors: list[str] = []
     with Ledger.open(location) as ledger:
+        print("ready", flush=True)  # start-up (imports, connecting) stays out of the timed window
+        sys.stdin.readline()
         for j in range(txs):
             try:
-                with ledger.transaction(principal="agent:bench", reason=f"w{number}-t{j}") as tx:
-                    tx.add("load", f"writer {number} item {j}", "note", f"entry {j}")
+                # Subjects new to each phase: a repeated add would be a no-op, writing no version.
+                with ledger.transaction(principal="agent:bench", reason=f"{phase}-w{number}-t{j}") as tx:
+                    tx.add("load", f"{phase} writer {number} item {j}", "note", f"entry {j}")
             except Exception as exc:  # counted and reported
                 errors.append(f"{type(exc).__name__}: {exc}")
                 continue
@@ -78,20 +83,30 @@ def prefetch_once(recall, users: int, rng: random.Random) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def writers_phase(location: str, count: int, txs: int, recall=None, users: int = 0, rng=None) -> dict:
+def writers_phase(
+    location: str, phase: str, count: int, txs: int, recall=None, users: int = 0, rng=None, interval: float = 0.0
+) -> dict:
     before = load_average()
     cpu = _children_cpu()
     children = [
         subprocess.Popen(
-            [sys.executable, __file__, "--writer", location, str(n), str(txs)], stdout=subprocess.PIPE, text=True
+            [sys.executable, __file__, "--writer", location, phase, str(n), str(txs)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         for n in range(count)
     ]
+    for child in children:
+        assert child.stdout.readline().strip() == "ready"
+    for child in children:  # every writer starts at once
+        child.stdin.write("go\n")
+        child.stdin.flush()
     prefetch: list[float] = []
     if recall is not None:
         while any(child.poll() is None for child in children):
             prefetch.append(prefetch_once(recall, users, rng))
+            time.sleep(interval)
     results = [json.loads(child.communicate()[0].strip().splitlines()[-1]) for child in children]
+    cpu_after = _children_cpu()
     times = sorted(t for r in results for t in r["committed"])
     span = times[-1] - times[0] if len(times) > 1 else 0.0
     phase = {
@@ -99,7 +114,7 @@ def writers_phase(location: str, count: int, txs: int, recall=None, users: int =
         "committed": len(times),
         "refused": sum(r["refused"] for r in results),
         "tx_per_s": round((len(times) - 1) / span, 1) if span else 0.0,
-        "writer_cpu_s": round(_children_cpu() - cpu, 2),
+        "writer_cpu_s": round(cpu_after - cpu, 2),
         "errors": [e for r in results for e in r["errors"]][:3],
         "load_avg": f"{before} → {load_average()}",
     }
@@ -119,7 +134,9 @@ def summary(ms: list[float]) -> dict:
     return {"n": len(ms), "p50_ms": round(statistics.median(ms), 3), "p95_ms": round(percentile(ms, 95), 3)}
 
 
-def run(location: str, *, users: int, writers: int, txs: int, queries: int, index_dir: Path, seed: int) -> dict:
+def run(
+    location: str, *, users: int, writers: int, txs: int, queries: int, index_dir: Path, seed: int, interval: float
+) -> dict:
     from factledger.recall import Recall
 
     rng = random.Random(seed)
@@ -130,13 +147,15 @@ def run(location: str, *, users: int, writers: int, txs: int, queries: int, inde
             prefetch_once(recall, users, rng)  # warm up
         idle_load = load_average()
         idle = [prefetch_once(recall, users, rng) for _ in range(queries)]
-        single = writers_phase(location, 1, txs)
-        many = writers_phase(location, writers, txs, recall, users, rng)
+        single = writers_phase(location, "single", 1, txs)
+        many = writers_phase(location, "many", writers, txs)
+        loaded = writers_phase(location, "loaded", writers, txs, recall, users, rng, interval)
     return {
         "users": users,
         "prefetch_idle": {**summary(idle), "load_avg": idle_load},
         "one_writer": single,
         "many_writers": many,
+        "many_writers_with_prefetch": loaded,
         "contended_over_single": round(many["tx_per_s"] / single["tx_per_s"], 2) if single["tx_per_s"] else 0.0,
     }
 
@@ -149,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--txs", type=int, default=150, help="one-operation transactions per writer process")
     parser.add_argument("--queries", type=int, default=300, help="idle prefetch samples")
+    parser.add_argument("--interval", type=float, default=0.02, help="seconds between prefetches under load")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     if args.db is not None and not args.db.startswith(("postgresql://", "postgres://")):
@@ -166,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                 location = str(Path(tmp) / "ledger.db")
             report = run(
                 location, users=args.users, writers=args.writers, txs=args.txs, queries=args.queries,
-                index_dir=Path(tmp) / "vectors.lance", seed=args.seed,
+                index_dir=Path(tmp) / "vectors.lance", seed=args.seed, interval=args.interval,
             )
             report["engine"] = "postgres" if bench is not None else "sqlite"
             if bench is not None:
@@ -181,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--writer":
-        writer(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    if len(sys.argv) == 6 and sys.argv[1] == "--writer":
+        writer(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:
         sys.exit(main())

@@ -18,5 +18,7 @@ def test_scale_writers_commits_every_transaction_at_toy_size():
     report = json.loads(out)
     assert report["engine"] == "sqlite"
     assert report["one_writer"]["committed"] == 3 and report["many_writers"]["committed"] == 6
-    assert report["many_writers"]["refused"] == 0
+    assert report["many_writers_with_prefetch"]["committed"] == 6
+    assert report["many_writers"]["refused"] == 0 and report["many_writers_with_prefetch"]["refused"] == 0
+    assert report["many_writers_with_prefetch"]["prefetch_under_load"]["n"] >= 1
     assert report["prefetch_idle"]["n"] == 5
