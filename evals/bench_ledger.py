@@ -1,57 +1,82 @@
-"""Ledger benchmark: batch apply against plain INSERTs, one-operation transactions, slot as-of latency.
+"""Ledger benchmark: batch apply against plain INSERTs, one-operation transactions, slot as-of latency,
+on SQLite (a file) or PostgreSQL (`--db postgresql://…`, or `--pg-throwaway` for a cluster of its own).
 
-For each size (claim versions) it builds a ledger file from scratch through the library's `LedgerTx`:
-people who move city three times (an add and three supersedes of a `one` slot) and like music (two adds
-and a supersede with `replaces` in a `many` slot), applied in rounds so each slot's operations land in
+For each size (claim versions) it builds a ledger from scratch through the library's `LedgerTx`: people
+who move city three times (an add and three supersedes of a `one` slot) and like music (two adds and a
+supersede with `replaces` in a `many` slot), applied in rounds so each slot's operations land in
 different transactions and real history accumulates (11 versions and 7 operations per person). Then:
 
 1. batch apply: operations per second of that build (transactions of --batch operations), and the
-   baseline: the same claim rows (and the transaction rows they reference) inserted with plain INSERTs
-   in one transaction into the same table, with its triggers and secondary indexes dropped. The ratio is
-   baseline time / ledger time (1.0 would mean the ledger costs nothing over bare inserts). A third
-   figure, the schema floor, replays exactly the ledger's writes (per transaction: its row, the new
-   versions, the closing UPDATEs) as plain statements into a database with the full schema: what the
-   database's own constraints (triggers, partial unique indexes, foreign keys) cost with no Python
-   logic at all, so baseline / floor is the best ratio any implementation of this schema could reach.
-2. one-operation transactions per second on the built file (WAL): each a supersede of a random person's
+   baseline: the same claim rows (and the transaction rows they reference) inserted plainly in one
+   transaction into the same tables with their triggers and secondary indexes dropped (SQLite: INSERTs;
+   PostgreSQL: COPY, its own fastest load). The ratio is baseline time / ledger time (1.0 would mean the
+   ledger costs nothing over bare inserts). A third figure, the schema floor, replays exactly the
+   ledger's writes (per transaction: its row, the closing UPDATEs, the new versions, their hash-chain
+   rows) as plain statements, with no Python logic, into a database with the full schema: what the
+   database's own rules (triggers, partial unique indexes, exclusion constraints, foreign keys) cost,
+   so baseline / floor is the best ratio any implementation of this schema could reach, and ledger /
+   floor ("of floor") how close the ledger comes to it.
+2. one-operation transactions per second on the built ledger: each a supersede of a random person's
    city, committed alone.
 3. slot as-of latency (p50/p99): `Ledger.as_of(scope, valid_at, known_at, subject, predicate)` at random
    instants for random people; also the same read without a scope (every scope).
 
-Every phase is timed twice: wall clock (what the targets ask for) and the process's CPU time, which
-is what the figures would be on an idle machine when other processes compete for the cores.
+Every phase is timed twice: wall clock (what the targets ask for) and CPU time, which is what the figures
+would be on an idle machine when other processes compete for the cores. On PostgreSQL the CPU time is the
+client's plus its server backend's (read from /proc when the server runs on this machine). Each row
+records the load average (/proc/loadavg) at its start and end: the machine is shared.
 
 Targets (issue 2): batch >= 20,000 ops/s and >= 0.3 of the baseline; >= 3,000 one-op tx/s; slot as-of
-p50 <= 1 ms at 1M versions.
+p50 <= 1 ms at 1M versions. Issue 11: the batch path >= 0.6 of the schema floor.
 
-    .venv/bin/python evals/bench_ledger.py                 # 10k, 100k and 1M versions
+    .venv/bin/python evals/bench_ledger.py                 # SQLite: 10k, 100k and 1M versions
     .venv/bin/python evals/bench_ledger.py --quick         # a toy run (seconds)
     .venv/bin/python evals/bench_ledger.py --sizes 10000,100000
+    .venv/bin/python evals/bench_ledger.py --pg-throwaway  # PostgreSQL: initdb a cluster in /tmp, then stop it
+    .venv/bin/python evals/bench_ledger.py --db 'postgresql://me@/postgres?host=/run/postgresql'
+        # an existing server: scratch databases factledger_bench_* are created there and dropped (CREATEDB)
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import os
 import platform
 import random
 import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from factledger.ledger import Ledger, Storage
+from factledger.ledger.pg_storage import PostgresStorage
 from factledger.ledger.writer_queue import LOCK_SUFFIXES
 
 VERSIONS_PER_PERSON = 11
 SCOPE = "bench"
 CITIES = ["Paris", "Rome", "Oslo", "Lima", "Kyiv", "Porto", "Quito", "Hanoi"]
-TARGETS = {"batch_ops_per_s": 20_000, "batch_ratio": 0.3, "one_op_tx_per_s": 3_000, "slot_p50_ms_at_1m": 1.0}
+TARGETS = {
+    "batch_ops_per_s": 20_000, "batch_ratio": 0.3, "of_floor": 0.6, "one_op_tx_per_s": 3_000, "slot_p50_ms_at_1m": 1.0,
+}
+CLAIM_COLUMNS = (
+    "id, scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from, valid_to, tx_from, tx_to,"
+    " opened_by, closed_by, source"
+)
+# The throwaway cluster keeps fsync on and commits without waiting for the WAL flush: the durability of
+# the SQLite file (WAL, synchronous=NORMAL: a crash of the machine may lose the last commits, never
+# corrupts). tests/support/postgres_cluster.py turns fsync off for tests.
+THROWAWAY_SETTINGS = {"fsync": "on", "full_page_writes": "on", "synchronous_commit": "off"}
+CLUSTER_HARNESS = Path(__file__).resolve().parents[1] / "tests" / "support" / "postgres_cluster.py"
 
 console = Console(stderr=True)
 
@@ -67,11 +92,14 @@ class Figures:
     baseline_cpu: float
     floor_seconds: float
     floor_cpu: float
+    unchained_floor_seconds: float  # the floor without the hash-chain rows, one replay
     one_op_tx: int
     one_op_seconds: float
     one_op_cpu: float
     slot_ms: list[float]
     all_scopes_ms: list[float]
+    engine: str = "sqlite"
+    load: list[str] = field(default_factory=list)  # /proc/loadavg's 1-minute figure at start and end
 
     @property
     def batch_ops_per_s(self) -> float:
@@ -87,6 +115,7 @@ class Figures:
 
     def row(self) -> dict:
         return {
+            "engine": self.engine,
             "versions": self.versions,
             "operations": self.operations,
             "batch_ops_per_s": round(self.batch_ops_per_s),
@@ -97,11 +126,15 @@ class Figures:
             "ratio_to_baseline_cpu": round(self.baseline_cpu / self.batch_cpu, 3),
             "schema_floor_ratio": round(self.baseline_seconds / self.floor_seconds, 3),
             "schema_floor_ratio_cpu": round(self.baseline_cpu / self.floor_cpu, 3),
+            "of_floor": round(self.floor_seconds / self.batch_seconds, 3),
+            "of_floor_cpu": round(self.floor_cpu / self.batch_cpu, 3),
+            "of_floor_without_chain": round(self.unchained_floor_seconds / self.batch_seconds, 3),
             "one_op_tx_per_s": round(self.one_op_tx_per_s),
             "one_op_tx_per_cpu_s": round(self.one_op_tx / self.one_op_cpu),
             "slot_as_of_p50_ms": round(percentile(self.slot_ms, 50), 3),
             "slot_as_of_p99_ms": round(percentile(self.slot_ms, 99), 3),
             "all_scopes_as_of_p50_ms": round(percentile(self.all_scopes_ms, 50), 3),
+            "load_avg": " → ".join(self.load),
         }
 
 
@@ -113,6 +146,13 @@ def remove(path: Path) -> None:
 def percentile(samples: list[float], p: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def load_average() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
 
 
 def year(y: int) -> str:
@@ -142,7 +182,37 @@ def apply_op(tx, op: tuple) -> None:
         tx.supersede(SCOPE, who, predicate, value, valid_from=valid_from, replaces=replaces)
 
 
-def build(ledger: Ledger, people: int, batch: int, progress: Progress) -> tuple[int, int, float, float]:
+# -- timing -------------------------------------------------------------------------------------------
+
+
+def backend_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a local process, e.g. a PostgreSQL backend; 0 when unreadable."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Clock:
+    """Wall and CPU time of a phase: this process's CPU plus that of the server backends in `pids`."""
+
+    pids: list[int] = field(default_factory=list)
+
+    def cpu(self) -> float:
+        return time.process_time() + sum(backend_cpu(pid) for pid in self.pids)
+
+    @contextmanager
+    def phase(self) -> Iterator[list[float]]:
+        """Yields a list that holds [wall seconds, CPU seconds] once the block ends."""
+        spent: list[float] = []
+        wall, cpu = time.perf_counter(), self.cpu()
+        yield spent
+        spent += [time.perf_counter() - wall, self.cpu() - cpu]
+
+
+def build(ledger: Ledger, people: int, batch: int, progress: Progress, clock: Clock) -> tuple[int, int, float, float]:
     with ledger.transaction(principal="import:bench", reason="predicates") as tx:
         tx.define("lives_in", "one", template="{subject} lives in {value}")
         tx.define("likes", "many")
@@ -150,93 +220,259 @@ def build(ledger: Ledger, people: int, batch: int, progress: Progress) -> tuple[
     total = sum(len(r) for r in all_rounds)
     task = progress.add_task("batch apply", total=total)
     transactions = 0
-    started, cpu = time.perf_counter(), time.process_time()
-    for ops in all_rounds:
-        for start in range(0, len(ops), batch):
-            with ledger.transaction(principal="import:bench", reason="batch") as tx:
-                for op in ops[start : start + batch]:
-                    apply_op(tx, op)
-            transactions += 1
-            progress.advance(task, min(batch, len(ops) - start))
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    with clock.phase() as spent:
+        for ops in all_rounds:
+            for start in range(0, len(ops), batch):
+                with ledger.transaction(principal="import:bench", reason="batch") as tx:
+                    for op in ops[start : start + batch]:
+                        apply_op(tx, op)
+                transactions += 1
+                progress.advance(task, min(batch, len(ops) - start))
     progress.remove_task(task)
-    return total, transactions, elapsed, cpu
+    return total, transactions, *spent
 
 
-def baseline(source: Ledger, path: Path) -> tuple[float, float]:
-    """Plain INSERTs of the ledger's claim rows (and their transactions) into the same table, without its
-    triggers and secondary indexes, in one transaction."""
-    storage = Storage(path)
-    objects = storage.query(
-        "SELECT type, name FROM sqlite_master WHERE tbl_name = 'claims' AND type IN ('trigger', 'index') AND sql IS NOT NULL"
-    )
-    for obj in objects:
-        storage.execute(f"DROP {obj['type'].upper()} {obj['name']}")
-    storage.execute("DROP TRIGGER IF EXISTS transactions_time_increases")
-    transactions = [tuple(r) for r in source.storage.query("SELECT id, tx_time, principal, reason, sources FROM transactions")]
-    claims = [tuple(r) for r in source.storage.query("SELECT * FROM claims ORDER BY id")]
-    predicates = [tuple(r) for r in source.storage.query("SELECT * FROM predicates")]
-    columns = len(claims[0])
-    started, cpu = time.perf_counter(), time.process_time()
-    with storage.atomic():
-        storage.executemany("INSERT INTO predicates VALUES (?, ?, ?, ?, ?, ?)", predicates)
-        storage.executemany("INSERT INTO transactions VALUES (?, ?, ?, ?, ?)", transactions)
-        storage.executemany(f"INSERT INTO claims VALUES ({', '.join('?' * columns)})", claims)
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-    count = storage.one("SELECT COUNT(*) FROM claims")[0]
-    storage.close()
-    remove(path)
-    assert count == len(claims)
-    return elapsed, cpu
+# -- what the baseline and the floor write ------------------------------------------------------------
+
+# A claim as inserted (open): every column but tx_to and closed_by.
+OPEN_COLUMNS = "id, scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from, valid_to, tx_from, opened_by, source"
 
 
-def schema_floor(source: Ledger, path: Path) -> tuple[float, float]:
-    """Replay the ledger's own writes, transaction by transaction, as plain statements into the full
-    schema (triggers, partial unique indexes, foreign keys): the cost of the constraints alone."""
-    storage = Storage(path)
-    predicates = [tuple(r) for r in source.storage.query("SELECT * FROM predicates")]
-    opened: dict[int, list[tuple]] = {}
-    closed: dict[int, list[tuple]] = {}
-    for r in source.storage.query("SELECT * FROM claims ORDER BY id"):
-        row = tuple(r)
-        opened.setdefault(r["opened_by"], []).append(row[:11] + (None, r["opened_by"], None, r["source"]))
-        if r["closed_by"] is not None:
-            closed.setdefault(r["closed_by"], []).append((r["tx_to"], r["closed_by"], r["id"]))
-    transactions = [tuple(r) for r in source.storage.query("SELECT id, tx_time, principal, reason, sources FROM transactions ORDER BY id")]
-    columns = len(next(iter(opened.values()))[0])
-    started, cpu = time.perf_counter(), time.process_time()
-    with storage.atomic():
-        storage.executemany("INSERT INTO predicates VALUES (?, ?, ?, ?, ?, ?)", predicates)
-    for tx in transactions:
-        with storage.atomic():
-            storage.execute("INSERT INTO transactions VALUES (?, ?, ?, ?, ?)", tx)
-            if tx[0] in closed:
-                storage.executemany("UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", closed[tx[0]])
-            if tx[0] in opened:
-                storage.executemany(f"INSERT INTO claims VALUES ({', '.join('?' * columns)})", opened[tx[0]])
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
-    storage.close()
-    remove(path)
-    return elapsed, cpu
+@dataclass
+class LedgerRows:
+    """The built ledger's rows, read once through its storage (the same SQL on both engines)."""
+
+    predicates: list[tuple]
+    transactions: list[tuple]
+    claims: list[tuple]  # CLAIM_COLUMNS
+    opened: dict[int, list[tuple]]  # tx id -> OPEN_COLUMNS rows it inserted
+    closed: dict[int, list[int]]  # tx id -> claim ids it closed
+    hashes: dict[int, list[tuple]]  # tx id -> (claim_id, opened_by, closed_by NULL, salt, content_hash)
+    chain: dict[int, str]  # tx id -> chain hash
+
+    @classmethod
+    def read(cls, storage) -> "LedgerRows":
+        claims = [tuple(r) for r in storage.query(f"SELECT {CLAIM_COLUMNS} FROM claims ORDER BY id")]
+        opened: dict[int, list[tuple]] = {}
+        closed: dict[int, list[int]] = {}
+        for row in claims:
+            opened.setdefault(row[12], []).append(row[:11] + (row[12], row[14]))
+            if row[13] is not None:
+                closed.setdefault(row[13], []).append(row[0])
+        hashes: dict[int, list[tuple]] = {}
+        for r in storage.query("SELECT claim_id, opened_by, salt, content_hash FROM version_hashes ORDER BY claim_id"):
+            hashes.setdefault(r[1], []).append((r[0], r[1], None, r[2], r[3]))
+        return cls(
+            predicates=[
+                tuple(r)
+                for r in storage.query("SELECT name, display, cardinality, description, template, defined_at FROM predicates")
+            ],
+            transactions=[
+                tuple(r) for r in storage.query("SELECT id, tx_time, principal, reason, sources FROM transactions ORDER BY id")
+            ],
+            claims=claims,
+            opened=opened,
+            closed=closed,
+            hashes=hashes,
+            chain={r[0]: r[1] for r in storage.query("SELECT tx_id, chain_hash FROM tx_chain")},
+        )
 
 
-def one_op_transactions(ledger: Ledger, people: int, count: int, rng: random.Random, progress: Progress) -> tuple[float, float]:
+class SqliteBench:
+    """Ledger files in a work folder; baseline and floor through the project's SQLite Storage."""
+
+    engine = "sqlite"
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+
+    def location(self, label: str) -> Path:
+        return self.workdir / f"{label}.db"
+
+    def discard(self, location: Path) -> None:
+        remove(location)
+
+    def backend_pids(self, ledger: Ledger) -> list[int]:
+        return []  # SQLite runs in this process
+
+    def baseline(self, rows: LedgerRows, location: Path) -> tuple[float, float]:
+        """Plain INSERTs of the claim rows (and their transactions) into the same table, without its
+        triggers and secondary indexes, in one transaction."""
+        storage = Storage(location)
+        objects = storage.query(
+            "SELECT type, name FROM sqlite_master WHERE tbl_name = 'claims' AND type IN ('trigger', 'index') AND sql IS NOT NULL"
+        )
+        for obj in objects:
+            storage.execute(f"DROP {obj['type'].upper()} {obj['name']}")
+        storage.execute("DROP TRIGGER IF EXISTS transactions_time_increases")
+        with Clock().phase() as spent, storage.atomic():
+            storage.executemany("INSERT INTO predicates (name, display, cardinality, description, template, defined_at) VALUES (?, ?, ?, ?, ?, ?)", rows.predicates)
+            storage.executemany("INSERT INTO transactions (id, tx_time, principal, reason, sources) VALUES (?, ?, ?, ?, ?)", rows.transactions)
+            storage.executemany(f"INSERT INTO claims ({CLAIM_COLUMNS}) VALUES ({', '.join('?' * 15)})", rows.claims)
+        count = storage.one("SELECT COUNT(*) FROM claims")[0]
+        storage.close()
+        self.discard(location)
+        assert count == len(rows.claims)
+        return spent[0], spent[1]
+
+    def floor(self, rows: LedgerRows, location: Path, *, chain: bool = True) -> tuple[float, float]:
+        """Replay the ledger's own writes, transaction by transaction, as plain statements into the full
+        schema (triggers, partial unique indexes, foreign keys): the cost of the constraints alone.
+        chain=False leaves out the hash-chain rows (the floor as measured before the chain existed)."""
+        storage = Storage(location)
+        with Clock().phase() as spent:
+            with storage.atomic():
+                storage.executemany("INSERT INTO predicates (name, display, cardinality, description, template, defined_at) VALUES (?, ?, ?, ?, ?, ?)", rows.predicates)
+            for tx in rows.transactions:
+                tx_id, tx_time = tx[0], tx[1]
+                with storage.atomic():
+                    storage.execute("INSERT INTO transactions (id, tx_time, principal, reason, sources) VALUES (?, ?, ?, ?, ?)", tx)
+                    if tx_id in rows.closed:
+                        storage.executemany(
+                            "UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?",
+                            [(tx_time, tx_id, claim_id) for claim_id in rows.closed[tx_id]],
+                        )
+                    if tx_id in rows.opened:
+                        storage.executemany(f"INSERT INTO claims ({OPEN_COLUMNS}) VALUES ({', '.join('?' * 13)})", rows.opened[tx_id])
+                    if tx_id in rows.opened and chain:
+                        storage.executemany(
+                            "INSERT INTO version_hashes (claim_id, opened_by, closed_by, salt, content_hash) VALUES (?, ?, ?, ?, ?)",
+                            rows.hashes[tx_id],
+                        )
+                    if chain:
+                        storage.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (?, ?)", (tx_id, rows.chain[tx_id]))
+        storage.close()
+        self.discard(location)
+        return spent[0], spent[1]
+
+
+class PostgresBench:
+    """Scratch databases on one PostgreSQL server (created and dropped here; the role needs CREATEDB);
+    baseline and floor through psycopg directly, the server's own fastest paths."""
+
+    engine = "postgres"
+
+    def __init__(self, url: str):
+        import psycopg  # the PostgreSQL half only
+
+        self.psycopg = psycopg
+        self.url = url
+        self.admin = psycopg.connect(url, autocommit=True)
+        self.prefix = f"factledger_bench_{os.getpid()}_"
+
+    def _url(self, name: str) -> str:
+        parts = urlsplit(self.url)
+        return urlunsplit(parts._replace(path="/" + name))
+
+    def location(self, label: str) -> str:
+        name = self.prefix + label
+        self.admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        self.admin.execute(f'CREATE DATABASE "{name}"')
+        return self._url(name)
+
+    def discard(self, location: str) -> None:
+        name = urlsplit(location).path.lstrip("/")
+        self.admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def close(self) -> None:
+        self.admin.close()
+
+    def backend_pids(self, ledger: Ledger) -> list[int]:
+        return [ledger.storage.one("SELECT pg_backend_pid()")[0]]
+
+    def _connect(self, location: str):
+        PostgresStorage(location).close()  # migrated, as a ledger would be
+        conn = self.psycopg.connect(location, autocommit=True)
+        conn.execute("SET TIME ZONE 'UTC'")
+        return conn
+
+    def baseline(self, rows: LedgerRows, location: str) -> tuple[float, float]:
+        """COPY of the claim rows (and their transactions) into the same tables without their triggers,
+        exclusion constraints and secondary indexes, in one transaction."""
+        conn = self._connect(location)
+        for table in ("claims", "transactions"):
+            for (name,) in conn.execute(
+                "SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND NOT tgisinternal", (table,)
+            ).fetchall():
+                conn.execute(f'DROP TRIGGER "{name}" ON {table}')
+        for (name,) in conn.execute(
+            "SELECT conname FROM pg_constraint WHERE conrelid = 'claims'::regclass AND contype = 'x'"
+        ).fetchall():
+            conn.execute(f'ALTER TABLE claims DROP CONSTRAINT "{name}"')
+        for (name,) in conn.execute(
+            "SELECT i.indexrelid::regclass::text FROM pg_index i WHERE i.indrelid = 'claims'::regclass AND NOT i.indisprimary"
+        ).fetchall():
+            conn.execute(f"DROP INDEX {name}")
+        loads = [
+            ("predicates (name, display, cardinality, description, template, defined_at)", rows.predicates),
+            ("transactions (id, tx_time, principal, reason, sources)", rows.transactions),
+            (f"claims ({CLAIM_COLUMNS})", rows.claims),
+        ]
+        with Clock([conn.info.backend_pid]).phase() as spent, conn.transaction(), conn.cursor() as cursor:
+            for target, table_rows in loads:
+                with cursor.copy(f"COPY {target} FROM STDIN") as copy:
+                    for row in table_rows:
+                        copy.write_row(row)
+        count = conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0]
+        conn.close()
+        self.discard(location)
+        assert count == len(rows.claims)
+        return spent[0], spent[1]
+
+    def floor(self, rows: LedgerRows, location: str, *, chain: bool = True) -> tuple[float, float]:
+        """Replay the ledger's own writes, transaction by transaction, as the PostgreSQL recorder's
+        statements (one UPDATE of the closed ids, one INSERT from arrays) into the full schema."""
+        conn = self._connect(location)
+        insert_claims = (
+            f"INSERT INTO claims ({OPEN_COLUMNS}) SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[],"
+            " %s::text[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::timestamptz[], %s::timestamptz[],"
+            " %s::bigint[], %s::text[])"
+        )
+        with Clock([conn.info.backend_pid]).phase() as spent, conn.cursor() as cursor:
+            with conn.transaction():
+                cursor.executemany(
+                    "INSERT INTO predicates (name, display, cardinality, description, template, defined_at) VALUES (%s, %s, %s, %s, %s, %s)",
+                    rows.predicates,
+                )
+            for tx in rows.transactions:
+                tx_id, tx_time = tx[0], tx[1]
+                with conn.transaction():
+                    cursor.execute("INSERT INTO transactions (id, tx_time, principal, reason, sources) VALUES (%s, %s, %s, %s, %s)", tx)
+                    if tx_id in rows.closed:
+                        cursor.execute(
+                            "UPDATE claims SET tx_to = %s, closed_by = %s WHERE id = ANY(%s)", (tx_time, tx_id, rows.closed[tx_id])
+                        )
+                    if tx_id in rows.opened:
+                        cursor.execute(insert_claims, [list(column) for column in zip(*rows.opened[tx_id])])
+                    if tx_id in rows.opened and chain:
+                        cursor.executemany(
+                            "INSERT INTO version_hashes (claim_id, opened_by, closed_by, salt, content_hash) VALUES (%s, %s, %s, %s, %s)",
+                            rows.hashes[tx_id],
+                        )
+                    if chain:
+                        cursor.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (%s, %s)", (tx_id, rows.chain[tx_id]))
+        conn.close()
+        self.discard(location)
+        return spent[0], spent[1]
+
+
+def one_op_transactions(
+    ledger: Ledger, people: int, count: int, rng: random.Random, progress: Progress, clock: Clock
+) -> tuple[float, float]:
     task = progress.add_task("one-op transactions", total=count)
     chosen = rng.sample(range(people), min(count, people))
-    started, cpu = time.perf_counter(), time.process_time()
-    for n, i in enumerate(chosen):
-        with ledger.transaction(principal="agent:bench", reason="one op") as tx:
-            tx.supersede(SCOPE, f"person {i}", "lives_in", CITIES[(i + 4 + n) % 8], valid_from=year(2004))
-        progress.advance(task)
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    with clock.phase() as spent:
+        for n, i in enumerate(chosen):
+            with ledger.transaction(principal="agent:bench", reason="one op") as tx:
+                tx.supersede(SCOPE, f"person {i}", "lives_in", CITIES[(i + 4 + n) % 8], valid_from=year(2004))
+            progress.advance(task)
     progress.remove_task(task)
-    return elapsed, cpu
+    return spent[0], spent[1]
 
 
 def lookups(ledger: Ledger, people: int, count: int, rng: random.Random, *, scoped: bool) -> list[float]:
-    first = ledger.storage.one("SELECT MIN(tx_time) FROM transactions")[0]
-    last = ledger.storage.one("SELECT MAX(tx_time) FROM transactions")[0]
     known = sorted(r[0] for r in ledger.storage.query("SELECT tx_time FROM transactions"))
+    first, last = known[0], known[-1]
     samples = []
     for _ in range(count):
         who = f"person {rng.randrange(people)}"
@@ -248,23 +484,31 @@ def lookups(ledger: Ledger, people: int, count: int, rng: random.Random, *, scop
     return samples
 
 
-def run_size(versions: int, *, batch: int, one_op: int, lookup_count: int, workdir: Path, seed: int) -> Figures:
+def run_size(bench, versions: int, *, batch: int, one_op: int, lookup_count: int, seed: int) -> Figures:
     rng = random.Random(seed)
     people = max(1, versions // VERSIONS_PER_PERSON)
-    folder = workdir / f"size-{versions}"
-    folder.mkdir(parents=True, exist_ok=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True) as progress:
-        with Ledger.open(folder / "ledger.db") as ledger:
-            operations, transactions, batch_seconds, batch_cpu = build(ledger, people, batch, progress)
+    load = [load_average()]
+    location = bench.location(f"{versions}_ledger")
+    try:
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True
+        ) as progress, Ledger.open(location) as ledger:
+            clock = Clock(bench.backend_pids(ledger))
+            operations, transactions, batch_seconds, batch_cpu = build(ledger, people, batch, progress, clock)
             written = ledger.storage.one("SELECT COUNT(*) FROM claims")[0]
             assert written == people * VERSIONS_PER_PERSON, (written, people)
+            rows = LedgerRows.read(ledger.storage)
             # Best of three: cheap next to the build, and the machine is shared.
-            baseline_seconds, baseline_cpu = min(baseline(ledger, folder / f"baseline{n}.db") for n in range(3))
-            floor_seconds, floor_cpu = min(schema_floor(ledger, folder / f"floor{n}.db") for n in range(3))
-            one_op_seconds, one_op_cpu = one_op_transactions(ledger, people, one_op, rng, progress)
+            baseline_seconds, baseline_cpu = min(bench.baseline(rows, bench.location(f"{versions}_baseline{n}")) for n in range(3))
+            floor_seconds, floor_cpu = min(bench.floor(rows, bench.location(f"{versions}_floor{n}")) for n in range(3))
+            unchained_seconds, _ = bench.floor(rows, bench.location(f"{versions}_unchained"), chain=False)
+            del rows
+            one_op_seconds, one_op_cpu = one_op_transactions(ledger, people, one_op, rng, progress, clock)
             slot_ms = lookups(ledger, people, lookup_count, rng, scoped=True)
             all_scopes_ms = lookups(ledger, people, max(50, lookup_count // 10), rng, scoped=False)
-    shutil.rmtree(folder)
+    finally:
+        bench.discard(location)
+    load.append(load_average())
     return Figures(
         versions=written,
         operations=operations,
@@ -275,35 +519,52 @@ def run_size(versions: int, *, batch: int, one_op: int, lookup_count: int, workd
         baseline_cpu=baseline_cpu,
         floor_seconds=floor_seconds,
         floor_cpu=floor_cpu,
+        unchained_floor_seconds=unchained_seconds,
         one_op_tx=min(one_op, people),
         one_op_seconds=one_op_seconds,
         one_op_cpu=one_op_cpu,
         slot_ms=slot_ms,
         all_scopes_ms=all_scopes_ms,
+        engine=bench.engine,
+        load=load,
     )
 
 
 def markdown(rows: list[dict]) -> str:
     headers = [
+        ("engine", "engine"),
         ("versions", "claim versions"),
         ("batch_ops_per_s", "batch apply ops/s"),
         ("batch_ops_per_cpu_s", "… per CPU s"),
         ("batch_versions_per_s", "ledger versions/s"),
-        ("baseline_rows_per_s", "baseline INSERT rows/s"),
+        ("baseline_rows_per_s", "baseline rows/s"),
         ("ratio_to_baseline", "ratio to baseline"),
         ("ratio_to_baseline_cpu", "… by CPU time"),
         ("schema_floor_ratio", "schema floor ratio"),
         ("schema_floor_ratio_cpu", "… by CPU time"),
+        ("of_floor", "ledger / floor"),
+        ("of_floor_cpu", "… by CPU time"),
+        ("of_floor_without_chain", "… of floor without chain rows"),
         ("one_op_tx_per_s", "one-op tx/s"),
         ("one_op_tx_per_cpu_s", "… per CPU s"),
         ("slot_as_of_p50_ms", "slot as-of p50 ms"),
         ("slot_as_of_p99_ms", "slot as-of p99 ms"),
         ("all_scopes_as_of_p50_ms", "as-of, every scope, p50 ms"),
+        ("load_avg", "load avg"),
     ]
     lines = ["| " + " | ".join(h for _, h in headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         lines.append("| " + " | ".join(f"{row[k]:,}" if isinstance(row[k], int) else str(row[k]) for k, _ in headers) + " |")
     return "\n".join(lines)
+
+
+def load_cluster_harness():
+    """tests/support/postgres_cluster.py, by path: the same throwaway cluster the test suite starts."""
+    spec = importlib.util.spec_from_file_location("factledger_postgres_cluster", CLUSTER_HARNESS)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,23 +574,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=2000, help="operations per batch transaction")
     parser.add_argument("--one-op", type=int, default=3000, help="one-operation transactions to time per size")
     parser.add_argument("--lookups", type=int, default=3000, help="as-of lookups to time per size")
-    parser.add_argument("--workdir", type=Path, default=None, help="where the ledger files go (default: a temp dir)")
+    parser.add_argument("--workdir", type=Path, default=None, help="SQLite: where the ledger files go (default: a temp dir)")
+    parser.add_argument("--db", default=None, help="a postgresql:// URL: run on that server (scratch databases, CREATEDB)")
+    parser.add_argument("--pg-throwaway", action="store_true", help="run on a PostgreSQL cluster started (and removed) here")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of a table")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
+    if args.db is not None and not args.db.startswith(("postgresql://", "postgres://")):
+        parser.error("--db takes a postgresql:// URL (SQLite runs in --workdir)")
+    if args.db is not None and args.pg_throwaway:
+        parser.error("--db and --pg-throwaway exclude each other")
     sizes = [2000, 10000] if args.quick else [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     one_op = 200 if args.quick else args.one_op
     lookup_count = 300 if args.quick else args.lookups
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="factledger-bench-"))
+    cluster = None
     rows = []
     try:
-        for size in sizes:
-            console.print(f"[bold]{size:,} versions[/bold] ({platform.python_implementation()} {platform.python_version()})")
-            figures = run_size(size, batch=args.batch, one_op=one_op, lookup_count=lookup_count, workdir=workdir, seed=args.seed)
-            row = figures.row()
-            rows.append(row)
-            console.print(json.dumps(row))
+        if args.pg_throwaway:
+            cluster = load_cluster_harness().start_cluster(THROWAWAY_SETTINGS)
+        url = cluster.url() if cluster is not None else args.db
+        bench = PostgresBench(url) if url is not None else SqliteBench(workdir)
+        try:
+            for size in sizes:
+                console.print(
+                    f"[bold]{bench.engine}, {size:,} versions[/bold] ({platform.python_implementation()} {platform.python_version()})"
+                )
+                figures = run_size(bench, size, batch=args.batch, one_op=one_op, lookup_count=lookup_count, seed=args.seed)
+                row = figures.row()
+                rows.append(row)
+                console.print(json.dumps(row))
+        finally:
+            if isinstance(bench, PostgresBench):
+                bench.close()
     finally:
+        if cluster is not None:
+            cluster.stop()
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
     if args.json:
@@ -349,11 +629,14 @@ def verdict(rows: list[dict]) -> str:
             misses.append(f"batch {row['batch_ops_per_s']:,} ops/s < {TARGETS['batch_ops_per_s']:,}")
         if row["ratio_to_baseline"] < TARGETS["batch_ratio"]:
             misses.append(f"ratio {row['ratio_to_baseline']} < {TARGETS['batch_ratio']}")
+        if row["of_floor"] < TARGETS["of_floor"]:
+            misses.append(f"ledger / floor {row['of_floor']} < {TARGETS['of_floor']}")
         if row["one_op_tx_per_s"] < TARGETS["one_op_tx_per_s"]:
             misses.append(f"one-op {row['one_op_tx_per_s']:,} tx/s < {TARGETS['one_op_tx_per_s']:,}")
         if row["versions"] >= 1_000_000 and row["slot_as_of_p50_ms"] > TARGETS["slot_p50_ms_at_1m"]:
             misses.append(f"slot p50 {row['slot_as_of_p50_ms']} ms > {TARGETS['slot_p50_ms_at_1m']} ms")
-        lines.append(f"{row['versions']:,} versions: " + ("all targets met" if not misses else "MISSED: " + "; ".join(misses)))
+        label = f"{row['engine']}, {row['versions']:,} versions: "
+        lines.append(label + ("all targets met" if not misses else "MISSED: " + "; ".join(misses)))
     return "\n".join(lines)
 
 

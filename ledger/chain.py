@@ -33,9 +33,12 @@ _VERSION_TAG = "factledger-version-v1"
 _CHAIN_TAG = "factledger-chain-v1"
 
 
+# json.dumps with these options builds an encoder per call; one shared encoder writes the same text.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _sha256(payload: list) -> str:
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_ENCODER.encode(payload).encode("utf-8")).hexdigest()
 
 
 def new_salt() -> str:

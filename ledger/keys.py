@@ -25,8 +25,19 @@ def normalise(text: str) -> str:
 
 def key(value: object, field: str) -> str:
     """Normalise a required text field, refusing empty or non-text input by name."""
+    if type(value) is str:
+        return _text_key(value, field)
     if not isinstance(value, str):
         raise ValidationError(f"expected text, got {type(value).__name__}", field=field)
+    return _checked_key(value, field)
+
+
+@lru_cache(maxsize=65536)  # every operation keys its subject and value; a refusal raises, so is not cached
+def _text_key(value: str, field: str) -> str:
+    return _checked_key(value, field)
+
+
+def _checked_key(value: str, field: str) -> str:
     normal = normalise(refuse_lone_surrogates(value, field))
     if not normal:
         raise ValidationError("must not be empty", field=field)

@@ -18,7 +18,9 @@ from factledger.schema import visibility_predicate
 
 from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
 from .pg_storage import PostgresStorage
+from .portion import Span
 from .recorder import (
+    SPAN_COLUMNS,
     NewVersion,
     SlotQuery,
     VersionHash,
@@ -27,6 +29,7 @@ from .recorder import (
     joined_version_hash,
     opened_version,
     predicate_from_row,
+    span_from_row,
     version_hash_from_row,
 )
 
@@ -91,12 +94,12 @@ class PostgresLedgerRecorder:
 
     # -- slots and the flush ----------------------------------------------------------------------
 
-    def open_versions(self, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
+    def open_spans(self, scope: str, subject_key: str, predicate: str) -> list[Span]:
         rows = self.storage.query(
-            "SELECT * FROM claims WHERE scope = %s AND subject_key = %s AND predicate = %s AND tx_to IS NULL",
+            f"SELECT {SPAN_COLUMNS} FROM claims WHERE scope = %s AND subject_key = %s AND predicate = %s AND tx_to IS NULL",
             (scope, subject_key, predicate),
         )
-        return [ClaimVersion.from_row(r) for r in rows]
+        return [span_from_row(r) for r in rows]
 
     def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None:
         self.storage.execute(

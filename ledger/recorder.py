@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
+from .portion import Span
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,9 @@ class LedgerRecorder(Protocol):
 
     # -- slots and the flush ----------------------------------------------------------------------
 
-    def open_versions(self, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
-        """The slot's versions not closed in transaction time (every valid interval)."""
+    def open_spans(self, scope: str, subject_key: str, predicate: str) -> list[Span]:
+        """The slot's versions not closed in transaction time (every valid interval), as the portion
+        algebra takes them: only the columns it reads, no whole ClaimVersion per row."""
         ...
 
     def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None: ...
@@ -209,6 +211,16 @@ def history_entry_from_row(row: Any) -> HistoryEntry:
 
 def predicate_from_row(row: Any) -> Predicate:
     return Predicate(row["name"], row["display"], row["cardinality"], row["description"], row["template"])
+
+
+# The columns of a claim `span_from_row` reads, in its order.
+SPAN_COLUMNS = "value_key, value, valid_from, valid_to, source, id, subject"
+
+
+def span_from_row(row: Any) -> Span:
+    """A claims row of SPAN_COLUMNS as the algebra's Span (most versions have no sources: no JSON then)."""
+    source = row[4]
+    return Span(row[0], row[1], row[2], row[3], () if source == "[]" else _decode(source), row[5], row[6])
 
 
 def encode_sources(sources: Sequence[str]) -> str:

@@ -10,7 +10,9 @@ from factledger.schema import visibility_predicate
 
 from .errors import IntegrityError
 from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
+from .portion import Span
 from .recorder import (
+    SPAN_COLUMNS,
     NewVersion,
     SlotQuery,
     VersionHash,
@@ -19,6 +21,7 @@ from .recorder import (
     joined_version_hash,
     opened_version,
     predicate_from_row,
+    span_from_row,
     version_hash_from_row,
 )
 from .storage import Storage
@@ -82,12 +85,12 @@ class SqliteLedgerRecorder:
 
     # -- slots and the flush ----------------------------------------------------------------------
 
-    def open_versions(self, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
+    def open_spans(self, scope: str, subject_key: str, predicate: str) -> list[Span]:
         rows = self.storage.query(
-            "SELECT * FROM claims WHERE scope = ? AND subject_key = ? AND predicate = ? AND tx_to IS NULL",
+            f"SELECT {SPAN_COLUMNS} FROM claims WHERE scope = ? AND subject_key = ? AND predicate = ? AND tx_to IS NULL",
             (scope, subject_key, predicate),
         )
-        return [ClaimVersion.from_row(r) for r in rows]
+        return [span_from_row(r) for r in rows]
 
     def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None:
         self.storage.executemany(

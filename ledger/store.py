@@ -14,7 +14,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import cached_property
+from functools import cached_property, lru_cache
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -54,6 +54,11 @@ def check_principal(principal: object) -> str:
 def check_scope(scope: object) -> str:
     if not isinstance(scope, str) or not scope.strip():
         raise ValidationError("must be a non-empty string", field="scope")
+    return _checked_scope(scope) if type(scope) is str else check_identifier(scope, "scope")
+
+
+@lru_cache(maxsize=4096)  # a transaction names few scopes, many times
+def _checked_scope(scope: str) -> str:
     return check_identifier(scope, "scope")
 
 
@@ -162,10 +167,7 @@ class LedgerTx:
         slot_key = (scope, subject_key, pred.name)
         slot = self._slots.get(slot_key)
         if slot is None:
-            spans = [
-                algebra.Span(v.value_key, v.value, v.valid_from, v.valid_to, v.source, v.id, v.subject)
-                for v in self.ledger.recorder.open_versions(*slot_key)
-            ]
+            spans = self.ledger.recorder.open_spans(*slot_key)
             slot = _Slot(scope, subject_key, pred, spans, list(spans))
             self._slots[slot_key] = slot
         return slot
@@ -332,10 +334,22 @@ class LedgerTx:
 def _fact_text(subject: object, predicate: object, value: object) -> tuple[str, str, str | None]:
     """The value policy (values.py) on a fact's three texts; `value` may be None (a retract)."""
     return (
-        check_value(subject, "subject"),
-        check_value(predicate, "predicate"),
-        None if value is None else check_value(value, "value"),
+        _checked(subject, "subject"),
+        _checked(predicate, "predicate"),
+        None if value is None else _checked(value, "value"),
     )
+
+
+def _checked(text: object, field: str) -> str:
+    # check_value is a pure function of its text, and its credential patterns cost tens of microseconds
+    # a call; subjects, predicates and values repeat. Only texts are cached (a refusal is never cached:
+    # it raises).
+    return _checked_text(text, field) if type(text) is str else check_value(text, field)
+
+
+@lru_cache(maxsize=65536)
+def _checked_text(text: str, field: str) -> str:
+    return check_value(text, field)
 
 
 def _check_template(template: object) -> None:

@@ -1,4 +1,5 @@
-"""evals/bench_ledger.py runs end to end at a toy size (figures are not checked: this is not a timed test)."""
+"""evals/bench_ledger.py runs end to end at a toy size on both engines (figures are not checked: this is
+not a timed test)."""
 
 from __future__ import annotations
 
@@ -7,19 +8,48 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "evals" / "bench_ledger.py"
+TOY = ["--sizes", "330", "--batch", "50", "--one-op", "10", "--lookups", "20", "--json"]
+FIGURES = ("batch_ops_per_s", "ratio_to_baseline", "schema_floor_ratio", "of_floor", "one_op_tx_per_s", "slot_as_of_p50_ms")
 
 
-def test_bench_ledger_runs_at_toy_size(tmp_path, capsys, monkeypatch):
+@pytest.fixture
+def bench(monkeypatch):
     spec = importlib.util.spec_from_file_location("bench_ledger", BENCH)
-    bench = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "bench_ledger", bench)  # dataclasses look their module up
-    spec.loader.exec_module(bench)
-    code = bench.main(["--sizes", "330", "--batch", "50", "--one-op", "10", "--lookups", "20", "--workdir", str(tmp_path), "--json"])
-    assert code == 0
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_ledger", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _one_row(capsys) -> dict:
     report = json.loads(capsys.readouterr().out)
     (row,) = report["rows"]
     assert row["versions"] == 330 and row["operations"] == 210
-    for name in ("batch_ops_per_s", "ratio_to_baseline", "schema_floor_ratio", "one_op_tx_per_s", "slot_as_of_p50_ms"):
-        assert row[name] > 0
+    for name in FIGURES:
+        assert row[name] > 0, name
+    return row
+
+
+def test_bench_ledger_runs_at_toy_size(bench, tmp_path, capsys):
+    assert bench.main([*TOY, "--workdir", str(tmp_path)]) == 0
+    assert _one_row(capsys)["engine"] == "sqlite"
     assert list(tmp_path.iterdir()) == []  # the ledger files are removed
+
+
+def test_bench_ledger_runs_on_postgres_at_toy_size(bench, postgres_cluster, capsys):
+    import psycopg
+
+    assert bench.main([*TOY, "--db", postgres_cluster.url()]) == 0
+    assert _one_row(capsys)["engine"] == "postgres"
+    with psycopg.connect(postgres_cluster.dsn()) as conn:  # its scratch databases are dropped
+        left = conn.execute("SELECT datname FROM pg_database WHERE datname LIKE 'factledger_bench_%'").fetchall()
+    assert left == []
+
+
+def test_bench_ledger_refuses_a_file_as_db(bench, capsys):
+    with pytest.raises(SystemExit):
+        bench.main([*TOY, "--db", "ledger.db"])
+    assert "postgresql://" in capsys.readouterr().err

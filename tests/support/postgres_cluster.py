@@ -19,6 +19,7 @@ from pathlib import Path
 
 SERVER_USER = "postgres"
 PORT = 5432  # only names the socket file inside our own directory; no TCP listener
+TEST_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
 
 
 class ClusterUnavailable(RuntimeError):
@@ -88,13 +89,17 @@ class Cluster:
         if result.returncode != 0:
             raise ClusterUnavailable(f"{Path(args[0]).name} failed ({result.returncode}): {result.stderr.strip()[-2000:]}")
 
-    def start(self) -> None:
+    def start(self, settings: dict[str, str] | None = None) -> None:
+        """initdb, then the server; `settings` override TEST_SETTINGS (evals/bench_ledger.py keeps fsync on)."""
         self._run(
             str(self.bindir / "initdb"), "-D", str(self.data_dir), "-U", SERVER_USER, "-A", "trust",
             "-E", "UTF8", "--locale=C", "--no-sync",
         )
-        # A test server: no TCP, no durability (the data dies with the run), the socket in our dir.
-        options = f"-c listen_addresses='' -c unix_socket_directories='{self.socket_dir}' -p {PORT} -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        # No TCP, the socket in our dir; for tests no durability either (the data dies with the run).
+        chosen = {**TEST_SETTINGS, **(settings or {})}
+        options = f"-c listen_addresses='' -c unix_socket_directories='{self.socket_dir}' -p {PORT} " + " ".join(
+            f"-c {name}={value}" for name, value in chosen.items()
+        )
         self._run(
             str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.root / "server.log"),
             "-o", options, "-w", "-t", "60", "start",
@@ -123,8 +128,9 @@ def _as_server_user() -> tuple[list[str], int | None, int | None]:
     return prefix, entry.pw_uid, entry.pw_gid
 
 
-def start_cluster() -> Cluster:
-    """Initialise and start a cluster in a fresh temp dir; the caller stops it."""
+def start_cluster(settings: dict[str, str] | None = None) -> Cluster:
+    """Initialise and start a cluster in a fresh temp dir; the caller stops it. `settings`: server
+    settings over TEST_SETTINGS."""
     bindir = find_bindir()
     prefix, uid, gid = _as_server_user()
     # Short path: a unix socket path must fit in about 100 bytes.
@@ -133,7 +139,7 @@ def start_cluster() -> Cluster:
         os.chown(root, uid, gid)
     cluster = Cluster(root=root, bindir=bindir, as_user=prefix)
     try:
-        cluster.start()
+        cluster.start(settings)
     except BaseException:
         log = root / "server.log"
         detail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
