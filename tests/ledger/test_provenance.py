@@ -33,7 +33,6 @@ def test_repetition_inside_the_opening_transaction_merges_into_the_new_version(f
     assert fresh_ledger.storage.query("SELECT * FROM claim_provenance") == []
 
 
-@pytest.mark.sqlite_only  # erase on PostgreSQL comes with ledger/erasure.py (erase-pg)
 def test_erase_follows_repeated_provenance(fresh_ledger):
     with fresh_ledger.transaction(principal="digest:rules") as tx:
         tx.add("s", "user", "phone", "555-0100", valid_from="2024-01-01", source="journal:1")

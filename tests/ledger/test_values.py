@@ -94,7 +94,6 @@ def test_the_write_path_stores_one_line_and_refuses_controls(fresh_ledger) -> No
     assert fresh_ledger.storage.one("SELECT COUNT(*) FROM transactions")[0] == before
 
 
-@pytest.mark.sqlite_only  # erase on PostgreSQL comes with ledger/erasure.py (erase-pg)
 def test_a_zero_width_character_does_not_dodge_a_tombstone(fresh_ledger) -> None:
     with fresh_ledger.transaction(principal="operator:t") as tx:
         tx.add("s", "Ann", "lives_in", "Paris")
