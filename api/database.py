@@ -36,7 +36,8 @@ from factledger.ledger import (
     TxResult,
     ValidationError,
 )
-from factledger.ledger.pg_storage import is_postgres_url, redact_url
+from factledger.ledger.engines import describe_location
+from factledger.ledger.pg_storage import is_postgres_url
 from factledger.ledger.times import format_time
 from factledger.recall import KINDS, Episode, Hit, Memory, PromptBlock, Recall, RecallConfig
 
@@ -74,11 +75,6 @@ def ledger_exists(path: str | Path) -> bool:
         finally:
             storage.close()
     return str(path) == ":memory:" or Path(path).is_file()
-
-
-def describe_location(path: str | Path) -> str:
-    """How messages name a ledger: the path, or the URL with its password masked."""
-    return redact_url(str(path)) if is_postgres_url(str(path)) else str(path)
 
 
 def _canonical(value: Any) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .pg_storage import PostgresStorage, is_postgres_url
+from .pg_storage import PostgresStorage, is_postgres_url, redact_url
 from .storage import BUSY_TIMEOUT, Storage
 
 AnyStorage = Storage | PostgresStorage
@@ -19,5 +19,6 @@ def open_storage(location: str | Path, *, read_only: bool = False, timeout: floa
     return Storage(location, read_only=read_only, timeout=timeout)
 
 
-def engine_of(location: str | Path) -> str:
-    return "postgres" if is_postgres_url(str(location)) else "sqlite"
+def describe_location(location: str | Path) -> str:
+    """How messages name a ledger: the path, or the URL with its password masked."""
+    return redact_url(str(location)) if is_postgres_url(str(location)) else str(location)

@@ -42,11 +42,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from .engines import AnyStorage, open_storage
+from .engines import AnyStorage, describe_location, open_storage
 from .errors import ValidationError
 from .migrate_pg import PostgresTables
 from .migrate_sqlite import SqliteTables
-from .pg_storage import is_postgres_url, redact_url
+from .pg_storage import is_postgres_url
 from .times import format_time, to_datetime, utc_now
 
 TABLE_ACCESS = {"sqlite": SqliteTables, "postgres": PostgresTables}
@@ -120,9 +120,6 @@ class MigrationReport:
         }
 
 
-def _named(location: str | Path) -> str:
-    return redact_url(str(location)) if is_postgres_url(str(location)) else str(location)
-
 
 def _access(storage: AnyStorage) -> SqliteTables | PostgresTables:
     return TABLE_ACCESS[storage.engine](storage)  # type: ignore[arg-type]
@@ -137,7 +134,7 @@ def migrate(source: str | Path, target: str | Path, *, pairs: int = DEFAULT_PAIR
         raise MigrationRefused("--from and --to name the same ledger", field="to")
     if not is_postgres_url(str(source)) and not Path(source).is_file():
         raise MigrationRefused(f"no ledger file at {source}", field="from")
-    report = MigrationReport(_named(source), _named(target))
+    report = MigrationReport(describe_location(source), describe_location(target))
     src_storage = open_storage(source, read_only=True)
     try:
         dst_storage = open_storage(target)

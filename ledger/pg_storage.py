@@ -16,12 +16,15 @@ PostgreSQL recorder module, not here.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import threading
 from dataclasses import dataclass
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -44,6 +47,15 @@ POOL_SIZE = 10
 
 def is_postgres_url(location: object) -> bool:
     return isinstance(location, str) and _URL.match(location) is not None
+
+
+def local_data_path(url: str, part: str, suffix: str) -> Path:
+    """Where a part keeps a derived companion of a server ledger on this machine (recall's vector folder,
+    the analytics file): a server has no file to sit beside, so one entry per database, named by its URL
+    without the password, under the user's data folder."""
+    data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    name = hashlib.sha256(redact_url(url).encode("utf-8")).hexdigest()[:16]
+    return data / "factledger" / part / f"{name}{suffix}"
 
 
 def redact_url(url: str) -> str:

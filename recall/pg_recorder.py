@@ -12,13 +12,12 @@ row of the kind's index (all scopes, all versions), as FTS5's totals are.
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from factledger.ledger import ClaimVersion
+from factledger.ledger.pg_storage import local_data_path
 
 from .model import (
     EPISODE, FACT, Episode, EpisodeRecord, FactRecord, IndexState, LaneHit, LexicalFault, OutboxEntry, Terms,
@@ -296,11 +295,8 @@ class PostgresRecallRecorder:
         self.storage.execute("UPDATE recall_index_state SET folder = %s WHERE id = 1", (folder,))
 
     def default_folder(self) -> Path:
-        # A server has no file to sit beside: one folder per database (named by its URL without the
-        # password) under the user's data folder. Every process that should share it records it.
-        data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-        name = hashlib.sha256(self.storage.path.encode("utf-8")).hexdigest()[:16]
-        return data / "factledger" / "vectors" / f"{name}.lance"
+        # Every process that should share it records it (recall_index_state.folder).
+        return local_data_path(self.storage.url, "vectors", ".lance")
 
     def folder_base(self) -> Path | None:
         return None  # recorded folders are absolute

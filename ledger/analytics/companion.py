@@ -23,7 +23,6 @@ in place would not honour an erase; the new file never held the value. Tables th
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from pathlib import Path
 
 import duckdb
 
-from factledger.ledger.pg_storage import redact_url
+from factledger.ledger.pg_storage import local_data_path
 
 from .views import RAW, STATEMENT, claims_projection
 
@@ -52,9 +51,7 @@ def default_path(location: str | Path, engine: str) -> Path:
     """Where a ledger's companion lives: beside a SQLite file; for PostgreSQL, one file per database
     (named as recall names its vector folder: by the URL without the password) in the user's data folder."""
     if engine == "postgres":
-        data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-        name = hashlib.sha256(redact_url(str(location)).encode("utf-8")).hexdigest()[:16]
-        return data / "factledger" / "analytics" / f"{name}.duckdb"
+        return local_data_path(str(location), "analytics", ".duckdb")
     return Path(f"{location}.analytics.duckdb")
 
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from factledger.ledger.engines import engine_of, open_storage
+from factledger.ledger.engines import open_storage
 from factledger.ledger.errors import BusyError, IntegrityError, StorageError
 from factledger.ledger.pg_storage import PostgresStorage, redact_url
 from factledger.schema import migrations
@@ -41,7 +41,7 @@ def test_concurrent_first_opens_do_not_race(empty_postgres_url):
 
 def test_rows_read_by_name_and_position_and_times_are_canonical_text(postgres_url):
     storage = open_storage(postgres_url)
-    assert storage.engine == "postgres" and engine_of(postgres_url) == "postgres"
+    assert storage.engine == "postgres"
     row = storage.one("SELECT 7 AS n, '2025-03-01T10:00:00.000001Z'::timestamptz AS at")
     assert row[0] == 7 and row["n"] == 7 and dict(row) == {"n": 7, "at": "2025-03-01T10:00:00.000001Z"}
     with pytest.raises(IndexError):
