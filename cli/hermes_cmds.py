@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from factledger.hermes_plugin.install import diagnose, install_plugin
+from factledger.hermes_plugin.install import diagnose, install_all_profiles, install_plugin, profile_name
 from factledger.hermes_plugin.paths import HermesPaths
 
 from .app import emit_json, emit_table
@@ -31,14 +31,31 @@ def hermes_group() -> None:
 @home_option
 @click.option("--set-provider", is_flag=True, help="Also select factledger in config.yaml (memory.provider).")
 @click.option("--force", is_flag=True, help="Replace a plugins/factledger/__init__.py that factledger did not write.")
+@click.option("--all-profiles", is_flag=True,
+              help="Also install into every Hermes profile whose config selects factledger but has no plugin "
+                   "(`hermes profile create --clone` copies the config, not plugins/).")
 @json_option
-def install_cmd(hermes_home: Path | None, set_provider: bool, force: bool, as_json: bool) -> None:
+def install_cmd(hermes_home: Path | None, set_provider: bool, force: bool, all_profiles: bool, as_json: bool) -> None:
     """Write the plugin directory Hermes discovers ($HERMES_HOME/plugins/factledger/).
 
     The files only import the installed factledger package: install factledger into the Python
     environment Hermes runs in. State (ledger, vector index, settings) lives in $HERMES_HOME/factledger/.
     """
-    report = install_plugin(HermesPaths.resolve(hermes_home), set_provider=set_provider, force=force)
+    paths = HermesPaths.resolve(hermes_home)
+    if all_profiles:
+        if set_provider:
+            raise click.UsageError("--set-provider selects factledger in one home; run it without --all-profiles")
+        reports = install_all_profiles(paths, force=force)
+        if as_json:
+            emit_json({"profiles": [dict(r.to_dict(), profile=profile_name(HermesPaths(Path(r.hermes_home))))
+                                    for r in reports]})
+            return
+        for r in reports:
+            name = profile_name(HermesPaths(Path(r.hermes_home)))
+            state = f"wrote {len(r.written)} files" if r.written else "already installed"
+            click.echo(f"{name:<12} {r.hermes_home}: {state}")
+        return
+    report = install_plugin(paths, set_provider=set_provider, force=force)
     if as_json:
         emit_json(report.to_dict())
         return

@@ -165,6 +165,75 @@ def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: boo
     return report
 
 
+# -- profiles -----------------------------------------------------------------------------------
+#
+# `hermes profile create NAME --clone` copies config.yaml (so `memory.provider: factledger`) but not
+# plugins/, and Hermes skips a configured provider it cannot find without a word: the clone runs with no
+# memory. Install and doctor therefore look at every profile of the Hermes root.
+
+
+def hermes_root(paths: HermesPaths) -> Path:
+    """The default home whose profiles/ holds the named profiles (Hermes: `<root>/profiles/<name>`)."""
+    home = paths.home
+    return home.parent.parent if home.parent.name == "profiles" else home
+
+
+def profile_homes(paths: HermesPaths) -> list[HermesPaths]:
+    """The root home and every named profile beside it, root first, then by name."""
+    root = hermes_root(paths)
+    homes = [HermesPaths(root)]
+    folder = root / "profiles"
+    if folder.is_dir():
+        homes += [HermesPaths(p) for p in sorted(folder.iterdir()) if p.is_dir() and (p / "config.yaml").exists()]
+    return homes
+
+
+def profile_name(paths: HermesPaths) -> str:
+    return "default" if paths.home == hermes_root(paths) else paths.home.name
+
+
+def profiles_without_plugin(paths: HermesPaths) -> list[HermesPaths]:
+    """Profiles whose config.yaml selects factledger but whose plugins/ lacks our shim."""
+    missing = []
+    for home in profile_homes(paths):
+        try:
+            selected = configured_provider(home)
+        except HermesSetupError:
+            continue  # a profile with a malformed config.yaml is its own doctor's finding
+        if selected == PROVIDER_NAME and not (home.shim.exists() and _is_our_shim(home.shim)):
+            missing.append(home)
+    return missing
+
+
+def install_all_profiles(paths: HermesPaths, *, force: bool = False) -> list[InstallReport]:
+    """Install into this home and into every profile that selects factledger without the plugin.
+    Every target is checked before anything is written, so one refusal changes nothing."""
+    targets = [paths] + [p for p in profiles_without_plugin(paths) if p.home != paths.home]
+    for target in targets:
+        if target.shim.exists() and not _is_our_shim(target.shim) and not force:
+            raise HermesSetupError(
+                f"{target.shim} exists and was not written by factledger; pass --force to replace it",
+                field="plugin_dir",
+            )
+        if target.settings_path.exists():
+            ProviderSettings.load(target.settings_path)
+    return [install_plugin(target, force=force) for target in targets]
+
+
+def _profiles_check(paths: HermesPaths) -> Check | None:
+    """None when the root has no named profiles (nothing to say)."""
+    homes = profile_homes(paths)
+    if len(homes) == 1:
+        return None
+    missing = profiles_without_plugin(paths)
+    if not missing:
+        return Check("profiles", True, f"every profile that selects factledger has the plugin ({len(homes)} profiles)")
+    names = ", ".join(profile_name(p) for p in missing)
+    return Check("profiles", False,
+                 f"selects factledger but has no plugin, so Hermes runs it without memory: {names}",
+                 f"factledger hermes install --all-profiles --hermes-home {paths.home}", about_this_home=False)
+
+
 # -- doctor -------------------------------------------------------------------------------------
 
 
@@ -174,6 +243,7 @@ class Check:
     ok: bool
     detail: str
     fix: str = ""
+    about_this_home: bool = True  # False: a finding about another profile; it does not decide would_load
 
 
 @dataclass
@@ -183,7 +253,7 @@ class DoctorReport:
 
     @property
     def would_load(self) -> bool:
-        return all(c.ok for c in self.checks)
+        return all(c.ok for c in self.checks if c.about_this_home)
 
     def to_dict(self) -> dict[str, Any]:
         return {"hermes_home": self.hermes_home, "would_load": self.would_load, "checks": [asdict(c) for c in self.checks]}
@@ -246,8 +316,9 @@ def diagnose(paths: HermesPaths, *, load_with_hermes: bool = True) -> DoctorRepo
         module = importlib.import_module("factledger.hermes_plugin.provider")
         provider = module.FactledgerMemoryProvider()
         checks.append(Check("import", True, f"factledger.hermes_plugin.provider imports from {Path(module.__file__).parent}"))
-        available = provider.is_available()
-        checks.append(Check("available", available, "is_available() is True" if available else "is_available() is False"))
+        reason = provider.unavailable_reason(paths)
+        checks.append(Check("available", reason is None, "is_available() is True" if reason is None
+                            else f"is_available() is False: {reason}", "" if reason is None else f"fix {paths.settings_path}"))
     except Exception as exc:  # the import failing is exactly what doctor must report, whatever it is
         checks.append(Check("import", False, f"cannot import the provider: {type(exc).__name__}: {exc}",
                             "pip install factledger into the Python environment Hermes runs in"))
@@ -270,6 +341,9 @@ def diagnose(paths: HermesPaths, *, load_with_hermes: bool = True) -> DoctorRepo
 
     if load_with_hermes and all(c.ok for c in checks):
         checks.append(_load_through_hermes(paths))
+    profiles = _profiles_check(paths)
+    if profiles is not None:
+        checks.append(profiles)
     return DoctorReport(hermes_home=str(paths.home), checks=checks)
 
 

@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 import uuid
 from datetime import timedelta
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ from factledger.recall import RecallConfig
 from factledger.recall.render import one_line
 
 from . import shared_recall
+from .notices import Notices
 from .paths import HermesPaths
 from .scope import HermesIdentity, ScopeSet, derive_scopes
 from .settings import ProviderSettings
@@ -42,7 +44,7 @@ from .worker import DigestWorker
 
 logger = logging.getLogger(__name__)
 
-SESSION_END_WAIT = 30.0  # seconds on_session_end / shutdown wait for the last digest
+SESSION_END_WAIT = 30.0  # seconds `digest_pending(wait=True)` waits for a library caller
 DELEGATION_TASK_CHARS = 300  # the task is context for the result, not evidence itself
 PROFILE_LINE_CHARS = 300  # one fact of the profile list; the value policy caps values, this caps the line
 MEMORY_WRITE_WORDS = {"add": "Noted in", "replace": "Updated in", "remove": "Removed from"}
@@ -66,7 +68,7 @@ def undone_turn_count(recorded: Sequence[str], active: Sequence[str]) -> int:
     return len(recorded)
 
 
-def digest_config(settings: ProviderSettings, environ: Mapping[str, str]) -> DigestConfig:
+def digest_config(settings: ProviderSettings, environ: Mapping[str, str], notices: Notices | None = None) -> DigestConfig:
     """The settings file's model when it names one, else the digest's own FACTLEDGER_DIGEST_* variables
     (read now, at session start); the policy always comes from the settings file."""
     model = settings.model
@@ -75,7 +77,7 @@ def digest_config(settings: ProviderSettings, environ: Mapping[str, str]) -> Dig
 
         host = hermes_profile_model()
         if host is None:
-            logger.warning("factledger: the Hermes profile has no OpenAI-compatible model; digesting with rules")
+            (notices or Notices()).warn("the Hermes profile has no OpenAI-compatible model; digesting with the offline rules")
             return DigestConfig.from_env({}, policy=settings.policy)
         return DigestConfig(base_url=host.base_url, model=host.name, api_key=host.api_key or None, policy=settings.policy)  # type: ignore[arg-type]
     if not model.configured:
@@ -98,8 +100,11 @@ class MemorySession:
     """Everything one provider instance does; owns its connections and its worker thread."""
 
     def __init__(self, paths: HermesPaths, identity: HermesIdentity, settings: ProviderSettings,
-                 environ: Mapping[str, str] | None = None, *, clock: Callable[[], str] | None = None):
+                 environ: Mapping[str, str] | None = None, *, clock: Callable[[], str] | None = None,
+                 notices: Notices | None = None):
         self.paths = paths
+        self.notices = notices or Notices()
+        self._exit_deadline: float | None = None  # set by the first of on_session_end / shutdown
         self.settings = settings
         self._lock = threading.Lock()  # guards identity/scopes (switch_session) and the written-scope set
         self._identity = self._with_session(identity)
@@ -116,7 +121,7 @@ class MemorySession:
         # An operator-excluded chat or platform: no journal, no recall, no tools (settings `exclude`).
         self.excluded = settings.excludes(self._identity.platform, self._identity.chat_id)
         self.prefetch_failures = 0  # counted (and logged): Hermes itself would only log them at DEBUG
-        config = digest_config(settings, os.environ if environ is None else environ)
+        config = digest_config(settings, os.environ if environ is None else environ, self.notices)
         recall_config = RecallConfig.preset(settings.recall_configuration) if settings.recall_configuration else None
         paths.state_dir.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as undo:  # on any failure below, close what was opened
@@ -141,13 +146,16 @@ class MemorySession:
             max_delay=settings.max_delay_seconds,
             name=f"factledger-digest-{self._identity.session_id[:12]}",
             after_drain=self._sync_index,
+            on_failure=lambda error: self.notices.warn(
+                f"digesting this session's turns failed ({error}); they stay in the journal and are retried",
+                key="digest-failed"),
         )
         self.worker.flush(wait=False)  # warm the vector index off the turn's thread
 
     @classmethod
     def open(cls, paths: HermesPaths, identity: HermesIdentity, *, environ: Mapping[str, str] | None = None,
-             clock: Callable[[], str] | None = None) -> "MemorySession":
-        return cls(paths, identity, ProviderSettings.load(paths.settings_path), environ, clock=clock)
+             clock: Callable[[], str] | None = None, notices: Notices | None = None) -> "MemorySession":
+        return cls(paths, identity, ProviderSettings.load(paths.settings_path), environ, clock=clock, notices=notices)
 
     @staticmethod
     def _with_session(identity: HermesIdentity) -> HermesIdentity:
@@ -188,14 +196,29 @@ class MemorySession:
             if reset or reason in ("new_session", "resume"):
                 self._scopes = self._derive(self._identity)
 
+    def _exit_time_left(self) -> float:
+        """What is left of the one wait (`digest.exit_wait_seconds`) that session end and shutdown
+        share: Hermes calls both on exit, and an earlier version waited 30 s in each."""
+        with self._lock:
+            if self._exit_deadline is None:
+                self._exit_deadline = time.monotonic() + self.settings.exit_wait_seconds
+            return max(0.0, self._exit_deadline - time.monotonic())
+
+    def end_session(self) -> bool:
+        """Hermes's on_session_end: digest what is pending, waiting at most what is left of the exit wait.
+        True when everything was digested. What is not stays in the journal: the worker goes on (a
+        gateway process lives on), or the next session digests it (the CLI exits)."""
+        return self.worker.flush(wait=True, timeout=self._exit_time_left())
+
     def close(self) -> None:
-        stopped = self.worker.stop(timeout=SESSION_END_WAIT)
+        stopped = self.worker.stop(timeout=self._exit_time_left())
         shared_recall.release(self.recall)
         shared_recall.close_ledger(self.reader)
         if stopped:
             shared_recall.close_ledger(self.writer)
         else:  # the worker still uses the writer; its entries stay in the journal for the next session
-            logger.warning("factledger: the last digest did not finish within %ss; it resumes next session", SESSION_END_WAIT)
+            self.notices.warn(f"the last digest did not finish within {self.settings.exit_wait_seconds:g} s; "
+                              "its turns stay in the journal and the next session digests them")
 
     # -- the turn ---------------------------------------------------------------------------------
 
@@ -215,6 +238,7 @@ class MemorySession:
         except Exception:  # recall must never break a turn
             self.prefetch_failures += 1
             logger.warning("factledger: prefetch failed", exc_info=True)
+            self.notices.warn("recall failed for this turn; see Hermes's log", key="prefetch-failed")
             return ""
 
     def _speaker(self, role: str) -> str | None:
@@ -244,6 +268,7 @@ class MemorySession:
                                 self._append_entry(scopes.turns, assistant_content, "assistant")) if i is not None)
         with self._lock:
             self._recorded.append((user_content or "", ids))
+            self._exit_deadline = None  # the conversation went on after a session end (gateway): a new budget
         self._note_written(scopes.turns, len(ids))
 
     def undo_turns(self, active_user_messages: Sequence[str]) -> int:
@@ -308,6 +333,8 @@ class MemorySession:
         report = self.digester.run(limit=self.settings.batch_size, scopes=scopes)
         if report.errors:
             logger.warning("factledger: digest left %d entries undigested: %s", report.backlog, "; ".join(report.errors[:3]))
+            self.notices.warn(f"some turns could not be digested ({report.errors[0]}); they stay in the journal "
+                              "and are retried", key="digest-errors")
         if self.settings.retention_days > 0:
             cutoff = to_datetime(self.writer.clock()) - timedelta(days=self.settings.retention_days)
             prune_said_before(self.writer, format_time(cutoff), scopes=scopes)

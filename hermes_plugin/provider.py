@@ -19,6 +19,7 @@ from agent.memory_provider import MemoryProvider  # Hermes's base class: this mo
 
 from factledger.ledger import LedgerError
 
+from .notices import Notices
 from .paths import PROVIDER_NAME, HermesPaths
 from .scope import HermesIdentity
 from .tools import TOOL_NAMES, TOOL_SCHEMAS
@@ -53,8 +54,21 @@ class FactledgerMemoryProvider(MemoryProvider):
         return PROVIDER_NAME
 
     def is_available(self) -> bool:
-        # Local files only: no key, no network. The package importing this far is the requirement.
-        return True
+        """False when the settings file cannot be used (Hermes then runs without this provider, and
+        `hermes memory status` prints "not available" with the settings error). Files only: no network."""
+        return self.unavailable_reason() is None
+
+    def unavailable_reason(self, paths: HermesPaths | None = None) -> str | None:
+        """Why this home cannot run factledger (a malformed settings file), or None."""
+        from .settings import ProviderSettings  # small: yaml and the value checks
+
+        settings_path = (paths or HermesPaths.resolve()).settings_path
+        try:
+            ProviderSettings.load(settings_path)
+        except LedgerError as exc:
+            logger.warning("factledger: not available: %s", exc)
+            return str(exc)
+        return None
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -62,13 +76,15 @@ class FactledgerMemoryProvider(MemoryProvider):
         identity = HermesIdentity.from_kwargs(session_id, kwargs)
         home = kwargs.get("hermes_home")
         paths = HermesPaths(Path(home)) if home else HermesPaths.resolve()
+        # Hermes passes its warning line on the CLI only; elsewhere (gateway) notices go to the log.
+        notices = Notices(kwargs.get("warning_callback"))
         try:
             from .memory import MemorySession  # heavy: ledger, digest, recall (lancedb)
 
-            session = MemorySession.open(paths, identity, clock=self._clock)
+            session = MemorySession.open(paths, identity, clock=self._clock, notices=notices)
         except Exception as exc:
             self._init_error = f"{type(exc).__name__}: {exc}"
-            logger.warning("factledger: cannot open memory in %s: %s", paths.state_dir, self._init_error)
+            notices.warn(f"off for this session: cannot open memory in {paths.state_dir}: {self._init_error}")
             raise
         with self._lock:
             previous, self._session, self._init_error = self._session, session, None
@@ -95,7 +111,7 @@ class FactledgerMemoryProvider(MemoryProvider):
         if rewound:  # /undo: same session, a shorter transcript; nothing is flushed before the undone go
             active = self._active_user_messages(new_session_id)
             if active is None:
-                logger.warning("factledger: /undo: cannot read Hermes's transcript; undone turns stay in the journal")
+                session.notices.warn("/undo: cannot read Hermes's transcript; the undone turns stay in the journal")
                 return
             session.undo_turns(active)
             return
@@ -155,7 +171,7 @@ class FactledgerMemoryProvider(MemoryProvider):
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
         session = self._session
         if session is not None:
-            session.digest_pending(wait=True)
+            session.end_session()  # bounded: with shutdown, at most digest.exit_wait_seconds in all
 
     def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
         session = self._session

@@ -22,6 +22,8 @@ digest:
   policy: auto            # auto: apply grounded facts now; strict: hold every digested fact for review
   batch_size: 16          # journal entries the background worker digests per run
   max_delay_seconds: 20   # pending turns are digested at least this often
+  exit_wait_seconds: 4    # the most a session's end (and Hermes's exit) waits for the last digest; the
+                          # rest stays in the journal and the next session digests it
   model:                  # leave empty to use the offline rules extractor (no key, nothing leaves the machine)
     base_url: ""          # any OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
     name: ""
@@ -65,6 +67,7 @@ class ProviderSettings:
     policy: str = "auto"
     batch_size: int = 16
     max_delay_seconds: float = 20.0
+    exit_wait_seconds: float = 4.0  # on_session_end and shutdown together (inside Hermes's 5 s exit drain)
     model: ModelSettings = field(default_factory=ModelSettings)
     recall_configuration: str = ""
     repeat_after_turns: int = 3
@@ -143,6 +146,7 @@ class ProviderSettings:
             raise ValidationError(f"{policy!r} is not 'auto' or 'strict'", field="digest.policy")
         batch_size = _number(digest, "batch_size", 16, int, "digest.batch_size", maximum=10_000)
         max_delay = _number(digest, "max_delay_seconds", 20.0, float, "digest.max_delay_seconds", maximum=86_400)
+        exit_wait = _number(digest, "exit_wait_seconds", 4.0, float, "digest.exit_wait_seconds", maximum=600)
         database_url = _text(data, "database_url", "database_url")
         if database_url and not is_postgres_url(database_url):
             raise ValidationError("must be a postgresql:// URL (or empty for the ledger file)", field="database_url")
@@ -151,6 +155,7 @@ class ProviderSettings:
             policy=policy,
             batch_size=batch_size,
             max_delay_seconds=max_delay,
+            exit_wait_seconds=exit_wait,
             model=ModelSettings(
                 base_url=_text(model, "base_url", "digest.model.base_url"),
                 name=_text(model, "name", "digest.model.name"),

@@ -15,6 +15,7 @@ from typing import Any
 from factledger.ledger import Ledger, LedgerError
 from factledger.ledger.pg_storage import redact_url
 
+from .install import profile_name, profiles_without_plugin
 from .paths import HermesPaths
 from .settings import ProviderSettings
 
@@ -35,6 +36,10 @@ def memory_status(paths: HermesPaths, environ: Mapping[str, str] | None = None) 
     """The lines of `hermes memory status` (ordered: Hermes prints them as given)."""
     env = os.environ if environ is None else environ
     lines: dict[str, Any] = {"ledger": str(paths.ledger_path), "settings": str(paths.settings_path)}
+    missing = profiles_without_plugin(paths)
+    if missing:  # a clone of this profile runs without memory until the plugin is installed there
+        lines["profiles_without_plugin"] = (", ".join(profile_name(p) for p in missing)
+                                            + " (fix: factledger hermes install --all-profiles)")
     try:
         settings = ProviderSettings.load(paths.settings_path)
     except LedgerError as exc:

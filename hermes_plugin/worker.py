@@ -32,10 +32,12 @@ class DigestWorker:
         name: str = "factledger-digest",
         after_drain: Callable[[], None] | None = None,
         idle_exit: float = IDLE_EXIT_SECONDS,
+        on_failure: Callable[[str], None] | None = None,
     ):
         """`run_batch` digests up to one batch and returns how many entries it handled (0: none left)."""
         self._run_batch = run_batch
         self._after_drain = after_drain
+        self._on_failure = on_failure  # told each failed drain's error (the user's warning line)
         self._batch_size = batch_size
         self._max_delay = max_delay
         self._idle_exit = idle_exit
@@ -146,3 +148,5 @@ class DigestWorker:
             self.last_error = f"{type(exc).__name__}: {exc}"
             self.failures += 1
             logger.warning("factledger: background digest failed: %s", self.last_error, exc_info=True)
+            if self._on_failure is not None:
+                self._on_failure(self.last_error)

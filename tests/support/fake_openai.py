@@ -13,6 +13,8 @@ Replies:
 - `text(content)`: a plain assistant message.
 - `status(code, message)`: an HTTP error with an OpenAI-style error body.
 - `delay(seconds, then)`: wait before answering (a client with a shorter timeout sees a timeout).
+- `hold(event, then)`: answer only once the test sets `event` (a slow model the test releases; at most
+  HOLD_LIMIT seconds, so a failing test never leaves a request hanging).
 When the script runs out the server answers 500 "script exhausted", so a test that calls more than it
 planned fails loudly.
 """
@@ -37,6 +39,9 @@ from factledger.hermes_plugin.scripted_model import (
 )
 
 
+HOLD_LIMIT = 120.0
+
+
 @dataclass(frozen=True)
 class Reply:
     kind: str  # "tool_call" | "text" | "status"
@@ -46,6 +51,7 @@ class Reply:
     code: int = 200
     message: str = ""
     delay: float = 0.0
+    gate: threading.Event | None = field(default=None, compare=False)
 
 
 def tool_call(name: str, arguments: dict[str, Any] | str) -> Reply:
@@ -63,6 +69,10 @@ def status(code: int, message: str = "scripted error") -> Reply:
 
 def delay(seconds: float, then: Reply) -> Reply:
     return Reply(then.kind, then.name, then.arguments, then.content, then.code, then.message, delay=seconds)
+
+
+def hold(event: threading.Event, then: Reply) -> Reply:
+    return Reply(then.kind, then.name, then.arguments, then.content, then.code, then.message, gate=event)
 
 
 @dataclass
@@ -126,6 +136,8 @@ class _Handler(BaseHTTPRequestHandler):
         reply = state.next_reply()
         if reply.delay:
             time.sleep(reply.delay)
+        if reply.gate is not None:
+            reply.gate.wait(HOLD_LIMIT)
         if reply.kind == "status":
             self._send_json(reply.code, {"error": {"message": reply.message, "type": "server_error", "code": reply.code}})
             return
