@@ -168,7 +168,29 @@ class ReviewMemoryRecorder(Protocol):
     def delete_row(self, table: Literal["proposals", "confirmations"], row_id: int) -> None: ...
 
 
-class DigestRecorder(JournalRecorder, ProposalRecorder, ReviewMemoryRecorder, Protocol):
+class UndoRecorder(Protocol):
+    """What taking back a conversation's turns reads (digest/undo.py): a session's entries, the proposals
+    of entries, a slot's versions and the evidence each version cites."""
+
+    def session_entries(self, *, scope: str, session: str) -> list[JournalEntry]:
+        """The entries of one session in one scope, oldest first."""
+        ...
+
+    def entry_proposals(self, entry_ids: Sequence[int]) -> list[Proposal]:
+        """The proposals digested from these entries (by entry_id), oldest first."""
+        ...
+
+    def slot_versions(self, *, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
+        """Every version of the slot, believed or not, by id."""
+        ...
+
+    def claim_evidence(self, claim_ids: Sequence[int]) -> dict[int, frozenset[str]]:
+        """Per version, every reference that supports it: its own sources and the provenance of writes
+        that said it again (claim_provenance)."""
+        ...
+
+
+class DigestRecorder(JournalRecorder, ProposalRecorder, ReviewMemoryRecorder, UndoRecorder, Protocol):
     """Everything the digest stores."""
 
 
