@@ -14,7 +14,7 @@ from factledger.ledger.times import format_time, parse_time, to_datetime
 
 from .model import AppendOutcome, JournalEntry, Turn
 from .recorder import recorder_for
-from .sanitise import sanitise
+from .sanitise import Sanitised, sanitise
 
 _REF = re.compile(r"^journal:(\d+)$")
 
@@ -34,13 +34,11 @@ class Journal:
 
     def append(self, turn: Turn) -> AppendOutcome:
         turn = turn.checked(self.ledger.clock())
-        cleaned = sanitise(turn.text)
+        cleaned, text, erased = self._cleaned(turn.scope, turn.text)
         if cleaned.action == "skip":
             return AppendOutcome(None, "skipped", cleaned.reason)
         if cleaned.action == "refuse":
             return AppendOutcome(None, "refused", cleaned.reason)
-        # A value an operator erased for this person does not come back by being said again (DESIGN §8).
-        text, erased = self.ledger.redact_erased(turn.scope, cleaned.text)
         if erased and only_redactions(text):
             return AppendOutcome(None, "skipped", "nothing left once erased values are removed")
         kinds = [*cleaned.kinds, *(["erased"] if erased else [])]
@@ -60,6 +58,23 @@ class Journal:
             reasons += [f"{erased} mention(s) of an erased value removed"] if erased else []
             return AppendOutcome(entry_id, "redacted", "; ".join(reasons))
         return AppendOutcome(entry_id, "stored", "")
+
+    def _cleaned(self, scope: str, text: str) -> tuple[Sanitised, str, int]:
+        """The sanitiser's verdict on `text`, the text to store, and how many erased mentions it lost."""
+        cleaned = sanitise(text)
+        if cleaned.action in ("skip", "refuse"):
+            return cleaned, "", 0
+        # A value an operator erased for this person does not come back by being said again (DESIGN §8).
+        stored, erased = self.ledger.redact_erased(scope, cleaned.text)
+        return cleaned, stored, erased
+
+    def stored_text(self, scope: str, text: str) -> str | None:
+        """The text `append` would keep for `text` said in `scope` (None: it would keep nothing), so a
+        host's copy of a turn can be matched with its entry."""
+        cleaned, stored, erased = self._cleaned(scope, text)
+        if cleaned.action in ("skip", "refuse") or (erased and only_redactions(stored)):
+            return None
+        return stored
 
     def append_many(self, turns: Iterable[Turn]) -> list[AppendOutcome]:
         return [self.append(t) for t in turns]
