@@ -357,3 +357,25 @@ class PostgresDigestRecorder:
         for row in rows:
             found[row[0]].add(row[1])
         return {i: frozenset(refs) for i, refs in found.items()}
+
+    # -- session titles ---------------------------------------------------------------------------
+
+    def set_session_title(self, *, scope: str, session: str, title: str, at: str) -> bool:
+        return self.storage.execute(
+            "INSERT INTO session_titles (scope, session, title, titled_at) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT (scope, session) DO UPDATE SET title = excluded.title, titled_at = excluded.titled_at"
+            " WHERE session_titles.title IS DISTINCT FROM excluded.title",
+            (scope, session, title, at),
+        ) > 0
+
+    def session_titles(self, *, scope: str | None, sessions: Sequence[str]) -> dict[str, str]:
+        rows = self.storage.query(
+            "SELECT session, title FROM session_titles WHERE session = ANY(%s::text[])"
+            " AND (%s::text IS NULL OR scope = %s) ORDER BY titled_at, id",
+            (list(sessions), scope, scope),
+        )
+        return {row[0]: row[1] for row in rows}
+
+    def recent_session_titles(self, limit: int) -> list[tuple[str, str]]:
+        rows = self.storage.query("SELECT session, title FROM session_titles ORDER BY titled_at DESC, id DESC LIMIT %s", (int(limit),))
+        return [(row[0], row[1]) for row in rows]

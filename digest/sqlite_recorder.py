@@ -375,3 +375,27 @@ class SqliteDigestRecorder:
         for row in rows:
             found[row[0]].add(row[1])
         return {i: frozenset(refs) for i, refs in found.items()}
+
+    # -- session titles ---------------------------------------------------------------------------
+
+    def set_session_title(self, *, scope: str, session: str, title: str, at: str) -> bool:
+        return self.storage.execute(
+            "INSERT INTO session_titles (scope, session, title, titled_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (scope, session) DO UPDATE SET title = excluded.title, titled_at = excluded.titled_at"
+            " WHERE session_titles.title IS NOT excluded.title",
+            (scope, session, title, at),
+        ) > 0
+
+    def session_titles(self, *, scope: str | None, sessions: Sequence[str]) -> dict[str, str]:
+        if not sessions:
+            return {}
+        sql = f"SELECT session, title FROM session_titles WHERE session IN ({_marks(sessions)})"
+        params: list[object] = list(sessions)
+        if scope is not None:
+            sql += " AND scope = ?"
+            params.append(scope)
+        return {row[0]: row[1] for row in self.storage.query(sql + " ORDER BY titled_at, id", params)}
+
+    def recent_session_titles(self, limit: int) -> list[tuple[str, str]]:
+        rows = self.storage.query("SELECT session, title FROM session_titles ORDER BY titled_at DESC, id DESC LIMIT ?", (int(limit),))
+        return [(row[0], row[1]) for row in rows]

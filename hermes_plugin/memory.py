@@ -27,7 +27,8 @@ from factledger.digest import (
     DigestConfig, Digester, Journal, JournalEntry, Turn, UndoResult, build_extractor, erase_journal, forget,
     prune_said_before, remember, session_turns, undo_entries,
 )
-from factledger.ledger import ValidationError
+from factledger.digest.journal import MAX_TITLE_CHARS
+from factledger.ledger import LedgerError, ValidationError
 from factledger.ledger.times import format_time, to_datetime
 from factledger.recall import RecallConfig
 from factledger.recall.render import one_line
@@ -36,7 +37,7 @@ from . import shared_recall
 from .paths import HermesPaths
 from .scope import HermesIdentity, ScopeSet, derive_scopes
 from .settings import ProviderSettings
-from .transcript import HostMessage, SessionState
+from .transcript import HostMessage, SessionState, read_session
 from .tools import (
     FORGET, HISTORY, PROFILE, REMEMBER, SEARCH, ForgetArgs, HistoryArgs, ProfileArgs, RememberArgs, SearchArgs, parse_arguments,
 )
@@ -117,6 +118,7 @@ class MemorySession:
         self._identity = self._with_session(identity)
         self._scopes = self._derive(self._identity)
         self._written: set[str] = set()
+        self._titles: dict[str, str] = {}  # the host's title last recorded, by session (as Hermes gave it)
         # What the last few prefetches showed: still in the conversation's context, so not repeated
         # (`recall.repeat_after_turns`); cleared when the context is compressed or the session changes.
         self._recently_shown: collections.deque[set[tuple[str, int]]] = collections.deque(
@@ -251,7 +253,28 @@ class MemorySession:
             return  # cron, subagent and flush contexts (and excluded chats) must not write memory
         ids = [i for i in (self._append_entry(scopes.turns, user_content, "user"),
                            self._append_entry(scopes.turns, assistant_content, "assistant")) if i is not None]
+        if ids:  # Hermes titles a session after its first answer and may rename it: read it as it is now
+            host = read_session(self.paths, identity.session_id, messages=False)
+            if host is not None and host.title:
+                self.name_conversation(host.title)
         self._note_written(scopes.turns, len(ids))
+
+    def name_conversation(self, title: object) -> None:
+        """Record the title Hermes gives this session (initialize's `session_title`, or state.db's), so
+        its episodes can name the conversation. Sanitised and kept on one line by the journal."""
+        identity, scopes = self._identity, self._scopes
+        if not identity.is_primary or self.excluded or not isinstance(title, str) or not title.strip():
+            return
+        with self._lock:
+            if self._titles.get(identity.session_id) == title:
+                return
+        try:
+            self.journal.name_session(scopes.turns, identity.session_id, title)
+        except LedgerError as exc:
+            logger.warning("factledger: the session title was not recorded: %s", exc)
+            return
+        with self._lock:
+            self._titles[identity.session_id] = title
 
     def undo_rewound(self, host: SessionState) -> UndoResult | None:
         """Hermes rewound this session (/undo in the CLI or the gateway): the turns it took back leave
@@ -345,19 +368,22 @@ class MemorySession:
     def _search(self, args: SearchArgs) -> dict[str, Any]:
         hits = self.recall.search(args.query, self._scopes.readable, valid_at=args.valid_at, known_at=args.known_at,
                                   limit=args.limit)
+        titles = Journal(self.reader).session_titles(h.episode.session for h in hits if h.claim is None)
         return {
             "as_of": {"valid_at": args.valid_at or "now", "known_at": args.known_at or "now"},
-            "results": [self._result(hit) for hit in hits],
+            "results": [self._result(hit, titles) for hit in hits],
         }
 
-    def _result(self, hit: Any) -> dict[str, Any]:
+    def _result(self, hit: Any, titles: Mapping[str, str]) -> dict[str, Any]:
         if hit.claim is None:  # an episode: what was said, evidence rather than a fact
             episode = hit.episode
+            title = titles.get(episode.session or "")
             return {
                 "kind": "said",
                 "excerpt": hit.sentence,
                 "speaker": episode.speaker,
                 "said_at": episode.said_at,
+                "conversation": one_line(title, MAX_TITLE_CHARS) if title else None,  # the host's session title
                 "memory": self._label(episode.scope),
             }
         return {

@@ -76,6 +76,7 @@ class FactledgerMemoryProvider(MemoryProvider):
             self._paths = paths
         if previous is not None:
             previous.close()
+        session.name_conversation(kwargs.get("session_title"))  # known when Hermes resumes a titled session
         # The gateway's /undo calls no provider hook: it rewinds state.db and builds a new agent for the
         # session, so a session Hermes has rewound is checked here (cheap: one row unless it was).
         host = read_session(paths, session.identity.session_id, messages=False)
