@@ -251,12 +251,13 @@ class MemorySession:
         identity, scopes = self._identity, self._scopes
         if not identity.is_primary or self.excluded:
             return  # cron, subagent and flush contexts (and excluded chats) must not write memory
+        # Hermes titles a session after its first answer and may rename it: read it as it is now
+        # (before the turn, so a turn in the journal has its conversation's title beside it).
+        host = read_session(self.paths, identity.session_id, messages=False)
+        if host is not None and host.title:
+            self.name_conversation(host.title)
         ids = [i for i in (self._append_entry(scopes.turns, user_content, "user"),
                            self._append_entry(scopes.turns, assistant_content, "assistant")) if i is not None]
-        if ids:  # Hermes titles a session after its first answer and may rename it: read it as it is now
-            host = read_session(self.paths, identity.session_id, messages=False)
-            if host is not None and host.title:
-                self.name_conversation(host.title)
         self._note_written(scopes.turns, len(ids))
 
     def name_conversation(self, title: object) -> None:
