@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from factledger.digest import Journal
 from factledger.ledger import LedgerError, ValidationError
 from factledger.ledger.ops import decode_json_line
 from factledger.ledger.times import display
@@ -197,12 +198,14 @@ def episodes_cmd(
         list(scopes), session=session, valid_at=valid_at, known_at=known_at, limit=limit
     )
     note_unknown(app, episodes, scopes=list(scopes))
+    titles = Journal(app.ledger()).session_titles(e.session for e in episodes)  # the host's names of the sessions
     if as_json:
-        emit_json([e.to_dict() for e in episodes])
+        emit_json([{**e.to_dict(), "conversation": titles.get(e.session or "")} for e in episodes])
         return
     emit_table(
-        ["id", "said at", "session", "speaker", "text"],
-        [[e.id, display(e.said_at), flat(e.session or ""), e.speaker, flat(e.text)] for e in episodes],
+        ["id", "said at", "session", "conversation", "speaker", "text"],
+        [[e.id, display(e.said_at), flat(e.session or ""), flat(titles.get(e.session or "", "")), e.speaker, flat(e.text)]
+         for e in episodes],
     )
 
 

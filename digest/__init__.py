@@ -47,6 +47,7 @@ from .review import (
 )
 from .rules import RulesExtractor
 from .sanitise import sanitise
+from .undo import Kept, UndoResult, session_turns, undo_entries
 from .when import ValidTime, resolve_time_phrase
 
 from factledger.ledger import PermissionDenied  # re-exported: review functions raise it
@@ -102,4 +103,8 @@ __all__ = [
     "resolve_time_phrase",
     "sanitise",
     "unconfirm",
+    "Kept",
+    "UndoResult",
+    "session_turns",
+    "undo_entries",
 ]

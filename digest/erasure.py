@@ -11,6 +11,7 @@ of the person's scopes that mentions it, not only those its claims cite as their
 - Rejections keep only their keyed hash (the tombstone keeps the value out now): value and value_key
   are emptied, the reason redacted. Confirmations of the value are deleted (there is nothing left to
   confirm); others' reasons are redacted.
+- Session titles that mention it are redacted in place.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class MentionsErased:
     rejections_redacted: int = 0
     confirmations_deleted: int = 0
     confirmations_redacted: int = 0
+    titles_redacted: int = 0
     first_seen: str | None = None  # when the earliest copy removed here was written (for exports)
 
     def to_dict(self) -> dict:
@@ -109,5 +111,10 @@ def erase_mentions(ledger: Ledger, erased: EraseResult) -> MentionsErased:
             elif changed := _redacted(row, values):
                 recorder.redact_row("confirmations", row.id, changed)
                 counts["confirmations_redacted"] += 1
+        for row in recorder.text_rows("session_titles", family):  # a title naming the value keeps the rest
+            if changed := _redacted(row, values):
+                seen.append(row.written_at)
+                recorder.redact_row("session_titles", row.id, changed)
+                counts["titles_redacted"] += 1
     counts["first_seen"] = min(seen) if seen else None
     return MentionsErased(**counts)  # type: ignore[arg-type]

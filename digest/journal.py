@@ -8,15 +8,17 @@ import re
 from datetime import timedelta
 from collections.abc import Iterable, Sequence
 
-from factledger.ledger import Ledger, ValidationError
+from factledger.ledger import Ledger, ValidationError, check_scope
+from factledger.ledger.values import check_identifier, clean_turn_text
 from factledger.ledger.erasure import only_redactions
 from factledger.ledger.times import format_time, parse_time, to_datetime
 
 from .model import AppendOutcome, JournalEntry, Turn
 from .recorder import recorder_for
-from .sanitise import sanitise
+from .sanitise import Sanitised, sanitise
 
 _REF = re.compile(r"^journal:(\d+)$")
+MAX_TITLE_CHARS = 120  # a session title names a conversation on one line of a listing
 
 
 def turn_hash(turn: Turn) -> str:
@@ -34,13 +36,11 @@ class Journal:
 
     def append(self, turn: Turn) -> AppendOutcome:
         turn = turn.checked(self.ledger.clock())
-        cleaned = sanitise(turn.text)
+        cleaned, text, erased = self._cleaned(turn.scope, turn.text)
         if cleaned.action == "skip":
             return AppendOutcome(None, "skipped", cleaned.reason)
         if cleaned.action == "refuse":
             return AppendOutcome(None, "refused", cleaned.reason)
-        # A value an operator erased for this person does not come back by being said again (DESIGN §8).
-        text, erased = self.ledger.redact_erased(turn.scope, cleaned.text)
         if erased and only_redactions(text):
             return AppendOutcome(None, "skipped", "nothing left once erased values are removed")
         kinds = [*cleaned.kinds, *(["erased"] if erased else [])]
@@ -60,6 +60,55 @@ class Journal:
             reasons += [f"{erased} mention(s) of an erased value removed"] if erased else []
             return AppendOutcome(entry_id, "redacted", "; ".join(reasons))
         return AppendOutcome(entry_id, "stored", "")
+
+    def _cleaned(self, scope: str, text: str) -> tuple[Sanitised, str, int]:
+        """The sanitiser's verdict on `text`, the text to store, and how many erased mentions it lost."""
+        cleaned = sanitise(text)
+        if cleaned.action in ("skip", "refuse"):
+            return cleaned, "", 0
+        # A value an operator erased for this person does not come back by being said again (DESIGN §8).
+        stored, erased = self.ledger.redact_erased(scope, cleaned.text)
+        return cleaned, stored, erased
+
+    def stored_text(self, scope: str, text: str) -> str | None:
+        """The text `append` would keep for `text` said in `scope` (None: it would keep nothing), so a
+        host's copy of a turn can be matched with its entry."""
+        cleaned, stored, erased = self._cleaned(scope, text)
+        if cleaned.action in ("skip", "refuse") or (erased and only_redactions(stored)):
+            return None
+        return stored
+
+    def name_session(self, scope: str, session: str, title: object) -> str | None:
+        """Record the title the host gives a session (it may rename it later: the latest one is kept).
+        User-controlled text, so it is sanitised like a turn (secrets redacted, erased values removed),
+        then kept on one line and at most MAX_TITLE_CHARS. Returns the title stored (None: nothing to
+        store, or refused); one statement, and none when the title is unchanged."""
+        check_scope(scope)
+        check_identifier(session, "session")
+        if not isinstance(title, str):
+            raise ValidationError(f"expected text, got {type(title).__name__}", field="title")
+        cleaned, text, _ = self._cleaned(scope, title)
+        if cleaned.action == "refuse":
+            return None
+        if cleaned.action == "skip":  # a trivial text ("thanks") is no turn, but may well be a title
+            text, _ = self.ledger.redact_erased(scope, clean_turn_text(title))
+        line = " ".join(text.split())
+        if len(line) > MAX_TITLE_CHARS:
+            line = line[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+        if not line or only_redactions(line):
+            return None
+        with self.storage.atomic():
+            self.recorder.set_session_title(scope=scope, session=session, title=line, at=self.ledger.clock())
+        return line
+
+    def session_titles(self, sessions: Iterable[str | None], *, scope: str | None = None) -> dict[str, str]:
+        """The recorded titles of these sessions, by session (sessions without one are left out)."""
+        wanted = sorted({s for s in sessions if s})
+        return self.recorder.session_titles(scope=scope, sessions=wanted) if wanted else {}
+
+    def recent_session_titles(self, limit: int = 5) -> list[tuple[str, str]]:
+        """(session, title) of the conversations titled most recently, newest first."""
+        return self.recorder.recent_session_titles(limit)
 
     def append_many(self, turns: Iterable[Turn]) -> list[AppendOutcome]:
         return [self.append(t) for t in turns]

@@ -411,11 +411,13 @@ FREE_TEXT: dict[str, tuple[str, ...]] = {
                   "reason", "review_reason"),
     "rejections": ("subject_key", "value_key", "value", "reason"),
     "confirmations": ("subject_key", "value_key", "value", "reason"),
+    "session_titles": ("title",),
 }
 
 
 # The column a table's rows were written at (what erase reports as the first copy's time).
-WRITTEN_AT: dict[str, str | None] = {"journal": "appended_at", "proposals": "created_at", "rejections": None, "confirmations": None}
+WRITTEN_AT: dict[str, str | None] = {"journal": "appended_at", "proposals": "created_at", "rejections": None, "confirmations": None,
+                                     "session_titles": "titled_at"}
 
 
 def checked_columns(table: str, columns: Sequence[str]) -> None:

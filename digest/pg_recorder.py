@@ -327,3 +327,55 @@ class PostgresDigestRecorder:
         if table not in ("proposals", "confirmations"):
             raise ValueError(f"erase deletes proposals and confirmations, not {table}")
         self.storage.execute(f"DELETE FROM {table} WHERE id = %s", (row_id,))
+
+    # -- undo (digest/undo.py) --------------------------------------------------------------------
+
+    def session_entries(self, *, scope: str, session: str) -> list[JournalEntry]:
+        return self._entries("SELECT * FROM journal WHERE scope = %s AND session = %s ORDER BY id", (scope, session))
+
+    def entry_proposals(self, entry_ids: Sequence[int]) -> list[Proposal]:
+        return self._proposals(
+            "SELECT * FROM proposals WHERE entry_id = ANY(%s::bigint[]) ORDER BY id", ([int(i) for i in entry_ids],)
+        )
+
+    def slot_versions(self, *, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
+        rows = self.storage.query(
+            "SELECT * FROM claims WHERE scope = %s AND subject_key = %s AND predicate = %s ORDER BY id",
+            (scope, subject_key, predicate),
+        )
+        return [ClaimVersion.from_row(r) for r in rows]
+
+    def claim_evidence(self, claim_ids: Sequence[int]) -> dict[int, frozenset[str]]:
+        ids = [int(i) for i in claim_ids]
+        rows = self.storage.query(
+            "SELECT c.id, s.ref FROM claims c, jsonb_array_elements_text(c.source::jsonb) AS s(ref)"
+            " WHERE c.id = ANY(%(ids)s::bigint[])"
+            " UNION SELECT claim_id, source FROM claim_provenance WHERE claim_id = ANY(%(ids)s::bigint[])",
+            {"ids": ids},
+        )
+        found: dict[int, set[str]] = {i: set() for i in ids}
+        for row in rows:
+            found[row[0]].add(row[1])
+        return {i: frozenset(refs) for i, refs in found.items()}
+
+    # -- session titles ---------------------------------------------------------------------------
+
+    def set_session_title(self, *, scope: str, session: str, title: str, at: str) -> bool:
+        return self.storage.execute(
+            "INSERT INTO session_titles (scope, session, title, titled_at) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT (scope, session) DO UPDATE SET title = excluded.title, titled_at = excluded.titled_at"
+            " WHERE session_titles.title IS DISTINCT FROM excluded.title",
+            (scope, session, title, at),
+        ) > 0
+
+    def session_titles(self, *, scope: str | None, sessions: Sequence[str]) -> dict[str, str]:
+        rows = self.storage.query(
+            "SELECT session, title FROM session_titles WHERE session = ANY(%s::text[])"
+            " AND (%s::text IS NULL OR scope = %s) ORDER BY titled_at, id",
+            (list(sessions), scope, scope),
+        )
+        return {row[0]: row[1] for row in rows}
+
+    def recent_session_titles(self, limit: int) -> list[tuple[str, str]]:
+        rows = self.storage.query("SELECT session, title FROM session_titles ORDER BY titled_at DESC, id DESC LIMIT %s", (int(limit),))
+        return [(row[0], row[1]) for row in rows]

@@ -19,7 +19,7 @@ from .model import Confirmation, JournalEntry, NewProposal, Proposal, Rejection,
 from .pg_recorder import PostgresDigestRecorder
 from .sqlite_recorder import SqliteDigestRecorder
 
-ReviewTable = Literal["proposals", "rejections", "confirmations"]
+ReviewTable = Literal["proposals", "rejections", "confirmations", "session_titles"]
 
 
 class JournalRecorder(Protocol):
@@ -157,7 +157,8 @@ class ReviewMemoryRecorder(Protocol):
         """The scope's versions with open transaction time, newest first."""
         ...
 
-    def text_rows(self, table: Literal["journal", "proposals", "rejections", "confirmations"], family: ScopeFamily) -> list[TextRow]:
+    def text_rows(self, table: Literal["journal", "proposals", "rejections", "confirmations", "session_titles"],
+                  family: ScopeFamily) -> list[TextRow]:
         """Every row of `table` in the family's scopes, by id, with its free-text columns."""
         ...
 
@@ -168,7 +169,45 @@ class ReviewMemoryRecorder(Protocol):
     def delete_row(self, table: Literal["proposals", "confirmations"], row_id: int) -> None: ...
 
 
-class DigestRecorder(JournalRecorder, ProposalRecorder, ReviewMemoryRecorder, Protocol):
+class UndoRecorder(Protocol):
+    """What taking back a conversation's turns reads (digest/undo.py): a session's entries, the proposals
+    of entries, a slot's versions and the evidence each version cites."""
+
+    def session_entries(self, *, scope: str, session: str) -> list[JournalEntry]:
+        """The entries of one session in one scope, oldest first."""
+        ...
+
+    def entry_proposals(self, entry_ids: Sequence[int]) -> list[Proposal]:
+        """The proposals digested from these entries (by entry_id), oldest first."""
+        ...
+
+    def slot_versions(self, *, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
+        """Every version of the slot, believed or not, by id."""
+        ...
+
+    def claim_evidence(self, claim_ids: Sequence[int]) -> dict[int, frozenset[str]]:
+        """Per version, every reference that supports it: its own sources and the provenance of writes
+        that said it again (claim_provenance)."""
+        ...
+
+
+class SessionTitleRecorder(Protocol):
+    """The title a host gives a conversation (schema: session_titles), one row per scope and session."""
+
+    def set_session_title(self, *, scope: str, session: str, title: str, at: str) -> bool:
+        """Record (or replace) the session's title; False when it already had this title."""
+        ...
+
+    def session_titles(self, *, scope: str | None, sessions: Sequence[str]) -> dict[str, str]:
+        """The titles of these sessions (in `scope`, or any scope: the most recent title), by session."""
+        ...
+
+    def recent_session_titles(self, limit: int) -> list[tuple[str, str]]:
+        """(session, title) of the sessions titled most recently, newest first."""
+        ...
+
+
+class DigestRecorder(JournalRecorder, ProposalRecorder, ReviewMemoryRecorder, UndoRecorder, SessionTitleRecorder, Protocol):
     """Everything the digest stores."""
 
 

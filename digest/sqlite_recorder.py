@@ -340,3 +340,62 @@ class SqliteDigestRecorder:
         if table not in ("proposals", "confirmations"):
             raise ValueError(f"erase deletes proposals and confirmations, not {table}")
         self.storage.execute(f"DELETE FROM {table} WHERE id = ?", (row_id,))
+
+    # -- undo (digest/undo.py) --------------------------------------------------------------------
+
+    def session_entries(self, *, scope: str, session: str) -> list[JournalEntry]:
+        rows = self.storage.query("SELECT * FROM journal WHERE scope = ? AND session = ? ORDER BY id", (scope, session))
+        return [JournalEntry.from_row(r) for r in rows]
+
+    def entry_proposals(self, entry_ids: Sequence[int]) -> list[Proposal]:
+        if not entry_ids:
+            return []
+        rows = self.storage.query(
+            f"SELECT * FROM proposals WHERE entry_id IN ({_marks(entry_ids)}) ORDER BY id", [int(i) for i in entry_ids]
+        )
+        return [Proposal.from_row(r) for r in rows]
+
+    def slot_versions(self, *, scope: str, subject_key: str, predicate: str) -> list[ClaimVersion]:
+        rows = self.storage.query(
+            "SELECT * FROM claims WHERE scope = ? AND subject_key = ? AND predicate = ? ORDER BY id",
+            (scope, subject_key, predicate),
+        )
+        return [ClaimVersion.from_row(r) for r in rows]
+
+    def claim_evidence(self, claim_ids: Sequence[int]) -> dict[int, frozenset[str]]:
+        if not claim_ids:
+            return {}
+        ids = [int(i) for i in claim_ids]
+        rows = self.storage.query(
+            f"SELECT c.id, j.value AS source FROM claims c, json_each(c.source) j WHERE c.id IN ({_marks(ids)})"
+            f" UNION SELECT claim_id, source FROM claim_provenance WHERE claim_id IN ({_marks(ids)})",
+            [*ids, *ids],
+        )
+        found: dict[int, set[str]] = {i: set() for i in ids}
+        for row in rows:
+            found[row[0]].add(row[1])
+        return {i: frozenset(refs) for i, refs in found.items()}
+
+    # -- session titles ---------------------------------------------------------------------------
+
+    def set_session_title(self, *, scope: str, session: str, title: str, at: str) -> bool:
+        return self.storage.execute(
+            "INSERT INTO session_titles (scope, session, title, titled_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (scope, session) DO UPDATE SET title = excluded.title, titled_at = excluded.titled_at"
+            " WHERE session_titles.title IS NOT excluded.title",
+            (scope, session, title, at),
+        ) > 0
+
+    def session_titles(self, *, scope: str | None, sessions: Sequence[str]) -> dict[str, str]:
+        if not sessions:
+            return {}
+        sql = f"SELECT session, title FROM session_titles WHERE session IN ({_marks(sessions)})"
+        params: list[object] = list(sessions)
+        if scope is not None:
+            sql += " AND scope = ?"
+            params.append(scope)
+        return {row[0]: row[1] for row in self.storage.query(sql + " ORDER BY titled_at, id", params)}
+
+    def recent_session_titles(self, limit: int) -> list[tuple[str, str]]:
+        rows = self.storage.query("SELECT session, title FROM session_titles ORDER BY titled_at DESC, id DESC LIMIT ?", (int(limit),))
+        return [(row[0], row[1]) for row in rows]

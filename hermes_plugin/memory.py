@@ -25,9 +25,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from factledger.digest import (
-    DigestConfig, Digester, Journal, Turn, build_extractor, erase_journal, forget, prune_said_before, remember,
+    DigestConfig, Digester, Journal, JournalEntry, Turn, UndoResult, build_extractor, erase_journal, forget,
+    prune_said_before, remember, session_turns, undo_entries,
 )
-from factledger.ledger import ValidationError
+from factledger.digest.journal import MAX_TITLE_CHARS
+from factledger.ledger import LedgerError, ValidationError
 from factledger.ledger.times import format_time, to_datetime
 from factledger.recall import RecallConfig
 from factledger.recall.render import one_line
@@ -37,6 +39,7 @@ from .notices import Notices
 from .paths import HermesPaths
 from .scope import HermesIdentity, ScopeSet, derive_scopes
 from .settings import ProviderSettings
+from .transcript import HostMessage, SessionState, read_session
 from .tools import (
     FORGET, HISTORY, PROFILE, REMEMBER, SEARCH, ForgetArgs, HistoryArgs, ProfileArgs, RememberArgs, SearchArgs, parse_arguments,
 )
@@ -54,18 +57,28 @@ def _same_words(a: str, b: str) -> bool:
     return " ".join(a.split()) == " ".join(b.split())
 
 
-def undone_turn_count(recorded: Sequence[str], active: Sequence[str]) -> int:
-    """How many of the last `recorded` turns (the user's words, oldest first) an undo removed, given the
-    user messages still in the transcript (`active`, oldest first). An undo cuts a suffix of the
-    transcript, and the recorded turns are its last ones, so the answer is the fewest trailing turns
-    whose removal leaves the rest at the end of `active` (pure)."""
-    for undone in range(len(recorded) + 1):
-        kept = recorded[: len(recorded) - undone]
-        if len(kept) <= len(active) and all(
-            _same_words(a, b) for a, b in zip(kept, active[len(active) - len(kept):])
-        ):
-            return undone
-    return len(recorded)
+def undone_entries(entries: Sequence[JournalEntry], host: Sequence[HostMessage],
+                   stored_text: Callable[[str], str | None]) -> list[JournalEntry]:
+    """The entries of one session (oldest first) whose turn an /undo took back, given the host's user
+    messages of that session in order, undone ones included (`host`). User entries are matched in order
+    with the messages whose journaled form (`stored_text`; None: a message journaled as nothing) has
+    the same words; an entry matched with an undone message is undone, with the entries after it up to
+    the next user entry (the answer). An entry with no match stays (pure)."""
+    forms: dict[int, str | None] = {}
+    position, taking, undone = 0, False, []
+    for entry in entries:
+        if entry.role == "user":
+            taking = False
+            for i in range(position, len(host)):
+                if i not in forms:
+                    forms[i] = stored_text(host[i].text)
+                form = forms[i]
+                if form is not None and _same_words(form, entry.text):
+                    position, taking = i + 1, not host[i].active
+                    break
+        if taking:
+            undone.append(entry)
+    return undone
 
 
 def digest_config(settings: ProviderSettings, environ: Mapping[str, str], notices: Notices | None = None) -> DigestConfig:
@@ -110,9 +123,7 @@ class MemorySession:
         self._identity = self._with_session(identity)
         self._scopes = self._derive(self._identity)
         self._written: set[str] = set()
-        # This instance's journaled turns, oldest first: (the user's words, their journal entry ids),
-        # so that Hermes's /undo can take the undone ones out of the backlog (`undo_turns`).
-        self._recorded: list[tuple[str, tuple[int, ...]]] = []
+        self._titles: dict[str, str] = {}  # the host's title last recorded, by session (as Hermes gave it)
         # What the last few prefetches showed: still in the conversation's context, so not repeated
         # (`recall.repeat_after_turns`); cleared when the context is compressed or the session changes.
         self._recently_shown: collections.deque[set[tuple[str, int]]] = collections.deque(
@@ -264,33 +275,52 @@ class MemorySession:
         identity, scopes = self._identity, self._scopes
         if not identity.is_primary or self.excluded:
             return  # cron, subagent and flush contexts (and excluded chats) must not write memory
-        ids = tuple(i for i in (self._append_entry(scopes.turns, user_content, "user"),
-                                self._append_entry(scopes.turns, assistant_content, "assistant")) if i is not None)
+        # Hermes titles a session after its first answer and may rename it: read it as it is now
+        # (before the turn, so a turn in the journal has its conversation's title beside it).
+        host = read_session(self.paths, identity.session_id, messages=False)
+        if host is not None and host.title:
+            self.name_conversation(host.title)
+        ids = [i for i in (self._append_entry(scopes.turns, user_content, "user"),
+                           self._append_entry(scopes.turns, assistant_content, "assistant")) if i is not None]
         with self._lock:
-            self._recorded.append((user_content or "", ids))
-            self._exit_deadline = None  # the conversation went on after a session end (gateway): a new budget
+            self._exit_deadline = None  # the conversation went on after a session end (gateway): a new wait
         self._note_written(scopes.turns, len(ids))
 
-    def undo_turns(self, active_user_messages: Sequence[str]) -> int:
-        """Hermes's /undo truncated the transcript: the turns this instance journaled that are no longer
-        in it (`active_user_messages`: the user's messages Hermes still holds, oldest first) leave the
-        backlog, so they are never digested and never recalled as episodes. One transaction; a turn
-        the digest already took stays (its facts stand and cite it: forget is how a fact goes).
-        Returns the journal entries removed."""
+    def name_conversation(self, title: object) -> None:
+        """Record the title Hermes gives this session (initialize's `session_title`, or state.db's), so
+        its episodes can name the conversation. Sanitised and kept on one line by the journal."""
+        identity, scopes = self._identity, self._scopes
+        if not identity.is_primary or self.excluded or not isinstance(title, str) or not title.strip():
+            return
         with self._lock:
-            recorded = list(self._recorded)
-        undone = undone_turn_count([text for text, _ in recorded], active_user_messages)
+            if self._titles.get(identity.session_id) == title:
+                return
+        try:
+            self.journal.name_session(scopes.turns, identity.session_id, title)
+        except LedgerError as exc:
+            logger.warning("factledger: the session title was not recorded: %s", exc)
+            return
+        with self._lock:
+            self._titles[identity.session_id] = title
+
+    def undo_rewound(self, host: SessionState) -> UndoResult | None:
+        """Hermes rewound this session (/undo in the CLI or the gateway): the turns it took back leave
+        memory: their entries and episodes, the facts only they support, their pending proposals
+        (digest.undo_entries: one transaction). None when no journaled turn was taken back."""
+        identity, scopes = self._identity, self._scopes
+        if not identity.is_primary or self.excluded:
+            return None
+        entries = session_turns(self.writer, scope=scopes.turns, session=identity.session_id)
+        undone = undone_entries(entries, host.user_messages, lambda text: self.journal.stored_text(scopes.turns, text))
         if not undone:
-            return 0
-        ids = [entry_id for _, entry_ids in recorded[len(recorded) - undone:] for entry_id in entry_ids]
-        with self.writer.storage.atomic():  # read "undigested" and delete in one transaction
-            refs = [f"journal:{i}" for i in ids if (e := self.journal.entry(i)) is not None and e.digested_at is None]
-            removed = erase_journal(self.writer, refs)
-        with self._lock:
-            del self._recorded[len(recorded) - undone:len(recorded)]
+            return None
+        refs = [e.ref for e in undone]
+        who = identity.user_name or identity.user_id or "the user"
+        result = undo_entries(self.writer, refs, principal=identity.principal,
+                              reason=f"/undo by {who} in Hermes session {identity.session_id}")
         self.forget_shown()  # the blocks shown during the undone turns left the context with them
-        logger.info("factledger: /undo removed %d undigested journal entries of %d undone turns", removed, undone)
-        return removed
+        logger.info("factledger: /undo took back %d journal entries: %s", len(refs), result.summary())
+        return result
 
     def record_memory_write(self, action: str, target: str, content: str) -> None:
         """Hermes's built-in memory tool wrote a note: keep it as evidence (an assistant turn)."""
@@ -367,19 +397,22 @@ class MemorySession:
     def _search(self, args: SearchArgs) -> dict[str, Any]:
         hits = self.recall.search(args.query, self._scopes.readable, valid_at=args.valid_at, known_at=args.known_at,
                                   limit=args.limit)
+        titles = Journal(self.reader).session_titles(h.episode.session for h in hits if h.claim is None)
         return {
             "as_of": {"valid_at": args.valid_at or "now", "known_at": args.known_at or "now"},
-            "results": [self._result(hit) for hit in hits],
+            "results": [self._result(hit, titles) for hit in hits],
         }
 
-    def _result(self, hit: Any) -> dict[str, Any]:
+    def _result(self, hit: Any, titles: Mapping[str, str]) -> dict[str, Any]:
         if hit.claim is None:  # an episode: what was said, evidence rather than a fact
             episode = hit.episode
+            title = titles.get(episode.session or "")
             return {
                 "kind": "said",
                 "excerpt": hit.sentence,
                 "speaker": episode.speaker,
                 "said_at": episode.said_at,
+                "conversation": one_line(title, MAX_TITLE_CHARS) if title else None,  # the host's session title
                 "memory": self._label(episode.scope),
             }
         return {

@@ -23,6 +23,7 @@ from .notices import Notices
 from .paths import PROVIDER_NAME, HermesPaths
 from .scope import HermesIdentity
 from .tools import TOOL_NAMES, TOOL_SCHEMAS
+from .transcript import read_session
 
 if TYPE_CHECKING:
     from .memory import MemorySession
@@ -91,6 +92,12 @@ class FactledgerMemoryProvider(MemoryProvider):
             self._paths = paths
         if previous is not None:
             previous.close()
+        session.name_conversation(kwargs.get("session_title"))  # known when Hermes resumes a titled session
+        # The gateway's /undo calls no provider hook: it rewinds state.db and builds a new agent for the
+        # session, so a session Hermes has rewound is checked here (cheap: one row unless it was).
+        host = read_session(paths, session.identity.session_id, messages=False)
+        if host is not None and host.rewinds:
+            self._take_back_undone(session, session.identity.session_id)
 
     @property
     def session(self) -> "MemorySession | None":
@@ -108,34 +115,23 @@ class FactledgerMemoryProvider(MemoryProvider):
         session = self._session
         if session is None or not new_session_id:
             return
-        if rewound:  # /undo: same session, a shorter transcript; nothing is flushed before the undone go
-            active = self._active_user_messages(new_session_id)
-            if active is None:
-                session.notices.warn("/undo: cannot read Hermes's transcript; the undone turns stay in the journal")
-                return
-            session.undo_turns(active)
+        if rewound:  # /undo: same session, a shorter transcript; Hermes soft-deleted the undone turns first
+            self._take_back_undone(session, new_session_id)
             return
         session.switch_session(new_session_id, reset=reset, reason=str(kwargs.get("reason") or ""))
 
-    def _active_user_messages(self, session_id: str) -> list[str] | None:
-        """The user messages Hermes's /undo left in the session (its state.db, read with Hermes's own
-        SessionDB; the hook passes no count). None when the home has no readable transcript."""
-        paths = self._paths or HermesPaths.resolve()
-        state_db = paths.home / "state.db"
-        if not state_db.exists():
-            return None
+    def _take_back_undone(self, session: "MemorySession", session_id: str) -> None:
+        """Apply the host's /undo to memory, from the session's rewound rows in Hermes's state.db."""
+        host = read_session(self._paths or HermesPaths.resolve(), session_id)
+        if host is None:
+            session.notices.warn("/undo: cannot read Hermes's transcript; the undone turns stay in memory")
+            return
         try:
-            from hermes_state import SessionDB  # the host's module: this provider runs inside Hermes
-
-            db = SessionDB(state_db, read_only=True)
-            try:
-                messages = db.get_messages_as_conversation(session_id)
-            finally:
-                db.close()
-        except Exception:
-            logger.warning("factledger: cannot read %s", state_db, exc_info=True)
-            return None
-        return [_message_text(m.get("content")) for m in messages if m.get("role") == "user"]
+            session.undo_rewound(host)
+        except Exception as exc:  # a hook must never break the host's turn; the undo is retried next time
+            logger.warning("factledger: /undo could not be applied to memory: %s", exc, exc_info=not isinstance(exc, LedgerError))
+            session.notices.warn(f"/undo could not be applied to memory ({exc}); it is retried when the session next starts",
+                                 key="undo-failed")
 
     # -- prompt -----------------------------------------------------------------------------------
 
@@ -225,13 +221,6 @@ class FactledgerMemoryProvider(MemoryProvider):
 
     def backup_paths(self) -> list[str]:
         return []  # all state is under HERMES_HOME, which `hermes backup` already covers
-
-
-def _message_text(content: Any) -> str:
-    """A transcript message's text (multimodal content is a list of typed parts, as Hermes stores it)."""
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-    return content if isinstance(content, str) else ""
 
 
 def register(ctx: Any) -> None:

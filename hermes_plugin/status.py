@@ -67,6 +67,8 @@ def memory_status(paths: HermesPaths, environ: Mapping[str, str] | None = None) 
 
 def _ledger_lines(ledger: Ledger) -> dict[str, Any]:
     from factledger.digest import Journal, list_proposals
+    from factledger.digest.journal import MAX_TITLE_CHARS
+    from factledger.recall.render import one_line
     from factledger.recall import Recall  # heavy (numpy, the embedder): only when a ledger exists
 
     pending = len(list_proposals(ledger, status="pending", limit=REVIEW_COUNT_CAP + 1))
@@ -75,6 +77,10 @@ def _ledger_lines(ledger: Ledger) -> dict[str, Any]:
         "digest_backlog": Journal(ledger).backlog_size(),
         "pending_reviews": f"{REVIEW_COUNT_CAP}+" if pending > REVIEW_COUNT_CAP else pending,
     }
+    latest = Journal(ledger).recent_session_titles(1)
+    if latest:  # the host's title of the conversation titled last, on one line (it is the user's text)
+        session, title = latest[0]
+        lines["latest_conversation"] = f"{one_line(title, MAX_TITLE_CHARS)} (session {one_line(session, 80)})"
     recall = Recall(ledger)
     try:
         index = recall.status()

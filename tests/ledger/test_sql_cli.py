@@ -133,6 +133,7 @@ def test_export_writes_every_table_consistently(history_path: Path, tmp_path: Pa
         "confirmations": 0,
         "episodes": 0,  # the journal's turns as episodes (0005)
         "digest_leases": 0,  # which digest run holds which journal entry (0009)
+        "session_titles": 0,  # the host's title of each conversation (0017)
         "corrections": 4,  # each change of a slot as one row (a view, exported like episodes)
         # erase's tables (migration 0007); ledger_secret is never exported
         "erased_texts": 0,
