@@ -103,18 +103,49 @@ class SqliteRecallRecorder:
 
     def ranked_hits(
         self, kind: str, terms: Terms, seen: Visibility, *, depth: int, body_weight: float, context_weight: float,
-        newest: bool,
+        newest: bool, among: Sequence[int] | None = None,
     ) -> list[LaneHit]:
         # FTS5 walks rowids in order and stops at the limit, so newest first is cheap for common terms.
         order = "f.rowid DESC" if newest else "rank"
         fts, _, _, rows_table = _TABLES[kind][:4]
-        rows = self.storage.query(
-            f"SELECT f.rowid AS id, bm25({fts}, :wb, :wc) AS rank, bm25({fts}, 1.0, 0.0) AS own FROM {fts} f"
-            f" CROSS JOIN {rows_table} c ON c.id = f.rowid WHERE {fts} MATCH :match AND {self.visible}"
-            f" ORDER BY {order} LIMIT :depth",
-            {**self._params(seen), "match": _match(terms), "wb": body_weight, "wc": context_weight, "depth": depth},
-        )
+        columns = f"f.rowid AS id, bm25({fts}, :wb, :wc) AS rank, bm25({fts}, 1.0, 0.0) AS own"
+        params = {"match": _match(terms), "wb": body_weight, "wc": context_weight, "depth": depth}
+        if among is None:
+            rows = self.storage.query(
+                f"SELECT {columns} FROM {fts} f CROSS JOIN {rows_table} c ON c.id = f.rowid"
+                f" WHERE {fts} MATCH :match AND {self.visible} ORDER BY {order} LIMIT :depth",
+                {**self._params(seen), **params},
+            )
+        else:
+            rows = self._ranked_among(fts, columns, order, params, among)
         return [LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows]
+
+    # Up to this many matching rows are ranked one rowid lookup each; more, in one pass over the terms'
+    # postings. FTS5's bm25 counts each term's matching rows once per lookup (its IDF), so a lookup per
+    # row costs about what the one pass does.
+    _RANK_BY_LOOKUP = 3
+
+    def _ranked_among(self, fts: str, columns: str, order: str, params: dict, among: Sequence[int]) -> list:
+        """The rows among `among` matching the terms, ranked as the full search ranks them. Which of
+        them match is found first, one rowid lookup each (no ranking: cheap); bm25 then runs only over
+        those, so it never scores the thousands of other scopes' rows that share a common term."""
+        matched = [
+            r[0] for r in self.storage.query(
+                f"SELECT rowid FROM {fts} WHERE {fts} MATCH :match AND rowid IN (SELECT value FROM json_each(:ids))",
+                {"match": params["match"], "ids": _ids(among)},
+            )
+        ]
+        if not matched:
+            return []
+        # `+f.rowid` keeps the id list out of FTS5's plan (one pass over the postings, bm25 once per
+        # query), and `rank + 0` keeps FTS5 from ranking every matching row before the filter.
+        restrict = "f.rowid IN" if len(matched) <= self._RANK_BY_LOOKUP else "+f.rowid IN"
+        order = order if order != "rank" else "rank + 0, f.rowid"
+        return self.storage.query(
+            f"SELECT {columns} FROM {fts} f WHERE {fts} MATCH :match AND {restrict} (SELECT value FROM json_each(:ids))"
+            f" ORDER BY {order} LIMIT :depth",
+            {**params, "ids": _ids(matched)},
+        )
 
     def about_topic(self, kind: str, ids: Sequence[int], words: Sequence[str]) -> tuple[set[int], set[int]]:
         fts = _TABLES[kind][0]
@@ -145,6 +176,15 @@ class SqliteRecallRecorder:
     def lexical_row(self, kind: str, item: int) -> tuple[str, str] | None:
         row = self.storage.one(f"SELECT body, context FROM {_TABLES[kind][0]} WHERE rowid = ?", (item,))
         return None if row is None else (row["body"], row["context"])
+
+    def visible_texts(self, kind: str, seen: Visibility, limit: int) -> dict[int, str] | None:
+        rows_table, text = _TABLES[kind][3], _TABLES[kind][4]
+        rows = self.storage.query(
+            f"SELECT c.id AS id, t.text AS text FROM {rows_table} c JOIN {text} t ON t.id = c.id"
+            f" WHERE {self.visible} LIMIT :limit",
+            {**self._params(seen), "limit": int(limit) + 1},
+        )
+        return None if len(rows) > limit else {r["id"]: r["text"] for r in rows}
 
     # -- the exact lane's vocabulary --------------------------------------------------------------
 
