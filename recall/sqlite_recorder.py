@@ -120,15 +120,13 @@ class SqliteRecallRecorder:
             rows = self._ranked_among(fts, columns, order, params, among)
         return [LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows]
 
-    # Up to this many matching rows are ranked one rowid lookup each; more, in one pass over the terms'
-    # postings. FTS5's bm25 counts each term's matching rows once per lookup (its IDF), so a lookup per
-    # row costs about what the one pass does.
-    _RANK_BY_LOOKUP = 3
-
     def _ranked_among(self, fts: str, columns: str, order: str, params: dict, among: Sequence[int]) -> list:
-        """The rows among `among` matching the terms, ranked as the full search ranks them. Which of
-        them match is found first, one rowid lookup each (no ranking: cheap); bm25 then runs only over
-        those, so it never scores the thousands of other scopes' rows that share a common term."""
+        """The rows among `among` matching the terms, ranked as the full search ranks them.
+
+        Which of them match is found first, one rowid lookup each without ranking (cheap). bm25 then
+        runs in one pass bounded by the lowest and highest of those rowids: FTS5 counts each term's
+        matching rows (its IDF) once per pass, and a pass per row would count them once per row; the
+        bounds keep the pass off the thousands of other scopes' rows that share a common term."""
         matched = [
             r[0] for r in self.storage.query(
                 f"SELECT rowid FROM {fts} WHERE {fts} MATCH :match AND rowid IN (SELECT value FROM json_each(:ids))",
@@ -137,14 +135,13 @@ class SqliteRecallRecorder:
         ]
         if not matched:
             return []
-        # `+f.rowid` keeps the id list out of FTS5's plan (one pass over the postings, bm25 once per
-        # query), and `rank + 0` keeps FTS5 from ranking every matching row before the filter.
-        restrict = "f.rowid IN" if len(matched) <= self._RANK_BY_LOOKUP else "+f.rowid IN"
+        # `+f.rowid` keeps the id list a filter (not one lookup per id), and `rank + 0` keeps FTS5 from
+        # ranking every row of the range before the filter.
         order = order if order != "rank" else "rank + 0, f.rowid"
         return self.storage.query(
-            f"SELECT {columns} FROM {fts} f WHERE {fts} MATCH :match AND {restrict} (SELECT value FROM json_each(:ids))"
-            f" ORDER BY {order} LIMIT :depth",
-            {**params, "ids": _ids(matched)},
+            f"SELECT {columns} FROM {fts} f WHERE {fts} MATCH :match AND f.rowid >= :low AND f.rowid <= :high"
+            f" AND +f.rowid IN (SELECT value FROM json_each(:ids)) ORDER BY {order} LIMIT :depth",
+            {**params, "ids": _ids(matched), "low": min(matched), "high": max(matched)},
         )
 
     def about_topic(self, kind: str, ids: Sequence[int], words: Sequence[str]) -> tuple[set[int], set[int]]:
