@@ -2,7 +2,7 @@
 the same process, and a whole Hermes turn with and without the provider.
 
     .venv/bin/python evals/bench_hermes.py [--users 2000 | --claims 100000] [--path DIR] [--queries 200]
-        [--turns 8] [--cold 10] [--prefetch-only] [--json]
+        [--spread] [--turns 8] [--cold 10] [--prefetch-only] [--json]
 
 Figures:
 - prefetch: `provider.prefetch(query)` (what Hermes calls before each turn) vs `Recall.prompt_block` on
@@ -57,19 +57,27 @@ def summary(ms: list[float]) -> dict[str, float]:
     return {"p50_ms": round(statistics.median(ms), 3), "p95_ms": round(percentile(ms, 0.95), 3)}
 
 
-def populate(ledger_path: Path, scopes: list[str]) -> int:
+def user_facts(n: int) -> list[tuple[str, str]]:
+    return ([("lives_in", CITIES[n % len(CITIES)]), ("works_in", CITIES[(n + 3) % len(CITIES)])]
+            + [("likes", HOBBIES[(n + k) % len(HOBBIES)]) for k in range(3)])
+
+
+def populate(ledger_path: Path, scopes: list[str], *, spread: bool = False) -> int:
+    """Five facts per user scope, each user's together; with `spread`, written round by round (every
+    user's first fact, then every user's second, ...), so a user's facts lie far apart in id order, as
+    facts learnt over months of a gateway's life do."""
     from factledger.ledger import Ledger
 
+    order = [(n, k) for k in range(5) for n in range(len(scopes))] if spread else \
+            [(n, k) for n in range(len(scopes)) for k in range(5)]
     with Ledger.open(ledger_path) as ledger:
         with ledger.transaction(principal="import:bench") as tx:
             tx.define("lives_in", "one", template="{subject} lives in {value}")
             tx.define("works_in", "one", template="{subject} works in {value}")
             tx.define("likes", "many", template="{subject} likes {value}")
-            for n, scope in enumerate(scopes):
-                tx.add(scope, "user", "lives_in", CITIES[n % len(CITIES)], valid_from="2024-01-01")
-                tx.add(scope, "user", "works_in", CITIES[(n + 3) % len(CITIES)], valid_from="2024-01-01")
-                for k in range(3):
-                    tx.add(scope, "user", "likes", HOBBIES[(n + k) % len(HOBBIES)], valid_from="2024-01-01")
+            for n, k in order:
+                predicate, value = user_facts(n)[k]
+                tx.add(scopes[n], "user", predicate, value, valid_from="2024-01-01")
         return ledger.storage.one("SELECT COUNT(*) FROM claims")[0]
 
 
@@ -78,7 +86,7 @@ def identity(n: int) -> dict:
                 chat_id=f"chat{n}", chat_type="dm")
 
 
-def build_home(home: Path, users: int) -> int:
+def build_home(home: Path, users: int, spread: bool = False) -> int:
     """A Hermes home whose ledger holds `users` x 5 facts, with its vector index built."""
     from factledger.hermes_plugin.scope import HermesIdentity, derive_scopes
     from factledger.ledger import Ledger
@@ -87,28 +95,29 @@ def build_home(home: Path, users: int) -> int:
     scopes = [derive_scopes(HermesIdentity.from_kwargs(f"s{n}", identity(n))).durable for n in range(users)]
     ledger_path = home / "factledger" / "ledger.db"
     ledger_path.parent.mkdir(parents=True, exist_ok=True)
-    claims = populate(ledger_path, scopes)
+    claims = populate(ledger_path, scopes, spread=spread)
     with Ledger.open(ledger_path) as ledger, Recall(ledger) as recall:
         recall.rebuild()  # the provider's warm-up would do it, but inside the digest's timeout
     return claims
 
 
-def prepare_home(kept: Path | None, users: int) -> Path:
+def prepare_home(kept: Path | None, users: int, spread: bool = False) -> Path:
     """A fresh Hermes home for this run: built in place, or copied from the one kept at `kept` (built
     there first when missing), so every run starts from the same ledger."""
     home = Path(tempfile.mkdtemp(prefix="bench-hermes-"))
     if kept is None:
-        build_home(home, users)
+        build_home(home, users, spread)
         return home
     marker = kept / "bench-users.json"
-    if marker.is_file() and json.loads(marker.read_text())["users"] != users:
-        raise SystemExit(f"{kept} holds a ledger of {json.loads(marker.read_text())['users']} users, not {users}")
+    layout = {"users": users, "spread": spread}
+    if marker.is_file() and {"spread": False, **json.loads(marker.read_text())} != layout:
+        raise SystemExit(f"{kept} holds another ledger ({marker.read_text()}), not {layout}")
     if not marker.is_file():
         if kept.exists() and any(kept.iterdir()):
             raise SystemExit(f"{kept} is not empty and holds no benchmark ledger; name a new folder")
         kept.mkdir(parents=True, exist_ok=True)
-        build_home(kept, users)
-        marker.write_text(json.dumps({"users": users}))
+        build_home(kept, users, spread)
+        marker.write_text(json.dumps(layout))
     shutil.copytree(kept / "factledger", home / "factledger")
     return home
 
@@ -256,6 +265,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=2000)
     parser.add_argument("--claims", type=int, help="ledger size in claims (5 per user): sets --users to claims / 5")
     parser.add_argument("--path", type=Path, help="keep the built Hermes home here and reuse it in later runs")
+    parser.add_argument("--spread", action="store_true", help="write each user's facts far apart in id order")
     parser.add_argument("--prefetch-only", action="store_true", help="time prefetch only (no writes, turns, cold start)")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--turns", type=int, default=8)
@@ -264,7 +274,7 @@ def main() -> None:
     args = parser.parse_args()
     users = -(-args.claims // 5) if args.claims else args.users
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    home = prepare_home(args.path, users)
+    home = prepare_home(args.path, users, args.spread)
     os.environ["HERMES_HOME"] = str(home)
     report = {"scopes": users, "load_average_before": os.getloadavg()}
     try:
