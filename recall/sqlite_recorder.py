@@ -117,32 +117,50 @@ class SqliteRecallRecorder:
                 {**self._params(seen), **params},
             )
         else:
-            rows = self._ranked_among(fts, columns, order, params, among)
+            rows = self._ranked_among(kind, columns, order, params, among)
         return [LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows]
 
-    def _ranked_among(self, fts: str, columns: str, order: str, params: dict, among: Sequence[int]) -> list:
+    def _ranked_among(self, kind: str, columns: str, order: str, params: dict, among: Sequence[int]) -> list:
         """The rows among `among` matching the terms, ranked as the full search ranks them.
 
         Which of them match is found first, one rowid lookup each without ranking (cheap). bm25 then
-        runs in one pass bounded by the lowest and highest of those rowids: FTS5 counts each term's
-        matching rows (its IDF) once per pass, and a pass per row would count them once per row; the
-        bounds keep the pass off the thousands of other scopes' rows that share a common term."""
-        matched = [
+        runs over those alone, in passes bounded by rowid: FTS5 counts each term's matching rows (its
+        IDF) once per pass, and a pass also walks the postings between its bounds. So matches lying
+        close together share a pass, and ones far apart (a user's facts learnt months apart) get one
+        each, which costs an IDF count apiece instead of a walk over every other scope's rows between
+        them. The scores are bm25's own either way."""
+        fts = _TABLES[kind][0]
+        matched = sorted(
             r[0] for r in self.storage.query(
                 f"SELECT rowid FROM {fts} WHERE {fts} MATCH :match AND rowid IN (SELECT value FROM json_each(:ids))",
                 {"match": params["match"], "ids": _ids(among)},
             )
-        ]
+        )
         if not matched:
             return []
+        # A walk costs about twice a count per posting (the id filter runs on each): a gap wider than
+        # half the index costs more to walk than another pass's count.
+        gap = max(1, self.indexed_max_id(kind) // 2)
+        passes: list[list[int]] = [[matched[0]]]
+        for item in matched[1:]:
+            if item - passes[-1][-1] > gap:
+                passes.append([item])
+            else:
+                passes[-1].append(item)
         # `+f.rowid` keeps the id list a filter (not one lookup per id), and `rank + 0` keeps FTS5 from
-        # ranking every row of the range before the filter.
-        order = order if order != "rank" else "rank + 0, f.rowid"
-        return self.storage.query(
-            f"SELECT {columns} FROM {fts} f WHERE {fts} MATCH :match AND f.rowid >= :low AND f.rowid <= :high"
-            f" AND +f.rowid IN (SELECT value FROM json_each(:ids)) ORDER BY {order} LIMIT :depth",
-            {**params, "ids": _ids(matched), "low": min(matched), "high": max(matched)},
-        )
+        # ranking every row between the bounds before the filter.
+        rows = []
+        for ids in passes:
+            rows += self.storage.query(
+                f"SELECT {columns} FROM {fts} f WHERE {fts} MATCH :match AND f.rowid >= :low AND f.rowid <= :high"
+                " AND +f.rowid IN (SELECT value FROM json_each(:ids))",
+                {**params, "ids": _ids(ids), "low": ids[0], "high": ids[-1]},
+            )
+        if order == "rank":
+            rows.sort(key=lambda r: (r["rank"], r["id"]))
+        else:  # newest first
+            rows.sort(key=lambda r: -r["id"])
+        return rows[: params["depth"]]
 
     def about_topic(self, kind: str, ids: Sequence[int], words: Sequence[str]) -> tuple[set[int], set[int]]:
         fts = _TABLES[kind][0]
