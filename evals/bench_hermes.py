@@ -5,8 +5,9 @@ the same process, and a whole Hermes turn with and without the provider.
         [--spread] [--turns 8] [--cold 10] [--prefetch-only] [--json]
 
 Figures:
-- prefetch: `provider.prefetch(query)` (what Hermes calls before each turn) vs `Recall.prompt_block` on
-  the same scopes, over a ledger of `users` x 5 facts in as many durable scopes (`--claims N`: N / 5
+- prefetch: `provider.prefetch(query)` (what Hermes calls before each turn; wall and process CPU time)
+  vs `Recall.prompt_block` on the same scopes, and vs `prompt_block` searching the indexes alone
+  (`local_scan_items=0`: the search before issue 13's steady-prefetch work; the blocks are compared), over a ledger of `users` x 5 facts in as many durable scopes (`--claims N`: N / 5
   users); with `--path DIR` the built Hermes home (ledger and vector index) is kept in DIR and reused by
   later runs, each of which works on a fresh copy, so repeats measure the same ledger;
 - sync_turn: `provider.sync_turn(user, assistant)` vs two bare `Journal.append` calls;
@@ -137,20 +138,37 @@ def provider_benchmarks(home: Path, users: int, queries: int, *, prefetch_only: 
     assert session.digest_pending(wait=True)  # the warm-up drains the outbox into the vector index
     readable = session.scopes.readable
 
+    # The search as it ran before small visible sets were searched from their items: the indexes alone.
+    from factledger.recall import Recall
+
+    indexes_only = Recall(session.recall.ledger, config=session.recall.config.but(local_scan_items=0))
+    indexes_only.warm()
     provider.prefetch("warm up")
     session.recall.prompt_block("warm up", readable)
+    indexes_only.prompt_block("warm up", readable)
     ours: list[float] = []
+    ours_cpu: list[float] = []
     base: list[float] = []
-    for i in range(queries):  # interleaved, so both see the same caches and the same machine load
-        ours += timed(lambda _: provider.prefetch(QUERIES[i % len(QUERIES)]), 1)
-        base += timed(lambda _: session.recall.prompt_block(QUERIES[i % len(QUERIES)], readable), 1)
+    before: list[float] = []
+    differ = 0
+    for i in range(queries):  # interleaved, so all see the same caches and the same machine load
+        query = QUERIES[i % len(QUERIES)]
+        cpu = time.process_time()
+        ours += timed(lambda _: provider.prefetch(query), 1)
+        ours_cpu.append((time.process_time() - cpu) * 1000)
+        block: list[str] = []
+        base += timed(lambda _: block.append(session.recall.prompt_block(query, readable)), 1)
+        before += timed(lambda _: block.append(indexes_only.prompt_block(query, readable)), 1)
+        differ += block[0] != block[1]
+    indexes_only.close()
     sample = provider.prefetch("where do I live")
     claims = session.recall.recorder.item_counts()["fact"]
     report = {
         "claims": claims,
         "scopes": users,
-        "prefetch": {"provider": summary(ours), "baseline_prompt_block": summary(base),
-                     "ratio_p50": round(statistics.median(ours) / statistics.median(base), 3)},
+        "prefetch": {"provider": summary(ours), "provider_cpu": summary(ours_cpu), "baseline_prompt_block": summary(base),
+                     "ratio_p50": round(statistics.median(ours) / statistics.median(base), 3),
+                     "prompt_block_indexes_only": summary(before), "blocks_differing_from_indexes_only": differ},
         "sample_block": sample,
     }
     if prefetch_only:
@@ -300,7 +318,11 @@ def main() -> None:
           f" load average {report['load_average_before'][0]:.2f} before, {report['load_average_after'][0]:.2f} after")
     p = report["prefetch"]
     print(f"prefetch        p50 {p['provider']['p50_ms']:.2f} ms  p95 {p['provider']['p95_ms']:.2f} ms"
+          f" (CPU p50 {p['provider_cpu']['p50_ms']:.2f} ms)"
           f"   (Recall.prompt_block p50 {p['baseline_prompt_block']['p50_ms']:.2f} ms; ratio {p['ratio_p50']})")
+    print(f"                searching the indexes alone (local_scan_items=0, as before): prompt_block"
+          f" p50 {p['prompt_block_indexes_only']['p50_ms']:.2f} ms  p95 {p['prompt_block_indexes_only']['p95_ms']:.2f} ms;"
+          f" blocks differing: {p['blocks_differing_from_indexes_only']}")
     if args.prefetch_only:
         return
     s = report["sync_turn"]
