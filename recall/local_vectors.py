@@ -25,7 +25,8 @@ from .model import VectorHit
 class LocalVectors:
     """A bounded cache of item vectors and the exact scan over them."""
 
-    def __init__(self, capacity: int = 50_000):
+    # 20,000 vectors of the default 256 dimensions hold ~20 MB: fifty users' scopes at the scan limit.
+    def __init__(self, capacity: int = 20_000):
         self._capacity = capacity
         self._vectors: OrderedDict[tuple[str, int, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
