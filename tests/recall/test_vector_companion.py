@@ -146,3 +146,13 @@ def _model_dir():
     from importlib import resources
 
     return resources.files("factledger.recall").joinpath("models/minilm-l6-static")
+
+
+def test_the_in_process_scan_finds_what_the_index_finds(stocked, index_dir, recall, embedder):
+    """A small scope scanned in process gives the index search's hits with the same similarities."""
+    indexes_only = Recall(stocked, index_dir, config=RecallConfig(local_scan_items=0), embedder=embedder)
+    for query in (VECTOR_ONLY, "what does the user like to eat", "where is Berlin"):
+        scanned = [(h.key, round(h.scores.vector or 0.0, 5), h.scores.fused) for h in recall.search(query, "s")]
+        indexed = [(h.key, round(h.scores.vector or 0.0, 5), h.scores.fused) for h in indexes_only.search(query, "s")]
+        assert scanned == indexed and scanned, query
+    indexes_only.close()
