@@ -28,6 +28,7 @@ from factledger.ledger.keys import normalise as key_normalise
 from .config import RecallConfig
 from .embedders import Embedder, default_embedder
 from .lanes import ExactLane, NamedSlots, TermStats, lexical_lane
+from .local_vectors import LocalVectors
 from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, VectorSource, Visibility
 from .recorder import recorder_for
 from .render import one_line
@@ -203,6 +204,17 @@ class _Found:
     named: NamedSlots
 
 
+@dataclass(frozen=True)
+class _VectorSearch:
+    """A vector search under way: LanceDB's over the kinds whose visible set is large (`future`, None
+    when there are none), and the small visible sets scanned here when the results are collected."""
+
+    vector: np.ndarray
+    future: Future | None
+    indexed_kinds: tuple[str, ...]
+    local: dict[str, dict[int, str]]
+
+
 @dataclass
 class _Candidate:
     own: bool = False
@@ -245,6 +257,10 @@ class Recall:
         self._embedder = embedder
         self._exact = ExactLane(self._recorder)
         self._terms = {kind: TermStats(self._recorder, kind) for kind in KINDS}
+        self._local = LocalVectors()
+        # (kind, scopes) whose visible items exceeded config.local_scan_items once: scopes only grow (an
+        # erase may shrink one, which costs speed, never results), so they are not counted again.
+        self._large: set[tuple[str, tuple[str, ...]]] = set()
         self._lock = threading.RLock()
         self._ready = False
 
@@ -576,10 +592,11 @@ class Recall:
         lexical = lexical_query(query)
         if lexical.empty:  # only stop words, punctuation or emoji: nothing to be about
             return _Found([], lane, NamedSlots(frozenset(), frozenset()))
+        small = self._small_sets(seen, kinds)
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
         vector_search = None
         if self.uses_vectors:
-            vector_search, lane = self._start_vector_search(query, seen, kinds, vectors)
+            vector_search, lane = self._start_vector_search(query, seen, kinds, vectors, small)
 
         named = self._exact.named(query, seen.scopes)
         subject_words = frozenset(w for subject in named.subjects for w in words(subject))
@@ -592,7 +609,7 @@ class Recall:
                     self._recorder, lexical, seen,
                     depth=config.lane_depth, body_weight=config.body_weight, context_weight=config.context_weight,
                     stats=self._terms[kind], budget=config.lexical_budget, kind=kind,
-                    subject_words=subject_words,
+                    subject_words=subject_words, among=None if small[kind] is None else list(small[kind]),
                 )
                 found.extend((hit.score, (kind, hit.id), hit.own) for hit in hits)
             # One lexical ranking over both kinds, by BM25: a turn matching every query word outranks
@@ -609,7 +626,7 @@ class Recall:
         vector_pending: set[Key] = set()
         if vector_search is not None:
             try:
-                vector_hits = self._vector_results(vector_search, seen, kinds, wait=vectors == VECTORS_WAIT)
+                vector_hits = self._vector_results(vector_search, seen, wait=vectors == VECTORS_WAIT)
             except (OSError, RuntimeError, ValueError) as exc:
                 if vectors == VECTORS_WAIT:
                     raise
@@ -626,11 +643,33 @@ class Recall:
             return _Found([], lane, named)
         return _Found(self._fuse(candidates, named, seen, vector_pending, limit), lane, named)
 
+    def _small_sets(self, seen: Visibility, kinds: Sequence[str]) -> dict[str, dict[int, str] | None]:
+        """Per kind, every visible item with its sentence when the searched scopes hold at most
+        `local_scan_items` of them (a gateway user's own), else None: the lanes then start from these
+        items instead of from the indexes, which hold every other scope's too."""
+        limit = self.config.local_scan_items
+        small: dict[str, dict[int, str] | None] = {}
+        for kind in kinds:
+            key = (kind, seen.scopes)
+            if limit == 0:
+                small[kind] = None
+                continue
+            texts = None if key in self._large else self._recorder.visible_texts(kind, seen, limit)
+            if texts is None and key not in self._large:
+                if len(self._large) > 10_000:
+                    self._large.clear()
+                self._large.add(key)
+            small[kind] = texts
+        return small
+
     def _start_vector_search(
-        self, query: str, seen: Visibility, kinds: Sequence[str], vectors: str
-    ) -> tuple[tuple[np.ndarray, Future] | None, str]:
+        self, query: str, seen: Visibility, kinds: Sequence[str], vectors: str,
+        small: dict[str, dict[int, str] | None],
+    ) -> tuple[_VectorSearch | None, str]:
+        indexed = tuple(k for k in kinds if small.get(k) is None)
+        local = {k: texts for k in kinds if (texts := small.get(k)) is not None}
         if vectors == VECTORS_IF_READY:
-            return self._start_vector_search_if_ready(query, seen, kinds)
+            return self._start_vector_search_if_ready(query, seen, indexed, local)
         depth = self.config.lane_depth
         self._ensure_index()
         if not self.ledger.storage.read_only and self._outbox_pending():
@@ -638,11 +677,12 @@ class Recall:
         vector = self.embedder.embed([query])[0]
         if not np.any(vector):
             return None, VECTOR_USED  # nothing the model knows (emoji, symbols): no direction to search in
-        return (vector, self.index.start_search(vector, self._prefilter(seen), depth, kinds)), VECTOR_USED
+        future = self.index.start_search(vector, self._prefilter(seen), depth, indexed) if indexed else None
+        return _VectorSearch(vector, future, indexed, local), VECTOR_USED
 
     def _start_vector_search_if_ready(
-        self, query: str, seen: Visibility, kinds: Sequence[str]
-    ) -> tuple[tuple[np.ndarray, Future] | None, str]:
+        self, query: str, seen: Visibility, indexed: tuple[str, ...], local: dict[str, dict[int, str]]
+    ) -> tuple[_VectorSearch | None, str]:
         """The vector lane only if it is loaded and nobody is doing upkeep on it right now. No outbox
         drain here: the writer's worker drains, and until then the lexical lanes (updated in the claim's
         and the turn's own transactions) already see every change."""
@@ -650,19 +690,21 @@ class Recall:
             return None, VECTOR_WARMING
         if not self._lock.acquire(blocking=False):
             return None, VECTOR_BUSY
+        future = None
         try:
             vector = self._embedder.embed([query])[0]
             if not np.any(vector):
                 return None, VECTOR_USED
-            future = self._index.start_search(vector, self._prefilter(seen), self.config.lane_depth, kinds, wait=False)
+            if indexed:
+                future = self._index.start_search(vector, self._prefilter(seen), self.config.lane_depth, indexed, wait=False)
+                if future is None:
+                    return None, VECTOR_BUSY
         except (OSError, RuntimeError, ValueError) as exc:
             logger.warning("factledger: vector lane failed (%s); answered from the lexical lanes", exc)
             return None, VECTOR_FAILED
         finally:
             self._lock.release()
-        if future is None:
-            return None, VECTOR_BUSY
-        return (vector, future), VECTOR_USED
+        return _VectorSearch(vector, future, indexed, local), VECTOR_USED
 
     def _prefilter(self, seen: Visibility) -> str:
         """The vector search's candidate set: the ledger's visibility predicate, bound to `seen`, over the
@@ -678,22 +720,27 @@ class Recall:
         if not self.ledger.storage.read_only:
             self.sync()
 
-    def _vector_results(
-        self, started: tuple[np.ndarray, Future] | None, seen: Visibility, kinds: Sequence[str], *, wait: bool = True
-    ) -> list:
+    def _vector_results(self, started: _VectorSearch | None, seen: Visibility, *, wait: bool = True) -> list:
         if started is None:
             return []
-        vector, future = started
-        try:
-            return future.result()
-        except (OSError, RuntimeError, ValueError):
-            if not wait:
-                raise
-            # Another writer replaced the table under our handle: reopen once.
-            self.index.forget_handles()
-            self._ready = False
-            self._ensure_index()
-            return self.index.search(vector, self._prefilter(seen), self.config.lane_depth, kinds)
+        hits = []
+        if started.future is not None:
+            try:
+                hits = started.future.result()
+            except (OSError, RuntimeError, ValueError):
+                if not wait:
+                    raise
+                # Another writer replaced the table under our handle: reopen once.
+                self.index.forget_handles()
+                self._ready = False
+                self._ensure_index()
+                hits = self.index.search(started.vector, self._prefilter(seen), self.config.lane_depth, started.indexed_kinds)
+        if started.local:
+            assert self._embedder is not None  # loaded before any search started
+            hits = hits + self._local.search(self._embedder, started.vector, started.local, self.config.lane_depth)
+            if started.future is not None:  # two kinds from two sources: one ranking
+                hits = sorted(hits, key=lambda h: -h.similarity)[: self.config.lane_depth]
+        return hits
 
     def _gate_vector_hits(self, query: str, hits: list, candidates: dict[Key, _Candidate]) -> set[Key]:
         """Adds vector candidates, gating those nothing else supports; returns the vector-only keys."""

@@ -86,10 +86,11 @@ def budgeted_match(query: LexicalQuery, stats: TermStats, budget: int) -> Budget
 
 def _ranked(
     recorder: RecallRecorder, kind: str, terms: Terms, seen: Visibility, depth: int, body_weight: float,
-    context_weight: float, *, newest: bool,
+    context_weight: float, *, newest: bool, among: Sequence[int] | None,
 ) -> list[LaneHit]:
     found = recorder.ranked_hits(
-        kind, terms, seen, depth=depth, body_weight=body_weight, context_weight=context_weight, newest=newest
+        kind, terms, seen, depth=depth, body_weight=body_weight, context_weight=context_weight, newest=newest,
+        among=among,
     )
     if newest:
         found.sort(key=lambda h: -h.score)
@@ -108,6 +109,7 @@ def lexical_lane(
     budget: int = 0,
     kind: str = FACT,
     subject_words: frozenset[str] = frozenset(),
+    among: Sequence[int] | None = None,
 ) -> list[LaneHit]:
     """BM25 over sentences (and their window context), best first; then trigram hits for CJK.
 
@@ -115,16 +117,25 @@ def lexical_lane(
     content words too, a row that matches only the subject's name is not about the query (every
     sentence of a one-user store starts with "user"), so it is dropped, and a row's own sentence counts
     as matched only through the other words.
+
+    `among`: every visible item's id, when the searched scopes hold few (the lookups start from them).
     """
+    if among is not None and not among:
+        return []  # nothing is visible: nothing to match
     hits: list[LaneHit] = []
     plan = BudgetedMatch(Terms(query.words) if query.words else None, False, None)
     if stats is not None and budget > 0:
         plan = budgeted_match(query, stats, budget)
+    if among is not None and stats is not None and query.words:
+        counts = stats.df(query.words)  # cached: the budget just read them
+        if len(among) >= sum(counts.values()):
+            among = None  # the terms' postings are shorter than the id list: walk them instead
     if plan.ranked is not None:
-        hits.extend(_ranked(recorder, kind, plan.ranked, seen, depth, body_weight, context_weight, newest=plan.flood))
+        hits.extend(_ranked(recorder, kind, plan.ranked, seen, depth, body_weight, context_weight, newest=plan.flood,
+                            among=among))
     if plan.rest is not None and len(hits) < depth:
         seen_ids = {h.id for h in hits}
-        extra = _ranked(recorder, kind, plan.rest, seen, depth, body_weight, context_weight, newest=True)
+        extra = _ranked(recorder, kind, plan.rest, seen, depth, body_weight, context_weight, newest=True, among=among)
         hits.extend(h for h in extra if h.id not in seen_ids)
         hits = hits[:depth]
     topical = [w for w in query.words if w not in subject_words]

@@ -30,6 +30,15 @@ class Terms:
 
 
 @dataclass(frozen=True)
+class VectorHit:
+    """One vector lane neighbour: cosine similarity to the query (1 = same direction)."""
+
+    kind: str
+    id: int
+    similarity: float
+
+
+@dataclass(frozen=True)
 class LaneHit:
     id: int
     score: float

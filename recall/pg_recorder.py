@@ -89,7 +89,7 @@ class PostgresRecallRecorder:
 
     def ranked_hits(
         self, kind: str, terms: Terms, seen: Visibility, *, depth: int, body_weight: float, context_weight: float,
-        newest: bool,
+        newest: bool, among: Sequence[int] | None = None,
     ) -> list[LaneHit]:
         fts, _, rows_table = _TABLES[kind][:3]
         # A body-only match (FTS5's {body} column filter) counts the term's rows and instances in the
@@ -100,6 +100,8 @@ class PostgresRecallRecorder:
             frequency += " + %(wc)s * factledger_tf(f.context_terms, i.lexeme)"
         score = _BM25.format(idf="i.idf", f="w.f", length="f.length")
         order = "f.id DESC" if newest else "score DESC, f.id"
+        # A small visible set: start from its ids (the primary key) rather than the terms' postings.
+        restrict = " AND f.id = ANY(%(among)s::bigint[])" if among is not None else ""
         rows = self.storage.query(
             "WITH q AS MATERIALIZED (SELECT factledger_lexemes(%(words)s::text[]) AS lexemes),"
             f" t AS MATERIALIZED (SELECT count(*) AS n, COALESCE(avg(length), 1)::float8 AS avgdl FROM {fts}),"
@@ -108,10 +110,10 @@ class PostgresRecallRecorder:
             f" SELECT f.id, (SELECT COALESCE(sum({score}), 0) FROM idf i CROSS JOIN LATERAL (SELECT {frequency} AS f) w)"
             " AS score, f.body_terms @@ factledger_any(q.lexemes) AS own"
             f" FROM q, t, {fts} f JOIN {rows_table} c ON c.id = f.id"
-            f" WHERE f.{column} @@ factledger_any(q.lexemes) AND {self.visible}"
+            f" WHERE f.{column} @@ factledger_any(q.lexemes) AND {self.visible}{restrict}"
             f" ORDER BY {order} LIMIT %(depth)s",
             {**self._params(seen), "words": list(terms.words), "wb": float(body_weight), "wc": float(context_weight),
-             "depth": depth},
+             "depth": depth, **({"among": list(among)} if among is not None else {})},
         )
         return [LaneHit(r["id"], float(r["score"]), own=bool(r["own"])) for r in rows]
 
@@ -203,6 +205,15 @@ class PostgresRecallRecorder:
             {**self._params(seen), "ids": list(ids)},
         )
         return [EpisodeRecord(Episode.from_row(r), r["before"], r["after"]) for r in rows]
+
+    def visible_texts(self, kind: str, seen: Visibility, limit: int) -> dict[int, str] | None:
+        rows_table, text = _TABLES[kind][2], _TABLES[kind][3]
+        rows = self.storage.query(
+            f"SELECT c.id AS id, t.text AS text FROM {rows_table} c JOIN {text} t ON t.id = c.id"
+            f" WHERE {self.visible} LIMIT %(limit)s",
+            {**self._params(seen), "limit": int(limit) + 1},
+        )
+        return None if len(rows) > limit else {r["id"]: r["text"] for r in rows}
 
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         rows = self.storage.query(f"SELECT id, text FROM {_TABLES[kind][3]} WHERE id = ANY(%s::bigint[])", (list(ids),))

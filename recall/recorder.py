@@ -33,10 +33,12 @@ class RecallRecorder(Protocol):
 
     def ranked_hits(
         self, kind: str, terms: Terms, seen: Visibility, *, depth: int, body_weight: float, context_weight: float,
-        newest: bool,
+        newest: bool, among: Sequence[int] | None = None,
     ) -> list[LaneHit]:
         """Rows matching any of the terms, visible under `seen`: BM25 order with the column weights
-        (score = BM25, higher is better), or newest first (for terms too common to rank)."""
+        (score = BM25, higher is better), or newest first (for terms too common to rank). `among`: the
+        ids of every item visible under `seen` (a small set, from `visible_texts`), so the lookup starts
+        from them instead of from the terms' postings; the scores are the same."""
 
     def about_topic(self, kind: str, ids: Sequence[int], words: Sequence[str]) -> tuple[set[int], set[int]]:
         """Of `ids`, those matching a word anywhere, and those matching one in their own sentence."""
@@ -49,6 +51,10 @@ class RecallRecorder(Protocol):
 
     def lexical_row(self, kind: str, item: int) -> tuple[str, str] | None:
         """The indexed (body, context) of one item, or None."""
+
+    def visible_texts(self, kind: str, seen: Visibility, limit: int) -> dict[int, str] | None:
+        """Every item visible under `seen` with its indexed sentence (the text its vector embeds), or
+        None when there are more than `limit` (then the lanes search the indexes instead)."""
 
     # -- what the exact lane and the vocabulary read ----------------------------------------------
     def claim_slots_after(self, last_id: int) -> list[tuple[int, str, str, str]]:

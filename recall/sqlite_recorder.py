@@ -103,18 +103,64 @@ class SqliteRecallRecorder:
 
     def ranked_hits(
         self, kind: str, terms: Terms, seen: Visibility, *, depth: int, body_weight: float, context_weight: float,
-        newest: bool,
+        newest: bool, among: Sequence[int] | None = None,
     ) -> list[LaneHit]:
         # FTS5 walks rowids in order and stops at the limit, so newest first is cheap for common terms.
         order = "f.rowid DESC" if newest else "rank"
         fts, _, _, rows_table = _TABLES[kind][:4]
-        rows = self.storage.query(
-            f"SELECT f.rowid AS id, bm25({fts}, :wb, :wc) AS rank, bm25({fts}, 1.0, 0.0) AS own FROM {fts} f"
-            f" CROSS JOIN {rows_table} c ON c.id = f.rowid WHERE {fts} MATCH :match AND {self.visible}"
-            f" ORDER BY {order} LIMIT :depth",
-            {**self._params(seen), "match": _match(terms), "wb": body_weight, "wc": context_weight, "depth": depth},
-        )
+        columns = f"f.rowid AS id, bm25({fts}, :wb, :wc) AS rank, bm25({fts}, 1.0, 0.0) AS own"
+        params = {"match": _match(terms), "wb": body_weight, "wc": context_weight, "depth": depth}
+        if among is None:
+            rows = self.storage.query(
+                f"SELECT {columns} FROM {fts} f CROSS JOIN {rows_table} c ON c.id = f.rowid"
+                f" WHERE {fts} MATCH :match AND {self.visible} ORDER BY {order} LIMIT :depth",
+                {**self._params(seen), **params},
+            )
+        else:
+            rows = self._ranked_among(kind, columns, order, params, among)
         return [LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows]
+
+    def _ranked_among(self, kind: str, columns: str, order: str, params: dict, among: Sequence[int]) -> list:
+        """The rows among `among` matching the terms, ranked as the full search ranks them.
+
+        Which of them match is found first, one rowid lookup each without ranking (cheap). bm25 then
+        runs over those alone, in passes bounded by rowid: FTS5 counts each term's matching rows (its
+        IDF) once per pass, and a pass also walks the postings between its bounds. So matches lying
+        close together share a pass, and ones far apart (a user's facts learnt months apart) get one
+        each, which costs an IDF count apiece instead of a walk over every other scope's rows between
+        them. The scores are bm25's own either way."""
+        fts = _TABLES[kind][0]
+        matched = sorted(
+            r[0] for r in self.storage.query(
+                f"SELECT rowid FROM {fts} WHERE {fts} MATCH :match AND rowid IN (SELECT value FROM json_each(:ids))",
+                {"match": params["match"], "ids": _ids(among)},
+            )
+        )
+        if not matched:
+            return []
+        # A walk costs about twice a count per posting (the id filter runs on each): a gap wider than
+        # half the index costs more to walk than another pass's count.
+        gap = max(1, self.indexed_max_id(kind) // 2)
+        passes: list[list[int]] = [[matched[0]]]
+        for item in matched[1:]:
+            if item - passes[-1][-1] > gap:
+                passes.append([item])
+            else:
+                passes[-1].append(item)
+        # `+f.rowid` keeps the id list a filter (not one lookup per id), and `rank + 0` keeps FTS5 from
+        # ranking every row between the bounds before the filter.
+        rows = []
+        for ids in passes:
+            rows += self.storage.query(
+                f"SELECT {columns} FROM {fts} f WHERE {fts} MATCH :match AND f.rowid >= :low AND f.rowid <= :high"
+                " AND +f.rowid IN (SELECT value FROM json_each(:ids))",
+                {**params, "ids": _ids(ids), "low": ids[0], "high": ids[-1]},
+            )
+        if order == "rank":
+            rows.sort(key=lambda r: (r["rank"], r["id"]))
+        else:  # newest first
+            rows.sort(key=lambda r: -r["id"])
+        return rows[: params["depth"]]
 
     def about_topic(self, kind: str, ids: Sequence[int], words: Sequence[str]) -> tuple[set[int], set[int]]:
         fts = _TABLES[kind][0]
@@ -145,6 +191,15 @@ class SqliteRecallRecorder:
     def lexical_row(self, kind: str, item: int) -> tuple[str, str] | None:
         row = self.storage.one(f"SELECT body, context FROM {_TABLES[kind][0]} WHERE rowid = ?", (item,))
         return None if row is None else (row["body"], row["context"])
+
+    def visible_texts(self, kind: str, seen: Visibility, limit: int) -> dict[int, str] | None:
+        rows_table, text = _TABLES[kind][3], _TABLES[kind][4]
+        rows = self.storage.query(
+            f"SELECT c.id AS id, t.text AS text FROM {rows_table} c JOIN {text} t ON t.id = c.id"
+            f" WHERE {self.visible} LIMIT :limit",
+            {**self._params(seen), "limit": int(limit) + 1},
+        )
+        return None if len(rows) > limit else {r["id"]: r["text"] for r in rows}
 
     # -- the exact lane's vocabulary --------------------------------------------------------------
 

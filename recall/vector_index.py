@@ -29,6 +29,8 @@ from lancedb.index import BTree, HnswSq
 
 from factledger.ledger import StorageError
 
+from .model import VectorHit
+
 TABLE = "items"
 META_FILE = "factledger-index.json"
 # The table's layout; a folder written with another one is rebuilt (layout 1 held claim versions only).
@@ -47,13 +49,6 @@ class VectorRow:
     tx_from: str
     tx_to: str | None
     vector: np.ndarray
-
-
-@dataclass(frozen=True)
-class VectorHit:
-    kind: str
-    id: int
-    similarity: float
 
 
 def _quote(text: str) -> str:

@@ -294,3 +294,35 @@ def test_about_topic_splits_own_words_from_the_window(side):
     assert (anywhere, own) == ({1, 2}, {2})  # 1 holds the word only through its neighbour
     assert side.recorder.ranked_hits(FACT, Terms(("canoe",), body_only=True), NOW, depth=5, body_weight=1.0,
                                      context_weight=0.5, newest=True)[0].id == 2
+
+
+def test_lookups_among_a_small_visible_set_rank_as_the_full_search(side):
+    """A user's few items among many other scopes' rows sharing the same words: `among` (the visible
+    ids) returns the same hits with the same scores as the search over the whole index, whether the
+    user's matches lie together or far apart in id order (SQLite ranks those in separate passes)."""
+    mine = "user-a"
+    for batch in range(6):
+        rows = [(f"other-{batch}-{n}", "user", "likes", f"sailing boats number {n}") for n in range(12)]
+        if batch in (0, 5):  # the user's facts: some at the start, some at the end of the id range
+            rows += [(mine, "user", "likes", f"sailing {batch}"), (mine, "user", "likes", f"sailing in autumn storms {batch}")]
+        if batch == 2:
+            rows += [(mine, "user", "owns", "a boat named Storm")]
+        side.write(f"2025-01-0{batch + 2}T00:00:00.000000Z", rows)
+    seen = Visibility((mine,), "2025-02-01T00:00:00.000000Z", END_OF_TIME)
+    visible = side.recorder.visible_texts(FACT, seen, 10)
+    assert sorted(visible.values()) == sorted(
+        [f"user likes sailing {b}" for b in (0, 5)] + [f"user likes sailing in autumn storms {b}" for b in (0, 5)]
+        + ["user owns a boat named Storm"]
+    )
+    assert side.recorder.visible_texts(FACT, seen, 4) is None  # more than the limit: the indexes answer
+    for terms in (Terms(("sail",)), Terms(("sail", "storm")), Terms(("storm",), body_only=True), Terms(("absent",))):
+        for newest in (False, True):
+            full = side.recorder.ranked_hits(FACT, terms, seen, depth=60, body_weight=1.0, context_weight=0.5, newest=newest)
+            among = side.recorder.ranked_hits(FACT, terms, seen, depth=60, body_weight=1.0, context_weight=0.5,
+                                              newest=newest, among=sorted(visible))
+            key = (lambda h: h.id) if newest else (lambda h: (-round(h.score, 9), h.id))
+            assert [(h.id, round(h.score, 9), h.own) for h in sorted(among, key=key)] == \
+                   [(h.id, round(h.score, 9), h.own) for h in sorted(full, key=key)], (terms, newest)
+            assert bool(full) == (terms.words != ("absent",))
+    nothing = Visibility(("nobody",), "2025-02-01T00:00:00.000000Z", END_OF_TIME)
+    assert side.recorder.visible_texts(FACT, nothing, 10) == {}

@@ -69,13 +69,19 @@ def test_vector_lane_finds_a_paraphrase(stocked, recall):
     assert hits[0].scores.vector is not None and hits[0].scores.lexical is None
 
 
-def test_a_row_the_ledger_does_not_confirm_is_dropped_and_flagged(stocked, recall, embedder):
+def _forge_a_row(recall, embedder) -> None:
     recall.sync()
     forged = VectorRow(
         kind="fact", id=9999, scope="s", valid_from="2024-01-01T00:00:00.000000Z", valid_to=None,
         tx_from="2025-01-01T00:00:00.000000Z", tx_to=None, vector=embedder.embed(["user lives in Lisbon"])[0],
     )
     recall.index.upsert([forged], embedder.dim)
+
+
+def test_a_row_the_ledger_does_not_confirm_is_dropped_and_flagged(stocked, index_dir, embedder):
+    # The index path (a scope too big to scan in process): the search reads the forged row back.
+    recall = Recall(stocked, index_dir, config=RecallConfig(local_scan_items=0), embedder=embedder)
+    _forge_a_row(recall, embedder)
     hits = recall.search(VECTOR_ONLY, "s")
     assert 9999 not in [h.claim.id for h in hits if h.claim]
     status = recall.status()
@@ -84,6 +90,15 @@ def test_a_row_the_ledger_does_not_confirm_is_dropped_and_flagged(stocked, recal
     assert report.deleted == 1
     assert not recall.status().needs_repair
     assert ("fact", 9999) not in recall.index.rows_state()
+
+
+def test_a_small_scope_is_scanned_from_the_ledger_so_a_forged_row_never_comes_back(stocked, recall, embedder):
+    _forge_a_row(recall, embedder)
+    hits = recall.search(VECTOR_ONLY, "s")
+    assert 9999 not in [h.claim.id for h in hits if h.claim]
+    assert values(hits)[:1] == ["Berlin"] and hits[0].scores.vector is not None
+    assert not recall.status().needs_repair  # the index was never read; repair still finds the row
+    assert recall.repair().deleted == 1
 
 
 def test_a_stale_row_is_repaired(stocked, recall):
@@ -131,3 +146,13 @@ def _model_dir():
     from importlib import resources
 
     return resources.files("factledger.recall").joinpath("models/minilm-l6-static")
+
+
+def test_the_in_process_scan_finds_what_the_index_finds(stocked, index_dir, recall, embedder):
+    """A small scope scanned in process gives the index search's hits with the same similarities."""
+    indexes_only = Recall(stocked, index_dir, config=RecallConfig(local_scan_items=0), embedder=embedder)
+    for query in (VECTOR_ONLY, "what does the user like to eat", "where is Berlin"):
+        scanned = [(h.key, round(h.scores.vector or 0.0, 5), h.scores.fused) for h in recall.search(query, "s")]
+        indexed = [(h.key, round(h.scores.vector or 0.0, 5), h.scores.fused) for h in indexes_only.search(query, "s")]
+        assert scanned == indexed and scanned, query
+    indexes_only.close()
