@@ -44,7 +44,8 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
-from factledger.ledger.errors import NotFoundError, StorageError, ValidationError
+from factledger.ledger.engines import open_storage
+from factledger.ledger.errors import LedgerError, NotFoundError, StorageError, ValidationError
 from factledger.ledger.pg_storage import is_postgres_url, redact_url
 from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import format_time, utc_now
@@ -55,6 +56,7 @@ from .errors import QueryRefused, SqlExecutionError
 from .guard import check_query, describing_prefix
 from .output import CsvWriter
 from .params import Params, bind
+from .recorder import head_recorder
 from .rewrite import Rewriter
 from .views import (
     GENERIC_TABLES,
@@ -330,8 +332,15 @@ class Analytics:
             companion_file.release(path)
             self._fall_back(f"the companion {path} cannot be opened ({_first_line(exc)})")
             return
+        try:
+            recorder = head_recorder(open_storage(self.path, read_only=True), self.tables)
+        except LedgerError as exc:
+            companion_file.release(path)
+            self._fall_back(f"the ledger's head cannot be read for the companion ({exc})")
+            return
         self._companion = Companion(
-            self._con, engine=self.engine, ledger=ATTACHED, prefix=prefix, path=path, alias=COMPANION, tables=self.tables
+            self._con, engine=self.engine, ledger=ATTACHED, prefix=prefix, path=path, alias=COMPANION,
+            tables=self.tables, recorder=recorder,
         )
         self.refresh()
         for table in companion_file.COPIED:
@@ -364,6 +373,7 @@ class Analytics:
             companion_file.build_file(
                 self.companion_path, engine=SCANNERS[self.engine][2], ledger_sql=ledger,
                 scanner=str(scanner_path(self.engine)), tables=self.tables, schema=self.schema,
+                recorder=self._companion.recorder,
             )
             self._attach_companion()
         self.last_refresh = report
@@ -531,6 +541,7 @@ class Analytics:
     def close(self) -> None:
         self._con.close()
         if self._companion is not None:
+            self._companion.recorder.close()
             companion_file.release(self.companion_path)
             self._companion = None
 
