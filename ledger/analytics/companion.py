@@ -35,12 +35,19 @@ from factledger.ledger.pg_storage import local_data_path
 from .recorder import HeadMark, HeadRecorder
 from .views import RAW, STATEMENT, claims_projection
 
-FORMAT = 2  # the companion's own layout; a file of another format is rebuilt (2: the predicates mark)
+# The companion's own layout; a file of another format is rebuilt (2: the predicates mark, interval ends).
+FORMAT = 2
 STATE = "companion_state"
 STATE_COLUMNS = ("format", "engine", "first_tx_time", "last_tx", "last_tx_time", "last_claim", "erase_mark",
                  "predicates_mark")
 # The tables copied into the companion (and so read from it); every other table stays on the ledger.
 COPIED = ("predicates", "transactions")
+# The companion's claim_versions holds two columns more than the analyst's view: each interval's end
+# with an open end as 'infinity', so that an as-of filter is one comparison per column (`end > t`, a
+# plain range filter DuckDB pushes into the scan) instead of `end IS NULL OR end > t`. Hidden from the
+# analyst (the view excludes them); read by the rewriter (rewrite.py).
+INTERVAL_ENDS = {"valid_to": "valid_end", "tx_to": "tx_end"}
+_WITH_ENDS = "SELECT *, " + ", ".join(f"coalesce({c}, 'infinity'::TIMESTAMPTZ) AS {e}" for c, e in INTERVAL_ENDS.items())
 NATIVE = {"sqlite": "sqlite_query", "postgres": "postgres_query"}  # the scanners' pass-through reads
 
 _in_use: set[str] = set()  # companion files this process has open (DuckDB's file lock is per process)
@@ -219,7 +226,7 @@ class Companion:
     def _new_versions(self, where: str, top: int) -> int:
         source = self.native(f"SELECT * FROM claims WHERE {where}")
         count = self.con.execute(
-            f"INSERT INTO {self.alias}.claim_versions {claims_projection(source, f'{self.alias}.predicates')}"
+            f"INSERT INTO {self.alias}.claim_versions {_with_ends(claims_projection(source, f'{self.alias}.predicates'))}"
         ).fetchone()[0]
         self._unclose_after(top)
         return count
@@ -227,7 +234,7 @@ class Companion:
     def _unclose_after(self, top: int) -> None:
         # A version copied with a close by a transaction after the head: that close comes next time.
         self.con.execute(
-            f"UPDATE {self.alias}.claim_versions SET tx_to = NULL, closed_by = NULL WHERE closed_by > {int(top)}"
+            f"UPDATE {self.alias}.claim_versions SET tx_to = NULL, tx_end = 'infinity', closed_by = NULL WHERE closed_by > {int(top)}"
         )
 
     def _closings(self, last_tx: int, top: int, last_claim: int) -> int:
@@ -239,7 +246,8 @@ class Companion:
         else:
             sql = f"SELECT id, tx_to, closed_by FROM claims WHERE id <= {last_claim} AND closed_by > {last_tx} AND closed_by <= {top}"
         return self.con.execute(
-            f"UPDATE {self.alias}.claim_versions AS v SET tx_to = CAST(x.tx_to AS TIMESTAMPTZ), closed_by = x.closed_by"
+            f"UPDATE {self.alias}.claim_versions AS v SET tx_to = CAST(x.tx_to AS TIMESTAMPTZ),"
+            " tx_end = CAST(x.tx_to AS TIMESTAMPTZ), closed_by = x.closed_by"
             f" FROM {self.native(sql)} AS x WHERE v.id = x.id"
         ).fetchone()[0]
 
@@ -295,7 +303,8 @@ class Companion:
             )
             con.execute(
                 f"CREATE TABLE {self.alias}.claim_versions AS SELECT * FROM"
-                f" ({claims_projection(f'{self.prefix}.claims', f'{self.alias}.predicates')}) WHERE opened_by <= {top} ORDER BY id"
+                f" ({_with_ends(claims_projection(f'{self.prefix}.claims', f'{self.alias}.predicates'))})"
+                f" WHERE opened_by <= {top} ORDER BY id"
             )
             self._unclose_after(top)
             con.execute(f"INSERT INTO {self.alias}.{STATE} (format, engine) VALUES (?, ?)", [FORMAT, self.engine])
@@ -304,6 +313,10 @@ class Companion:
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+
+def _with_ends(projection: str) -> str:
+    return f"{_WITH_ENDS} FROM ({projection})"
 
 
 def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables: list[str], schema: str,
@@ -331,4 +344,4 @@ def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables
     Path(f"{path}.wal").unlink(missing_ok=True)  # the old file's log, if it had one
 
 
-__all__ = ["COPIED", "RAW", "Companion", "RefreshReport", "build_file", "claim", "default_path", "release"]
+__all__ = ["COPIED", "INTERVAL_ENDS", "RAW", "Companion", "RefreshReport", "build_file", "claim", "default_path", "release"]

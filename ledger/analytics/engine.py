@@ -410,7 +410,8 @@ class Analytics:
                 kind = "TABLE" if self.snapshot and view.name == "claim_versions" else "VIEW"
                 body = view.sql
                 if view.name == "claim_versions" and self.mode == "companion":
-                    body = f"SELECT * FROM {COMPANION}.claim_versions"
+                    hidden = ", ".join(companion_file.INTERVAL_ENDS.values())
+                    body = f"SELECT * EXCLUDE ({hidden}) FROM {COMPANION}.claim_versions"
                 con.execute(f"CREATE {kind} {view.name} AS {body}")
                 self.views[view.name] = view
         for table in GENERIC_TABLES:
@@ -472,6 +473,7 @@ class Analytics:
         rewriter = Rewriter(
             query, now=self._set_now(), views=self.temporal_views, macros=self.macros,
             typed_source=self.snapshot or self.mode == "companion" or self.engine == "postgres",
+            interval_ends=(f"{COMPANION}.claim_versions", companion_file.INTERVAL_ENDS) if self.mode == "companion" else None,
         )
         try:
             return rewriter.rewrite(tree).sql(dialect="duckdb")

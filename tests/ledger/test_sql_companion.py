@@ -221,3 +221,36 @@ def test_the_default_mode_follows_the_ledger_size(tmp_path, monkeypatch):
         assert analytics.mode == "companion"
     with Analytics(path, mode="live", clock=lambda: NOW) as analytics:
         assert analytics.mode == "live"
+
+
+# Every clause kind, at interval ends and between them, with times given as literals (the companion
+# filters its open-ended columns) and computed at run time (where a time may even be 'infinity').
+CLAUSE_QUESTIONS = [
+    "SELECT id FROM claims FOR VALID_TIME AS OF '2024-02-15' FOR SYSTEM_TIME AS OF '2024-10-01' ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME FROM '2024-02-01' TO '2024-04-01' FOR ALL SYSTEM_TIME ORDER BY id",
+    "SELECT id FROM claims FOR ALL VALID_TIME FOR SYSTEM_TIME BETWEEN '2024-03-01' AND '2024-09-01' ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME AS OF TIMESTAMP '2024-07-01 00:00:00' ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME AS OF (SELECT max(valid_from) FROM claim_versions)"
+    " FOR SYSTEM_TIME AS OF (SELECT max(tx_from) FROM claim_versions) ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME AS OF CAST('2024-01-01' AS TIMESTAMPTZ) + INTERVAL 200 DAY ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME AS OF (SELECT 'infinity'::TIMESTAMPTZ) FOR ALL SYSTEM_TIME ORDER BY id",
+    "SELECT id FROM claims FOR ALL VALID_TIME FOR SYSTEM_TIME FROM '2024-06-01' TO (SELECT 'infinity'::TIMESTAMPTZ) ORDER BY id",
+]
+
+
+@pytest.mark.parametrize("question", CLAUSE_QUESTIONS)
+def test_temporal_clauses_answer_as_the_live_path(ledger_at, question):
+    location, path = ledger_at
+    with _companion(location, path) as analytics:
+        got = analytics.sql(question).fetchall()
+    assert got == _live(location, question)
+
+
+def test_the_hidden_interval_ends_stay_hidden(ledger_at):
+    location, path = ledger_at
+    with _companion(location, path) as analytics:
+        for question in ("SELECT * FROM claims LIMIT 0", "SELECT * FROM claim_versions LIMIT 0",
+                         "SELECT * FROM claims FOR ALL VALID_TIME FOR ALL SYSTEM_TIME LIMIT 0"):
+            columns = analytics.sql(question).columns
+            with Analytics(location, mode="live", clock=lambda: NOW) as live:
+                assert columns == live.sql(question).columns, question
