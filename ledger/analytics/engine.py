@@ -286,13 +286,15 @@ class Analytics:
                 self.mode = self._choose_mode()
             con.execute(f"CREATE SCHEMA {RAW}")
             kind = "TABLE" if self.snapshot else "VIEW"
-            if self.snapshot:
-                con.execute("BEGIN")
+            # One DuckDB transaction: the scanner then reads the ledger's catalog through one connection
+            # (outside one it opens a connection, and SQLite parses this schema, for every statement),
+            # and a snapshot's tables are one consistent read.
+            con.execute("BEGIN")
             prefix = f"{ATTACHED}.{_quote_name(schema)}" if self.engine == "postgres" else ATTACHED
             for table in self.tables:
                 con.execute(f"CREATE {kind} {RAW}.{_quote_name(table)} AS SELECT * FROM {prefix}.{_quote_name(table)}")
+            con.execute("COMMIT")
             if self.snapshot:
-                con.execute("COMMIT")
                 con.execute(f"DETACH {ATTACHED}")
             if self.mode == "companion":
                 self._open_companion(prefix)
@@ -300,7 +302,9 @@ class Analytics:
             if copy_dir is not None:
                 shutil.rmtree(copy_dir, ignore_errors=True)
         self._set_now()
+        con.execute("BEGIN")  # as above: one scanner connection for the views' catalog reads
         self._register_views()
+        con.execute("COMMIT")
         if lockdown:
             self._lock_down()
 
