@@ -2,13 +2,15 @@
 analyst's aggregates read (claim versions, transactions, predicates), kept in step from the ledger.
 
 Like recall's vector companion it is derived, rebuildable and never the truth: before a query answers,
-the ledger's head is compared with what the companion last copied, and only what changed is read:
+the ledger's head (its last transaction, read through the ledger's own connection: recorder.py) is
+compared with what the companion last copied. Every write factledger makes is a new transaction, so
+an unchanged head ends the check; otherwise only what changed is read:
 
 - new transactions and the versions they opened: ids above the last copied ones (writers are
   serialised on both engines, so ids grow in commit order), up to the head read at the start;
 - versions closed since: `closed_by` above the last copied transaction (on SQLite read from
   `version_hashes`, where a trigger mirrors every close under an index; PostgreSQL indexes claims');
-- predicates: a few rows, compared whole; a changed template re-renders its versions' statements;
+- predicates: a few rows, read whole; a changed template re-renders its versions' statements;
 - an erase (a version's `erased_by` set, or a tombstone added), a ledger that went backwards (a backup
   restored over it) or a different ledger at the same place: the file is rebuilt from nothing.
 
