@@ -254,3 +254,23 @@ def test_the_hidden_interval_ends_stay_hidden(ledger_at):
             columns = analytics.sql(question).columns
             with Analytics(location, mode="live", clock=lambda: NOW) as live:
                 assert columns == live.sql(question).columns, question
+
+
+def test_a_ledger_moved_into_place_during_a_session_is_not_mixed_in(tmp_path):
+    path = tmp_path / "ledger.db"
+    build_history(path)
+    with _companion(path, tmp_path / "c.duckdb") as analytics:
+        analytics.sql(ALL).fetchall()
+        other = tmp_path / "other.db"
+        ledger = Ledger.open(other)
+        try:
+            with ledger.transaction(principal="operator:alice", reason="other") as tx:
+                tx.add("home", "Dee", "lives_in", "Quito", valid_from="2024-01-01")
+        finally:
+            ledger.close()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        other.replace(path)  # as `mv backup.db ledger.db` would
+        rows = analytics.sql(ALL).fetchall()
+        assert analytics.last_refresh.rebuilt
+        assert rows == _live(path, ALL)
