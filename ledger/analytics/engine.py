@@ -73,8 +73,8 @@ ATTACHED = "ledger_file"
 COMPANION = "ledger_companion"  # the companion file, attached beside the ledger
 MODES = ("live", "snapshot", "companion")
 # From this many claim versions, a query without a mode reads through the companion (docs/BENCHMARKS.md,
-# SQL, measured at 10k-1M: from here the live as-of scan passes 0.1 s and the companion's first build is
-# repaid within ~10-14 queries; below it the live answer is quick and a build takes 15-30 to repay).
+# SQL, measured at 10k-1M: from about here a live as-of scan passes 0.1 s on a busy machine; the first
+# build is repaid after 12-24 queries at every size, so it does not pick the size).
 COMPANION_FROM = 50_000
 # Per engine: the pinned package shipping DuckDB's scanner, the extension file's name, the ATTACH type.
 SCANNERS = {
