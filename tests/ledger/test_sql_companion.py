@@ -188,6 +188,15 @@ def test_a_damaged_companion_is_built_again(ledger_at):
         assert analytics.sql(ALL).fetchall() == _live(location, ALL)
 
 
+def _write_another_ledger(path: Path) -> None:
+    ledger = Ledger.open(path)
+    try:
+        with ledger.transaction(principal="operator:alice", reason="other") as tx:
+            tx.add("home", "Dee", "lives_in", "Quito", valid_from="2024-01-01")
+    finally:
+        ledger.close()
+
+
 def test_a_different_ledger_in_its_place_is_not_mixed_in(tmp_path):
     path = tmp_path / "ledger.db"
     build_history(path)
@@ -195,12 +204,7 @@ def test_a_different_ledger_in_its_place_is_not_mixed_in(tmp_path):
     _companion(path, companion).close()
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    ledger = Ledger.open(path)
-    try:
-        with ledger.transaction(principal="operator:alice", reason="other") as tx:
-            tx.add("home", "Dee", "lives_in", "Quito", valid_from="2024-01-01")
-    finally:
-        ledger.close()
+    _write_another_ledger(path)
     with _companion(path, companion) as analytics:
         assert analytics.last_refresh.rebuilt
         assert analytics.sql(ALL).fetchall() == _live(path, ALL)
@@ -262,12 +266,7 @@ def test_a_ledger_moved_into_place_during_a_session_is_not_mixed_in(tmp_path):
     with _companion(path, tmp_path / "c.duckdb") as analytics:
         analytics.sql(ALL).fetchall()
         other = tmp_path / "other.db"
-        ledger = Ledger.open(other)
-        try:
-            with ledger.transaction(principal="operator:alice", reason="other") as tx:
-                tx.add("home", "Dee", "lives_in", "Quito", valid_from="2024-01-01")
-        finally:
-            ledger.close()
+        _write_another_ledger(other)
         for suffix in ("-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         other.replace(path)  # as `mv backup.db ledger.db` would
