@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import statistics
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -231,13 +233,27 @@ QUESTIONS = [
 ]
 
 
-def _best(run, repeat: int) -> tuple[float, list]:
-    best, rows = float("inf"), []
+PATHS = ("sqlite", "live", "snapshot", "companion")
+
+
+def _timed_rounds(runs: dict, repeat: int) -> dict:
+    """Each path's median wall and CPU seconds over `repeat` rounds, the paths taking turns within a
+    round (so a busier minute on the shared machine falls on all of them), and its last rows. CPU
+    time is the whole process's: DuckDB's worker threads count, SQLite's one thread is all it has."""
+    walls: dict = {name: [] for name in runs}
+    cpus: dict = {name: [] for name in runs}
+    rows: dict = {}
     for _ in range(repeat):
-        started = time.perf_counter()
-        rows = run()
-        best = min(best, time.perf_counter() - started)
-    return best, rows
+        for name, run in runs.items():
+            cpu, wall = time.process_time(), time.perf_counter()
+            rows[name] = run()
+            walls[name].append(time.perf_counter() - wall)
+            cpus[name].append(time.process_time() - cpu)
+    return {name: (statistics.median(walls[name]), statistics.median(cpus[name]), rows[name]) for name in runs}
+
+
+def _load() -> float:
+    return os.getloadavg()[0]
 
 
 def _normal(rows) -> list[tuple]:
@@ -276,7 +292,7 @@ def run(path: Path, versions: int, repeat: int, *, writes: int = 1000) -> dict:
     from factledger.ledger import Storage
     from factledger.ledger.analytics import Analytics
 
-    figures: dict = {"versions": versions, "questions": []}
+    figures: dict = {"versions": versions, "questions": [], "repeat": repeat, "load_before": _load()}
     companion_file = Path(f"{path}.analytics.duckdb")
     for leftover in (companion_file, Path(f"{companion_file}.wal")):
         leftover.unlink(missing_ok=True)
@@ -296,15 +312,17 @@ def run(path: Path, versions: int, repeat: int, *, writes: int = 1000) -> dict:
     figures["companion_mb"] = companion_file.stat().st_size / 1e6
     try:
         for q in QUESTIONS:
-            sqlite_s, sqlite_rows = _best(lambda: storage.query(q.sqlite, q.params), repeat)
-            live_s, live_rows = _best(lambda: live.fetch(q.duck)[1], repeat)
-            snap_s, snap_rows = _best(lambda: snapshot.fetch(q.duck)[1], repeat)
-            comp_s, comp_rows = _best(lambda: companion.fetch(q.duck)[1], repeat)
-            same = _normal(sqlite_rows) == _normal(live_rows) == _normal(snap_rows) == _normal(comp_rows)
-            figures["questions"].append(
-                {"name": q.name, "sqlite_s": sqlite_s, "live_s": live_s, "snapshot_s": snap_s, "companion_s": comp_s,
-                 "same_answer": same}
-            )
+            timed = _timed_rounds({
+                "sqlite": lambda: storage.query(q.sqlite, q.params),
+                "live": lambda: live.fetch(q.duck)[1],
+                "snapshot": lambda: snapshot.fetch(q.duck)[1],
+                "companion": lambda: companion.fetch(q.duck)[1],
+            }, repeat)
+            answers = [_normal(timed[name][2]) for name in PATHS]
+            entry: dict = {"name": q.name, "same_answer": all(a == answers[0] for a in answers)}
+            for name in PATHS:
+                entry[f"{name}_s"], entry[f"{name}_cpu_s"] = timed[name][0], timed[name][1]
+            figures["questions"].append(entry)
         # Upkeep: the writes, then the refresh the next query runs first (timed on its own), then the
         # as-of aggregate again, checked against SQLite directly.
         storage.close()
@@ -315,9 +333,12 @@ def run(path: Path, versions: int, repeat: int, *, writes: int = 1000) -> dict:
         figures["refresh_s"] = time.perf_counter() - started
         figures["refresh"] = {"transactions": refreshed.transactions, "versions": refreshed.versions,
                               "closed": refreshed.closed, "rebuilt": refreshed.rebuilt}
-        started = time.perf_counter()
-        companion.refresh()
-        figures["idle_refresh_s"] = time.perf_counter() - started
+        idle = []
+        for _ in range(21):
+            started = time.perf_counter()
+            companion.refresh()
+            idle.append(time.perf_counter() - started)
+        figures["idle_refresh_s"] = statistics.median(idle)
         storage = Storage(path, read_only=True)
         as_of = QUESTIONS[0]
         figures["after_writes_same"] = _normal(storage.query(as_of.sqlite, as_of.params)) == _normal(companion.fetch(as_of.duck)[1])
@@ -326,36 +347,72 @@ def run(path: Path, versions: int, repeat: int, *, writes: int = 1000) -> dict:
         snapshot.close()
         companion.close()
         storage.close()
+    figures["sessions"] = _sessions(path, repeat)
+    figures["load_after"] = _load()
     return figures
+
+
+def _sessions(path: Path, repeat: int) -> dict:
+    """What one `factledger sql` call pays beyond starting Python: open, the as-of aggregate, close; a
+    session without a mode (the companion exists, so it is used and refreshed) against SQLite opened
+    and asked directly."""
+    from factledger.ledger import Storage
+    from factledger.ledger.analytics import Analytics
+
+    as_of = QUESTIONS[0]
+
+    def companion_session():
+        with Analytics(path) as analytics:
+            assert analytics.mode == "companion", analytics.mode_note
+            return analytics.fetch(as_of.duck)[1]
+
+    def sqlite_session():
+        storage = Storage(path, read_only=True)
+        try:
+            return storage.query(as_of.sqlite, as_of.params)
+        finally:
+            storage.close()
+
+    timed = _timed_rounds({"sqlite": sqlite_session, "companion": companion_session}, repeat)
+    return {name: {"wall_s": timed[name][0], "cpu_s": timed[name][1]} for name in timed}
 
 
 def report(figures: dict) -> str:
     lines = [
         f"{figures['versions']:,} claim versions; DuckDB live open {figures['live_open_s']:.2f} s,"
         f" snapshot load {figures['snapshot_load_s']:.2f} s; companion: first build {figures['companion_build_s']:.2f} s"
-        f" ({figures['companion_mb']:.0f} MB), open {figures['companion_open_s']:.2f} s (best of the repeats below;"
-        " every companion query includes its check for changes)",
+        f" ({figures['companion_mb']:.0f} MB), open {figures['companion_open_s']:.2f} s. Medians of {figures['repeat']}"
+        " rounds (the paths take turns in each), wall clock, CPU seconds of the process in brackets; every companion"
+        " query includes its check for changes. Load average"
+        f" {figures['load_before']:.2f} before, {figures['load_after']:.2f} after.",
         "",
-        "| question | SQLite | DuckDB live (ATTACH) | ratio | DuckDB snapshot | ratio | companion | ratio | same answer |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| question | SQLite | DuckDB live (ATTACH) | ratio | DuckDB snapshot | ratio | companion | ratio | ratio by CPU | same answer |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for q in figures["questions"]:
         lines.append(
-            f"| {q['name']} | {q['sqlite_s']:.3f} s | {q['live_s']:.3f} s | {q['sqlite_s'] / q['live_s']:.1f}x"
-            f" | {q['snapshot_s']:.3f} s | {q['sqlite_s'] / q['snapshot_s']:.1f}x"
-            f" | {q['companion_s']:.3f} s | {q['sqlite_s'] / q['companion_s']:.1f}x | {'yes' if q['same_answer'] else 'NO'} |"
+            f"| {q['name']} | {q['sqlite_s']:.3f} s ({q['sqlite_cpu_s']:.3f}) | {q['live_s']:.3f} s ({q['live_cpu_s']:.3f})"
+            f" | {q['sqlite_s'] / q['live_s']:.1f}x"
+            f" | {q['snapshot_s']:.3f} s ({q['snapshot_cpu_s']:.3f}) | {q['sqlite_s'] / q['snapshot_s']:.1f}x"
+            f" | {q['companion_s']:.3f} s ({q['companion_cpu_s']:.3f}) | {q['sqlite_s'] / q['companion_s']:.1f}x"
+            f" | {q['sqlite_cpu_s'] / max(q['companion_cpu_s'], 1e-6):.1f}x | {'yes' if q['same_answer'] else 'NO'} |"
         )
     as_of = figures["questions"][0]
     under = all(q["live_s"] < 1 and q["snapshot_s"] < 1 and q["companion_s"] < 1 for q in figures["questions"])
     companion_ratio = as_of["sqlite_s"] / as_of["companion_s"]
     refresh = figures["refresh"]
+    sessions = figures["sessions"]
     lines += [
         "",
         f"upkeep: {figures['writes']:,} one-operation transactions through the ledger took {figures['writes_s']:.1f} s;"
         f" the refresh after them {figures['refresh_s'] * 1000:.0f} ms ({refresh['transactions']} transactions,"
         f" {refresh['versions']} versions copied, {refresh['closed']} closes{', REBUILT' if refresh['rebuilt'] else ''});"
-        f" a refresh with nothing new {figures['idle_refresh_s'] * 1000:.1f} ms;"
+        f" a refresh with nothing new {figures['idle_refresh_s'] * 1000:.2f} ms (median of 21);"
         f" the as-of aggregate after it equals SQLite's: {'yes' if figures['after_writes_same'] else 'NO'}",
+        "",
+        f"one session (open, the as-of aggregate, close): SQLite {sessions['sqlite']['wall_s']:.3f} s"
+        f" ({sessions['sqlite']['cpu_s']:.3f}), `Analytics` without a mode (the companion) {sessions['companion']['wall_s']:.3f} s"
+        f" ({sessions['companion']['cpu_s']:.3f})",
         "",
         f"targets: every DuckDB query under 1 s: {'met' if under else 'NOT met'};"
         f" as-of aggregate >= 5x SQLite through the companion: {companion_ratio:.1f}x"

@@ -2,13 +2,15 @@
 analyst's aggregates read (claim versions, transactions, predicates), kept in step from the ledger.
 
 Like recall's vector companion it is derived, rebuildable and never the truth: before a query answers,
-the ledger's head is compared with what the companion last copied, and only what changed is read:
+the ledger's head (its last transaction, read through the ledger's own connection: recorder.py) is
+compared with what the companion last copied. Every write factledger makes is a new transaction, so
+an unchanged head ends the check; otherwise only what changed is read:
 
 - new transactions and the versions they opened: ids above the last copied ones (writers are
   serialised on both engines, so ids grow in commit order), up to the head read at the start;
 - versions closed since: `closed_by` above the last copied transaction (on SQLite read from
   `version_hashes`, where a trigger mirrors every close under an index; PostgreSQL indexes claims');
-- predicates: a few rows, compared whole; a changed template re-renders its versions' statements;
+- predicates: a few rows, read whole; a changed template re-renders its versions' statements;
 - an erase (a version's `erased_by` set, or a tombstone added), a ledger that went backwards (a backup
   restored over it) or a different ledger at the same place: the file is rebuilt from nothing.
 
@@ -32,16 +34,23 @@ import duckdb
 
 from factledger.ledger.pg_storage import local_data_path
 
+from .recorder import HeadMark, HeadRecorder
 from .views import RAW, STATEMENT, claims_projection
 
-FORMAT = 1  # the companion's own layout; a file of another format is rebuilt
+# The companion's own layout; a file of another format is rebuilt (2: the predicates mark, interval ends).
+FORMAT = 2
 STATE = "companion_state"
+STATE_COLUMNS = ("format", "engine", "first_tx_time", "last_tx", "last_tx_time", "last_claim", "erase_mark",
+                 "predicates_mark")
 # The tables copied into the companion (and so read from it); every other table stays on the ledger.
 COPIED = ("predicates", "transactions")
+# The companion's claim_versions holds two columns more than the analyst's view: each interval's end
+# with an open end as 'infinity', so that an as-of filter is one comparison per column (`end > t`, a
+# plain range filter DuckDB pushes into the scan) instead of `end IS NULL OR end > t`. Hidden from the
+# analyst (the view excludes them); read by the rewriter (rewrite.py).
+INTERVAL_ENDS = {"valid_to": "valid_end", "tx_to": "tx_end"}
+_WITH_ENDS = "SELECT *, " + ", ".join(f"coalesce({c}, 'infinity'::TIMESTAMPTZ) AS {e}" for c, e in INTERVAL_ENDS.items())
 NATIVE = {"sqlite": "sqlite_query", "postgres": "postgres_query"}  # the scanners' pass-through reads
-
-# A transaction's time as the same text on every read (PostgreSQL's own text form follows the session).
-_TX_TEXT = {"sqlite": "tx_time", "postgres": "to_char(tx_time AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"}
 
 _in_use: set[str] = set()  # companion files this process has open (DuckDB's file lock is per process)
 _in_use_lock = threading.Lock()
@@ -76,12 +85,13 @@ def _text(value: str) -> str:
 
 @dataclass(frozen=True)
 class Head:
-    """What the ledger holds, read first at each refresh: the bound of every copy."""
+    """What the ledger holds, read (through its own connection) before anything is copied: the bound of
+    every copy."""
 
-    last_tx: int | None
-    first_tx_time: str | None
+    mark: HeadMark
     known_tx_time: str | None  # the ledger's tx_time of the companion's last copied transaction
     erase_mark: str
+    predicates_mark: str
 
 
 @dataclass
@@ -100,10 +110,11 @@ class RefreshReport:
 
 class Companion:
     """The companion of one ledger, read and written through one DuckDB connection on which the ledger
-    is attached as `ledger` (schema prefix `prefix`) and the companion file as `alias`."""
+    is attached as `ledger` (schema prefix `prefix`) and the companion file as `alias`; the ledger's
+    head is read through `recorder` (the ledger's own connection)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, *, engine: str, ledger: str, prefix: str,
-                 path: Path, alias: str, tables: list[str]):
+                 path: Path, alias: str, tables: list[str], recorder: HeadRecorder):
         self.con = con
         self.engine = engine
         self.ledger = ledger
@@ -111,6 +122,10 @@ class Companion:
         self.path = path
         self.alias = alias
         self.tables = tables
+        self.recorder = recorder
+        # The state row as last read or written. Only this object writes the file while it is attached
+        # (DuckDB locks it to one process, claim() to one session of it), so the copy stays true.
+        self._state: dict | None = None
 
     # -- reading the ledger ---------------------------------------------------------------------
 
@@ -118,38 +133,40 @@ class Companion:
         """A table expression running `sql` in the ledger's own engine (its indexes, its plan)."""
         return f"{NATIVE[self.engine]}({_text(self.ledger)}, {_text(sql)})"
 
-    def _value(self, sql: str):
-        row = self.con.execute(f"SELECT * FROM {self.native(sql)}").fetchone()
-        return None if row is None else row[0]
-
-    def head(self, known_tx: int | None) -> Head:
-        tx_text = _TX_TEXT[self.engine]
-        last_tx = _integer(self._value("SELECT max(id) FROM transactions"))
-        first = self._value(f"SELECT {tx_text} FROM transactions ORDER BY id LIMIT 1") if last_tx is not None else None
+    def head(self, mark: HeadMark, known_tx: int | None) -> Head:
+        recorder = self.recorder
         known = None
         if known_tx is not None:
-            known = self._value(f"SELECT {tx_text} FROM transactions WHERE id = {int(known_tx)}")
-        marks = []
-        if "version_hashes" in self.tables:
-            marks.append(self._value("SELECT max(erased_by) FROM version_hashes WHERE erased_by IS NOT NULL"))
-        if "tombstones" in self.tables:
-            marks.append(self._value("SELECT count(*) FROM tombstones"))
-        return Head(last_tx, None if first is None else str(first), None if known is None else str(known),
-                    "/".join("" if m is None else str(m) for m in marks))
+            known = mark.last_tx_time if known_tx == mark.last_tx else recorder.tx_time(known_tx)
+        return Head(mark, known, recorder.erase_mark(), recorder.predicates_mark())
 
     # -- state ----------------------------------------------------------------------------------
 
     def state(self) -> dict | None:
+        if self._state is None:
+            self._state = self._read_state()
+        return self._state
+
+    def forget_state(self) -> None:
+        """The file was replaced (a rebuild): read its state again."""
+        self._state = None
+
+    def _read_state(self) -> dict | None:
         try:
-            row = self.con.execute(
-                f"SELECT format, engine, first_tx_time, last_tx, last_tx_time, last_claim, erase_mark FROM {self.alias}.{STATE}"
-            ).fetchone()
+            cursor = self.con.execute(f"SELECT * FROM {self.alias}.{STATE}")
         except duckdb.CatalogException:
             return None
+        row = cursor.fetchone()
         if row is None:
             return None
-        keys = ("format", "engine", "first_tx_time", "last_tx", "last_tx_time", "last_claim", "erase_mark")
-        return dict(zip(keys, row))
+        state = dict(zip([d[0] for d in cursor.description], row))
+        return state if all(k in state for k in STATE_COLUMNS) else {"format": None, "engine": None}
+
+    def unchanged(self, state: dict | None, mark: HeadMark) -> bool:
+        """True when the ledger's head is where the companion's last copy left it: nothing to do."""
+        return (state is not None and state["format"] == FORMAT and state["engine"] == self.engine
+                and state["last_tx"] == mark.last_tx and state["last_tx_time"] == mark.last_tx_time
+                and state["first_tx_time"] == mark.first_tx_time)
 
     def stale_reason(self, state: dict | None, head: Head) -> str | None:
         """Why the companion must be rebuilt from nothing, or None when it can be brought forward."""
@@ -157,9 +174,10 @@ class Companion:
             return "no companion yet"
         if state["format"] != FORMAT or state["engine"] != self.engine:
             return "the companion was written by another version or for another engine"
-        if state["first_tx_time"] != head.first_tx_time:
+        if state["first_tx_time"] != head.mark.first_tx_time:
             return "a different ledger"
-        if state["last_tx"] is not None and (head.last_tx is None or head.last_tx < state["last_tx"]
+        last_tx = head.mark.last_tx
+        if state["last_tx"] is not None and (last_tx is None or last_tx < state["last_tx"]
                                             or head.known_tx_time != state["last_tx_time"]):
             return "the ledger went back (restored from a backup?)"
         if state["erase_mark"] != head.erase_mark:
@@ -170,19 +188,25 @@ class Companion:
 
     def refresh(self) -> RefreshReport:
         """Copy what changed since the last refresh. The caller rebuilds when this says so."""
+        mark = self.recorder.mark()
+        state = self.state()
+        if self.unchanged(state, mark):
+            return RefreshReport()
+        # The head is read before DuckDB's transaction opens the scanner's: the scanner's view of the
+        # ledger is then at least as new as the head, and every copy below is bounded by it.
+        head = self.head(mark, None if state is None else state.get("last_tx"))
+        reason = self.stale_reason(state, head)
+        if reason is not None:
+            self.forget_state()
+            return RefreshReport(rebuilt=True, reason=reason)
+        assert state is not None
         con = self.con
         con.execute("BEGIN")
         try:
-            state = self.state()
-            head = self.head(None if state is None else state["last_tx"])
-            reason = self.stale_reason(state, head)
-            if reason is not None:
-                con.execute("ROLLBACK")
-                return RefreshReport(rebuilt=True, reason=reason)
-            assert state is not None
             report = RefreshReport()
-            report.predicates_changed = self._predicates()
-            last_tx, top = state["last_tx"] or 0, head.last_tx or 0
+            if head.predicates_mark != state["predicates_mark"]:
+                report.predicates_changed = self._predicates()
+            last_tx, top = state["last_tx"] or 0, mark.last_tx or 0
             if top > last_tx:
                 report.transactions = self._insert(
                     "transactions", f"SELECT * FROM transactions WHERE id > {last_tx} AND id <= {top}"
@@ -190,12 +214,13 @@ class Companion:
                 last_claim = state["last_claim"] or 0
                 report.versions = self._new_versions(f"id > {last_claim} AND opened_by <= {top}", top)
                 report.closed = self._closings(last_tx, top, last_claim)
-                self._record(head)
+            self._record(head)
             con.execute("COMMIT")
-            return report
         except BaseException:
+            self.forget_state()
             con.execute("ROLLBACK")
             raise
+        return report
 
     def _insert(self, table: str, sql: str) -> int:
         return self.con.execute(f"INSERT INTO {self.alias}.{table} SELECT * FROM {self.native(sql)}").fetchone()[0]
@@ -203,7 +228,7 @@ class Companion:
     def _new_versions(self, where: str, top: int) -> int:
         source = self.native(f"SELECT * FROM claims WHERE {where}")
         count = self.con.execute(
-            f"INSERT INTO {self.alias}.claim_versions {claims_projection(source, f'{self.alias}.predicates')}"
+            f"INSERT INTO {self.alias}.claim_versions {_with_ends(claims_projection(source, f'{self.alias}.predicates'))}"
         ).fetchone()[0]
         self._unclose_after(top)
         return count
@@ -211,7 +236,7 @@ class Companion:
     def _unclose_after(self, top: int) -> None:
         # A version copied with a close by a transaction after the head: that close comes next time.
         self.con.execute(
-            f"UPDATE {self.alias}.claim_versions SET tx_to = NULL, closed_by = NULL WHERE closed_by > {int(top)}"
+            f"UPDATE {self.alias}.claim_versions SET tx_to = NULL, tx_end = 'infinity', closed_by = NULL WHERE closed_by > {int(top)}"
         )
 
     def _closings(self, last_tx: int, top: int, last_claim: int) -> int:
@@ -223,7 +248,8 @@ class Companion:
         else:
             sql = f"SELECT id, tx_to, closed_by FROM claims WHERE id <= {last_claim} AND closed_by > {last_tx} AND closed_by <= {top}"
         return self.con.execute(
-            f"UPDATE {self.alias}.claim_versions AS v SET tx_to = CAST(x.tx_to AS TIMESTAMPTZ), closed_by = x.closed_by"
+            f"UPDATE {self.alias}.claim_versions AS v SET tx_to = CAST(x.tx_to AS TIMESTAMPTZ),"
+            " tx_end = CAST(x.tx_to AS TIMESTAMPTZ), closed_by = x.closed_by"
             f" FROM {self.native(sql)} AS x WHERE v.id = x.id"
         ).fetchone()[0]
 
@@ -251,30 +277,36 @@ class Companion:
         return True
 
     def _record(self, head: Head) -> None:
+        values = {"first_tx_time": head.mark.first_tx_time, "last_tx": head.mark.last_tx,
+                  "last_tx_time": head.mark.last_tx_time, "erase_mark": head.erase_mark,
+                  "predicates_mark": head.predicates_mark}
         self.con.execute(
-            f"UPDATE {self.alias}.{STATE} SET first_tx_time = ?, last_tx = ?, last_tx_time = ?, erase_mark = ?,"
-            f" last_claim = (SELECT max(id) FROM {self.alias}.claim_versions)",
-            [head.first_tx_time, head.last_tx, _tx_time_of(self, head.last_tx), head.erase_mark],
+            f"UPDATE {self.alias}.{STATE} SET " + ", ".join(f"{k} = ?" for k in values)
+            + f", last_claim = (SELECT max(id) FROM {self.alias}.claim_versions)",
+            list(values.values()),
         )
+        self._state = None  # read back after the commit (last_claim is DuckDB's to compute)
 
     # -- building from nothing ------------------------------------------------------------------
 
     def build(self) -> None:
         """Fill the (empty, freshly attached) companion with the ledger as of its head, in one transaction."""
+        head = self.head(self.recorder.mark(), None)
+        top = head.mark.last_tx or 0
         con = self.con
         con.execute("BEGIN")
         try:
-            head = self.head(None)
-            top = head.last_tx or 0
             con.execute(f"CREATE TABLE {self.alias}.{STATE} (format INTEGER, engine VARCHAR, first_tx_time VARCHAR,"
-                        " last_tx BIGINT, last_tx_time VARCHAR, last_claim BIGINT, erase_mark VARCHAR)")
+                        " last_tx BIGINT, last_tx_time VARCHAR, last_claim BIGINT, erase_mark VARCHAR,"
+                        " predicates_mark VARCHAR)")
             con.execute(f"CREATE TABLE {self.alias}.predicates AS SELECT * FROM {self.prefix}.predicates")
             con.execute(
                 f"CREATE TABLE {self.alias}.transactions AS SELECT * FROM {self.prefix}.transactions WHERE id <= {top} ORDER BY id"
             )
             con.execute(
                 f"CREATE TABLE {self.alias}.claim_versions AS SELECT * FROM"
-                f" ({claims_projection(f'{self.prefix}.claims', f'{self.alias}.predicates')}) WHERE opened_by <= {top} ORDER BY id"
+                f" ({_with_ends(claims_projection(f'{self.prefix}.claims', f'{self.alias}.predicates'))})"
+                f" WHERE opened_by <= {top} ORDER BY id"
             )
             self._unclose_after(top)
             con.execute(f"INSERT INTO {self.alias}.{STATE} (format, engine) VALUES (?, ?)", [FORMAT, self.engine])
@@ -285,20 +317,12 @@ class Companion:
             raise
 
 
-def _integer(value: object) -> int | None:
-    # SQLite gives an aggregate no declared type, so its scanner hands it over as text.
-    return None if value is None else int(value)  # type: ignore[call-overload]
+def _with_ends(projection: str) -> str:
+    return f"{_WITH_ENDS} FROM ({projection})"
 
 
-def _tx_time_of(companion: Companion, tx_id: int | None) -> str | None:
-    if tx_id is None:
-        return None
-    tx_text = _TX_TEXT[companion.engine]
-    value = companion._value(f"SELECT {tx_text} FROM transactions WHERE id = {int(tx_id)}")
-    return None if value is None else str(value)
-
-
-def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables: list[str], schema: str) -> None:
+def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables: list[str], schema: str,
+               recorder: HeadRecorder) -> None:
     """Write a new companion for a ledger to `path` (replacing any file there) through a connection of
     its own: the analyst's connection cannot create files once it is locked down."""
     temporary = path.with_name(path.name + ".rebuild")
@@ -312,7 +336,8 @@ def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables
         con.execute(f"ATTACH {_text(ledger_sql)} AS ledger (TYPE {engine}, READ_ONLY)")
         con.execute(f"ATTACH {_text(str(temporary))} AS fresh")
         prefix = f'ledger."{schema}"' if engine == "postgres" else "ledger"
-        Companion(con, engine=engine, ledger="ledger", prefix=prefix, path=temporary, alias="fresh", tables=tables).build()
+        Companion(con, engine=engine, ledger="ledger", prefix=prefix, path=temporary, alias="fresh", tables=tables,
+                  recorder=recorder).build()
         con.execute("DETACH fresh")  # checkpoints: everything in the file, no WAL left
     finally:
         con.close()
@@ -321,4 +346,4 @@ def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables
     Path(f"{path}.wal").unlink(missing_ok=True)  # the old file's log, if it had one
 
 
-__all__ = ["COPIED", "RAW", "Companion", "RefreshReport", "build_file", "claim", "default_path", "release"]
+__all__ = ["COPIED", "INTERVAL_ENDS", "RAW", "Companion", "RefreshReport", "build_file", "claim", "default_path", "release"]

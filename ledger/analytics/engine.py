@@ -44,7 +44,8 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
-from factledger.ledger.errors import NotFoundError, StorageError, ValidationError
+from factledger.ledger.engines import open_storage
+from factledger.ledger.errors import LedgerError, NotFoundError, StorageError, ValidationError
 from factledger.ledger.pg_storage import is_postgres_url, redact_url
 from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import format_time, utc_now
@@ -55,6 +56,7 @@ from .errors import QueryRefused, SqlExecutionError
 from .guard import check_query, describing_prefix
 from .output import CsvWriter
 from .params import Params, bind
+from .recorder import head_recorder
 from .rewrite import Rewriter
 from .views import (
     GENERIC_TABLES,
@@ -70,8 +72,9 @@ from .views import (
 ATTACHED = "ledger_file"
 COMPANION = "ledger_companion"  # the companion file, attached beside the ledger
 MODES = ("live", "snapshot", "companion")
-# From this many claim versions, a query without a mode reads through the companion (docs/BENCHMARKS.md:
-# below it the live scan already answers in a few milliseconds and the companion's first build costs more).
+# From this many claim versions, a query without a mode reads through the companion (docs/BENCHMARKS.md,
+# SQL, measured at 10k-1M: from about here a live as-of scan passes 0.1 s on a busy machine; the first
+# build is repaid after 12-24 queries at every size, so it does not pick the size).
 COMPANION_FROM = 50_000
 # Per engine: the pinned package shipping DuckDB's scanner, the extension file's name, the ATTACH type.
 SCANNERS = {
@@ -270,18 +273,13 @@ class Analytics:
                         storage.close()
                 con.execute(f"ATTACH {_quote_text(str(Path(source).resolve()))} AS {ATTACHED} (TYPE sqlite, READ_ONLY)")
                 schema = "main"
-            self.tables = [
-                row[0]
-                for row in con.execute(
-                    # recall_* are recall's derived indexes (FTS5 and its shadow tables, the vector outbox):
-                    # rebuilt from claims, never data of record, so neither snapshotted nor exported.
-                    # ledger_secret keys the tombstones: shown to no analyst, written to no export.
-                    "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND schema_name = ?"
-                    " AND table_name NOT LIKE 'sqlite_%' AND table_name NOT LIKE 'recall\\_%' ESCAPE '\\'"
-                    " AND table_name <> 'ledger_secret' AND table_name NOT IN (SELECT unnest(?)) ORDER BY table_name",
-                    [ATTACHED, schema, list(ENGINE_TABLES)],
-                ).fetchall()
-            ]
+            self.tables = sorted(
+                name for name in self._table_names(schema)
+                # recall_* are recall's derived indexes (FTS5 and its shadow tables, the vector outbox):
+                # rebuilt from claims, never data of record, so neither snapshotted nor exported.
+                # ledger_secret keys the tombstones: shown to no analyst, written to no export.
+                if not name.startswith(("sqlite_", "recall_")) and name != "ledger_secret" and name not in ENGINE_TABLES
+            )
             if "claims" not in self.tables:
                 raise NotFoundError(f"no ledger at {self.location} (it has no claims table)", field="ledger")
             self.schema = schema
@@ -289,13 +287,15 @@ class Analytics:
                 self.mode = self._choose_mode()
             con.execute(f"CREATE SCHEMA {RAW}")
             kind = "TABLE" if self.snapshot else "VIEW"
-            if self.snapshot:
-                con.execute("BEGIN")
+            # One DuckDB transaction: the scanner then reads the ledger's catalog through one connection
+            # (outside one it opens a connection, and SQLite parses this schema, for every statement),
+            # and a snapshot's tables are one consistent read.
+            con.execute("BEGIN")
             prefix = f"{ATTACHED}.{_quote_name(schema)}" if self.engine == "postgres" else ATTACHED
             for table in self.tables:
                 con.execute(f"CREATE {kind} {RAW}.{_quote_name(table)} AS SELECT * FROM {prefix}.{_quote_name(table)}")
+            con.execute("COMMIT")
             if self.snapshot:
-                con.execute("COMMIT")
                 con.execute(f"DETACH {ATTACHED}")
             if self.mode == "companion":
                 self._open_companion(prefix)
@@ -303,9 +303,21 @@ class Analytics:
             if copy_dir is not None:
                 shutil.rmtree(copy_dir, ignore_errors=True)
         self._set_now()
+        con.execute("BEGIN")  # as above: one scanner connection for the views' catalog reads
         self._register_views()
+        con.execute("COMMIT")
         if lockdown:
             self._lock_down()
+
+    def _table_names(self, schema: str) -> list[str]:
+        if self.engine == "sqlite":
+            # SQLite's own catalog through the scanner: duckdb_tables() sizes every table of the file
+            # to list them (0.4-0.9 s at a million versions, most of a session's open).
+            listing = "SELECT name FROM sqlite_master WHERE type = 'table'"
+            return [r[0] for r in self._con.execute(f"SELECT * FROM sqlite_query(?, {_quote_text(listing)})", [ATTACHED]).fetchall()]
+        return [r[0] for r in self._con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND schema_name = ?", [ATTACHED, schema]
+        ).fetchall()]
 
     # -- the companion ----------------------------------------------------------------------------
 
@@ -330,8 +342,15 @@ class Analytics:
             companion_file.release(path)
             self._fall_back(f"the companion {path} cannot be opened ({_first_line(exc)})")
             return
+        try:
+            recorder = head_recorder(open_storage(self.path, read_only=True), self.tables)
+        except LedgerError as exc:
+            companion_file.release(path)
+            self._fall_back(f"the ledger's head cannot be read for the companion ({exc})")
+            return
         self._companion = Companion(
-            self._con, engine=self.engine, ledger=ATTACHED, prefix=prefix, path=path, alias=COMPANION, tables=self.tables
+            self._con, engine=self.engine, ledger=ATTACHED, prefix=prefix, path=path, alias=COMPANION,
+            tables=self.tables, recorder=recorder,
         )
         self.refresh()
         for table in companion_file.COPIED:
@@ -364,6 +383,7 @@ class Analytics:
             companion_file.build_file(
                 self.companion_path, engine=SCANNERS[self.engine][2], ledger_sql=ledger,
                 scanner=str(scanner_path(self.engine)), tables=self.tables, schema=self.schema,
+                recorder=self._companion.recorder,
             )
             self._attach_companion()
         self.last_refresh = report
@@ -400,7 +420,8 @@ class Analytics:
                 kind = "TABLE" if self.snapshot and view.name == "claim_versions" else "VIEW"
                 body = view.sql
                 if view.name == "claim_versions" and self.mode == "companion":
-                    body = f"SELECT * FROM {COMPANION}.claim_versions"
+                    hidden = ", ".join(companion_file.INTERVAL_ENDS.values())
+                    body = f"SELECT * EXCLUDE ({hidden}) FROM {COMPANION}.claim_versions"
                 con.execute(f"CREATE {kind} {view.name} AS {body}")
                 self.views[view.name] = view
         for table in GENERIC_TABLES:
@@ -462,6 +483,7 @@ class Analytics:
         rewriter = Rewriter(
             query, now=self._set_now(), views=self.temporal_views, macros=self.macros,
             typed_source=self.snapshot or self.mode == "companion" or self.engine == "postgres",
+            interval_ends=(f"{COMPANION}.claim_versions", companion_file.INTERVAL_ENDS) if self.mode == "companion" else None,
         )
         try:
             return rewriter.rewrite(tree).sql(dialect="duckdb")
@@ -531,6 +553,7 @@ class Analytics:
     def close(self) -> None:
         self._con.close()
         if self._companion is not None:
+            self._companion.recorder.close()
             companion_file.release(self.companion_path)
             self._companion = None
 

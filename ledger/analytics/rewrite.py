@@ -73,7 +73,8 @@ class Rewriter:
     """Rewrites one checked query tree. `views`/`macros` are those registered for this ledger."""
 
     def __init__(
-        self, sql: str, *, now: str, views: dict[str, ViewDef], macros: dict[str, MacroDef], typed_source: bool = False
+        self, sql: str, *, now: str, views: dict[str, ViewDef], macros: dict[str, MacroDef], typed_source: bool = False,
+        interval_ends: tuple[str, dict[str, str]] | None = None,
     ):
         self.sql = sql
         self.now = now
@@ -82,6 +83,10 @@ class Rewriter:
         # Live: filter raw.claims on its text columns. Snapshot: claim_versions is a typed in-memory
         # table, filtered on its TIMESTAMP columns (integer compares, the fastest DuckDB has).
         self.typed_source = typed_source
+        # The companion: (its claim table, {end column: its column with open ends as 'infinity'}).
+        # Against a literal time (always finite) `end > t` alone is the same condition as
+        # `end IS NULL OR end > t`, and DuckDB filters it in the scan.
+        self.interval_ends = interval_ends
 
     def error(self, reason: str, node: exp.Expression, *, kind: type[SqlError] = QueryRefused, text: str | None = None) -> SqlError:
         line, column = position(self.sql, node_offset(node, 0))
@@ -121,19 +126,31 @@ class Rewriter:
             return None
         if kind == "AS OF":
             (at,) = values
-            return exp.and_(exp.LTE(this=start_col, expression=at), _open_or_after(end_col, at.copy()))
+            return exp.and_(exp.LTE(this=start_col, expression=at), self._open_or_after(end_col, at.copy()))
         low, high = values
         if kind == "FROM":  # closed-open: overlaps [low, high)
             return exp.and_(
                 exp.LT(this=low, expression=high),
                 exp.LT(this=start_col, expression=high.copy()),
-                _open_or_after(end_col, low.copy()),
+                self._open_or_after(end_col, low.copy()),
             )
         return exp.and_(  # BETWEEN, closed: overlaps [low, high]
             exp.LTE(this=low, expression=high),
             exp.LTE(this=start_col, expression=high.copy()),
-            _open_or_after(end_col, low.copy()),
+            self._open_or_after(end_col, low.copy()),
         )
+
+    def _open_or_after(self, end: exp.Column, at: exp.Expression) -> exp.Expression:
+        """`end` is open (NULL) or after `at`."""
+        if self.interval_ends is None:
+            return exp.Paren(this=exp.or_(exp.Is(this=end.copy(), expression=exp.Null()), exp.GT(this=end.copy(), expression=at)))
+        ended = exp.column(self.interval_ends[1][end.name], table="c")
+        after = exp.GT(this=ended, expression=at)
+        if isinstance(at, exp.Cast) and isinstance(at.this, exp.Literal) and at.this.is_string:
+            return after
+        # A time computed at run time might itself be 'infinity': then only the open ends are after it.
+        infinity = exp.cast(exp.Literal.string("infinity"), exp.DataType.Type.TIMESTAMPTZ)
+        return exp.Paren(this=exp.or_(after, exp.EQ(this=ended.copy(), expression=infinity)))
 
     # -- the tree -------------------------------------------------------------------------------
 
@@ -176,7 +193,11 @@ class Rewriter:
 
     def expand(self, view: ViewDef, spec: TemporalSpec, table: exp.Table) -> exp.Expression:
         if view.name == "claims":
-            query = parse_one("SELECT * FROM main.claim_versions AS c" if self.typed_source else CLAIMS_PROJECTION)
+            if self.interval_ends is not None:
+                table_name, ends = self.interval_ends
+                query = parse_one(f"SELECT * EXCLUDE ({', '.join(ends.values())}) FROM {table_name} AS c")
+            else:
+                query = parse_one("SELECT * FROM main.claim_versions AS c" if self.typed_source else CLAIMS_PROJECTION)
             conditions = [
                 c for c in (self.clause_condition("valid", spec.args.get("valid")), self.clause_condition("system", spec.args.get("system"))) if c is not None
             ]
@@ -212,6 +233,3 @@ class Rewriter:
                 normal = (key if index == 0 else predicate_key)(args[index].this, "subject" if index == 0 else "predicate")
                 args[index].replace(exp.Literal.string(normal))
 
-
-def _open_or_after(end: exp.Expression, at: exp.Expression) -> exp.Expression:
-    return exp.Paren(this=exp.or_(exp.Is(this=end.copy(), expression=exp.Null()), exp.GT(this=end.copy(), expression=at)))

@@ -188,6 +188,15 @@ def test_a_damaged_companion_is_built_again(ledger_at):
         assert analytics.sql(ALL).fetchall() == _live(location, ALL)
 
 
+def _write_another_ledger(path: Path) -> None:
+    ledger = Ledger.open(path)
+    try:
+        with ledger.transaction(principal="operator:alice", reason="other") as tx:
+            tx.add("home", "Dee", "lives_in", "Quito", valid_from="2024-01-01")
+    finally:
+        ledger.close()
+
+
 def test_a_different_ledger_in_its_place_is_not_mixed_in(tmp_path):
     path = tmp_path / "ledger.db"
     build_history(path)
@@ -195,12 +204,7 @@ def test_a_different_ledger_in_its_place_is_not_mixed_in(tmp_path):
     _companion(path, companion).close()
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
-    ledger = Ledger.open(path)
-    try:
-        with ledger.transaction(principal="operator:alice", reason="other") as tx:
-            tx.add("home", "Dee", "lives_in", "Quito", valid_from="2024-01-01")
-    finally:
-        ledger.close()
+    _write_another_ledger(path)
     with _companion(path, companion) as analytics:
         assert analytics.last_refresh.rebuilt
         assert analytics.sql(ALL).fetchall() == _live(path, ALL)
@@ -221,3 +225,51 @@ def test_the_default_mode_follows_the_ledger_size(tmp_path, monkeypatch):
         assert analytics.mode == "companion"
     with Analytics(path, mode="live", clock=lambda: NOW) as analytics:
         assert analytics.mode == "live"
+
+
+# Every clause kind, at interval ends and between them, with times given as literals (the companion
+# filters its open-ended columns) and computed at run time (where a time may even be 'infinity').
+CLAUSE_QUESTIONS = [
+    "SELECT id FROM claims FOR VALID_TIME AS OF '2024-02-15' FOR SYSTEM_TIME AS OF '2024-10-01' ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME FROM '2024-02-01' TO '2024-04-01' FOR ALL SYSTEM_TIME ORDER BY id",
+    "SELECT id FROM claims FOR ALL VALID_TIME FOR SYSTEM_TIME BETWEEN '2024-03-01' AND '2024-09-01' ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME AS OF TIMESTAMP '2024-07-01 00:00:00' ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME AS OF (SELECT max(valid_from) FROM claim_versions)"
+    " FOR SYSTEM_TIME AS OF (SELECT max(tx_from) FROM claim_versions) ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME AS OF CAST('2024-01-01' AS TIMESTAMPTZ) + INTERVAL 200 DAY ORDER BY id",
+    "SELECT id FROM claims FOR VALID_TIME AS OF (SELECT 'infinity'::TIMESTAMPTZ) FOR ALL SYSTEM_TIME ORDER BY id",
+    "SELECT id FROM claims FOR ALL VALID_TIME FOR SYSTEM_TIME FROM '2024-06-01' TO (SELECT 'infinity'::TIMESTAMPTZ) ORDER BY id",
+]
+
+
+@pytest.mark.parametrize("question", CLAUSE_QUESTIONS)
+def test_temporal_clauses_answer_as_the_live_path(ledger_at, question):
+    location, path = ledger_at
+    with _companion(location, path) as analytics:
+        got = analytics.sql(question).fetchall()
+    assert got == _live(location, question)
+
+
+def test_the_hidden_interval_ends_stay_hidden(ledger_at):
+    location, path = ledger_at
+    with _companion(location, path) as analytics:
+        for question in ("SELECT * FROM claims LIMIT 0", "SELECT * FROM claim_versions LIMIT 0",
+                         "SELECT * FROM claims FOR ALL VALID_TIME FOR ALL SYSTEM_TIME LIMIT 0"):
+            columns = analytics.sql(question).columns
+            with Analytics(location, mode="live", clock=lambda: NOW) as live:
+                assert columns == live.sql(question).columns, question
+
+
+def test_a_ledger_moved_into_place_during_a_session_is_not_mixed_in(tmp_path):
+    path = tmp_path / "ledger.db"
+    build_history(path)
+    with _companion(path, tmp_path / "c.duckdb") as analytics:
+        analytics.sql(ALL).fetchall()
+        other = tmp_path / "other.db"
+        _write_another_ledger(other)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        other.replace(path)  # as `mv backup.db ledger.db` would
+        rows = analytics.sql(ALL).fetchall()
+        assert analytics.last_refresh.rebuilt
+        assert rows == _live(path, ALL)

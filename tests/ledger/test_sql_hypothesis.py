@@ -30,8 +30,9 @@ def probes(ends: list[str]) -> st.SearchStrategy:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(history=histories(max_transactions=8, max_ops=3), snapshot=st.booleans(), data=st.data())
-def test_sql_as_of_agrees_with_the_ledger(history, snapshot: bool, data: st.DataObject) -> None:
+@given(history=histories(max_transactions=8, max_ops=3), mode=st.sampled_from(["live", "snapshot", "companion"]),
+       data=st.data())
+def test_sql_as_of_agrees_with_the_ledger(history, mode: str, data: st.DataObject) -> None:
     with tempfile.TemporaryDirectory(prefix="factledger-sql-") as folder:
         path = Path(folder) / "ledger.db"
         ledger = Ledger.open(path, clock=lambda: NOW)
@@ -50,7 +51,8 @@ def test_sql_as_of_agrees_with_the_ledger(history, snapshot: bool, data: st.Data
             current = sorted(v.id for v in ledger.current())
         finally:
             ledger.close()
-        with Analytics(path, snapshot=snapshot, clock=lambda: NOW) as analytics:
+        with Analytics(path, mode=mode, companion_path=Path(folder) / "companion.duckdb", clock=lambda: NOW) as analytics:
+            assert analytics.mode == mode, analytics.mode_note
             for (valid_at, known_at, swap, typed), want in zip(pairs, expected):
                 valid = f"FOR VALID_TIME AS OF {_timestamp(valid_at, typed)}"
                 system = f"FOR SYSTEM_TIME AS OF {_timestamp(known_at, not typed)}"
