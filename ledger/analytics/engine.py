@@ -226,6 +226,7 @@ class Analytics:
         self._lockdown = _lockdown
         # False while a session opened for `first_query` reads the companion alone (_open_companion_only).
         self.ledger_attached = True
+        self._checked: tuple[str, exp.Expression] | None = None
         self.mode_note = ""
         self.snapshot = mode == "snapshot"
         self.companion_path = (
@@ -447,7 +448,10 @@ class Analytics:
             return False  # the full session refuses it with its position
         names = read_names(tree, {d.name for d in (*plain, *temporal, *macros)} | set(generic))
         answerable = {d.name for group in (fast[0], fast[2], fast[3]) for d in group} | set(fast[1]) | SAFE_TABLE_FUNCTIONS
-        return names is not None and names <= answerable
+        if names is None or not names <= answerable:
+            return False
+        self._checked = (query, tree)  # the first translate() takes it instead of parsing again
+        return True
 
     def _attach_ledger(self) -> None:
         """A session opened on the companion alone meets a query (or a change) that needs the ledger
@@ -585,7 +589,11 @@ class Analytics:
                 names = sorted({*self.temporal_views, *self.views})
                 return "SELECT * FROM (VALUES " + ", ".join(f"({_quote_text(n)})" for n in names) + ") AS t(name) ORDER BY name"
             return f"{command} {self.translate(inner, params)}"
-        tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
+        checked, self._checked = self._checked, None
+        if checked is not None and checked[0] == query:
+            tree = checked[1]
+        else:
+            tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
         if not self.ledger_attached:
             names = read_names(tree, {*self.views, *self.temporal_views, *self.macros})
             if names is None or not names <= {*self.views, *self.temporal_views, *self.macros, *SAFE_TABLE_FUNCTIONS}:
