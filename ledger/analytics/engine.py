@@ -89,6 +89,8 @@ ENGINE_TABLES = ("ledger_head",)
 # The ledger tables behind the views a session can answer from the companion alone (no scanner loaded,
 # no ledger attached): the ones the companion copies, and claims.
 COMPANION_ONLY = frozenset({"claims", *companion_file.COPIED})
+# The views every other view and macro reads: created at once even when the rest waits for a query.
+BASE_VIEWS = frozenset({"claim_versions", "transactions", "predicates"})
 NOW_VARIABLE = "factledger_now"  # the injected clock's now, set before each query (the registered views read it)
 
 # Limits on one query (each adjustable per Analytics and by `factledger sql` options). Without them
@@ -227,6 +229,7 @@ class Analytics:
         # False while a session opened for `first_query` reads the companion alone (_open_companion_only).
         self.ledger_attached = True
         self._checked: tuple[str, exp.Expression] | None = None
+        self._deferred: dict[str, str] = {}  # view or macro name -> its CREATE, not run yet
         self.mode_note = ""
         self.snapshot = mode == "snapshot"
         self.companion_path = (
@@ -394,7 +397,7 @@ class Analytics:
             if table in self.tables:
                 con.execute(f"CREATE VIEW {RAW}.{_quote_name(table)} AS SELECT * FROM {COMPANION}.{_quote_name(table)}")
         con.execute("BEGIN")
-        self._register_views(only=COMPANION_ONLY)
+        self._register_views(only=COMPANION_ONLY, deferred=True)
         con.execute("COMMIT")
         return True
 
@@ -459,7 +462,7 @@ class Analytics:
         way, on a new connection; relations from the old one end with it."""
         self._con.close()
         self._close_companion()
-        self.views, self.temporal_views, self.macros = {}, {}, {}
+        self.views, self.temporal_views, self.macros, self._deferred = {}, {}, {}, {}
         self.mode, self.ledger_attached = self._requested_mode, True
         self._con = _connect()
         self._opening(lambda: self._setup(self._lockdown))
@@ -524,9 +527,17 @@ class Analytics:
     def _has(self, requires: tuple[str, ...]) -> bool:
         return all(t in self.tables for t in requires)
 
-    def _register_views(self, only: frozenset[str] | None = None) -> None:
-        con = self._con
+    def _register_views(self, only: frozenset[str] | None = None, deferred: bool = False) -> None:
+        """Create the analyst's views and macros in DuckDB. `deferred` (a one-question session): only the
+        three every other one reads; the rest (≈1 ms each) when a query names them (_create_named)."""
         plain, generic, temporal, macros = self._answerable(only)
+
+        def create(name: str, statement: str) -> None:
+            if deferred and name not in BASE_VIEWS:
+                self._deferred[name] = statement
+            else:
+                self._con.execute(statement)
+
         for view in plain:
             # In a snapshot every version is typed once, at load, instead of at each query; the
             # companion holds them typed.
@@ -535,16 +546,16 @@ class Analytics:
             if view.name == "claim_versions" and self.mode == "companion":
                 hidden = ", ".join(companion_file.INTERVAL_ENDS.values())
                 body = f"SELECT * EXCLUDE ({hidden}) FROM {COMPANION}.claim_versions"
-            con.execute(f"CREATE {kind} {view.name} AS {body}")
+            create(view.name, f"CREATE {kind} {view.name} AS {body}")
             self.views[view.name] = view
         for table in generic:
-            columns = con.execute(
+            columns = self._con.execute(
                 "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database()"
                 " AND schema_name = ? AND table_name = ? ORDER BY column_index",
                 [RAW, table],
             ).fetchall()
             view = ViewDef(table, (table,), generic_view_sql(table, columns), f"the {table} table, timestamps typed")
-            con.execute(f"CREATE VIEW {_quote_name(table)} AS {view.sql}")
+            create(table, f"CREATE VIEW {_quote_name(table)} AS {view.sql}")
             self.views[table] = view
         # Temporal views are expanded by the rewriter; DuckDB gets them too (as current truth) so they
         # are listed in information_schema and usable from relations. Their now is the injected clock's,
@@ -556,11 +567,18 @@ class Analytics:
         )
         for view in temporal:
             body = current if view.name == "claims" else view.sql
-            con.execute(f"CREATE VIEW {view.name} AS {body}")
+            create(view.name, f"CREATE VIEW {view.name} AS {body}")
             self.temporal_views[view.name] = view
         for macro in macros:
-            con.execute(macro.sql)
+            create(macro.name, macro.sql)
             self.macros[macro.name] = macro
+
+    def _create_named(self, names: Iterable[str]) -> None:
+        """Create the deferred views and macros among `names` (the ones a query is about to read)."""
+        for name in names:
+            statement = self._deferred.pop(name, None)
+            if statement is not None:
+                self._con.execute(statement)
 
     def _lock_down(self) -> None:
         for statement in (
@@ -598,6 +616,8 @@ class Analytics:
             names = read_names(tree, {*self.views, *self.temporal_views, *self.macros})
             if names is None or not names <= {*self.views, *self.temporal_views, *self.macros, *SAFE_TABLE_FUNCTIONS}:
                 self._attach_ledger()
+            else:
+                self._create_named(names)
         self.refresh()
         tree = bind(tree, params, query)
         rewriter = Rewriter(

@@ -141,3 +141,14 @@ def test_factledger_sql_answers_from_a_current_companion(tmp_path):
     result = CliRunner().invoke(cli, ["--db", str(db), "sql", question, "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert [[r["predicate"], r["n"]] for r in json.loads(result.stdout)] == [list(r) for r in _live(db, question)]
+
+
+def test_later_questions_of_the_companion_s_views_and_macros_need_no_ledger(ledger_at):
+    location, path = ledger_at
+    _companion(location, path).close()
+    later = [*QUESTIONS, "SELECT * FROM slots ORDER BY ALL", "SELECT * FROM activity('2020-01-01', '2030-01-01')",
+             "SELECT * FROM changes_between('2024-01-01', '2026-01-01') ORDER BY ALL", "DESCRIBE corrections"]
+    with _one_question(location, path, "SELECT count(*) FROM transactions") as analytics:
+        for question in later:
+            assert analytics.fetch(question) == _full_answer(location, path, question), question
+        assert not analytics.ledger_attached
