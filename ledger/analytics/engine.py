@@ -388,6 +388,7 @@ class Analytics:
             raise
         if companion is None:
             recorder.close()
+            self._checked = None
             return False
         self.schema, self.mode, self._companion, self.ledger_attached = schema, "companion", companion, False
         self.last_refresh = RefreshReport()
