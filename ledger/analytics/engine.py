@@ -25,6 +25,10 @@ Without a mode, a ledger of COMPANION_FROM versions or more (or one whose compan
 through
 its companion, a smaller one live; a companion that cannot be used (its folder is read-only, another
 session holds it) falls back to live, and `mode_note` says why.
+
+`first_query` (what `factledger sql` passes): when the companion is current and that query reads only
+what it holds, the session opens on the companion alone — no scanner loaded, no ledger attached — and
+sets itself up the full way, on a new connection, the first time a query or a change needs the ledger.
 """
 
 from __future__ import annotations
