@@ -145,7 +145,7 @@ def sql_cmd(
     if fmt == "parquet" and output is None:
         raise CliError("--format parquet writes a file: add --output FILE")
     try:
-        with Analytics(app.db_path, mode=mode, **limits) as analytics:
+        with Analytics(app.db_path, mode=mode, first_query=query, **limits) as analytics:
             if use_companion and analytics.mode != "companion":
                 click.echo(f"note: reading live: {analytics.mode_note}", err=True)
             if show_sql:

@@ -168,6 +168,10 @@ class Companion:
                 and state["last_tx"] == mark.last_tx and state["last_tx_time"] == mark.last_tx_time
                 and state["first_tx_time"] == mark.first_tx_time)
 
+    def current(self) -> bool:
+        """True when nothing changed since the last refresh (one read of the ledger's head)."""
+        return self.unchanged(self.state(), self.recorder.mark())
+
     def stale_reason(self, state: dict | None, head: Head) -> str | None:
         """Why the companion must be rebuilt from nothing, or None when it can be brought forward."""
         if state is None:

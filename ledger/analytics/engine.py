@@ -25,6 +25,10 @@ Without a mode, a ledger of COMPANION_FROM versions or more (or one whose compan
 through
 its companion, a smaller one live; a companion that cannot be used (its folder is read-only, another
 session holds it) falls back to live, and `mode_note` says why.
+
+`first_query` (what `factledger sql` passes): when the companion is current and that query reads only
+what it holds, the session opens on the companion alone — no scanner loaded, no ledger attached — and
+sets itself up the full way, on a new connection, the first time a query or a change needs the ledger.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,11 +56,11 @@ from factledger.ledger.times import format_time, utc_now
 
 from . import companion as companion_file
 from .companion import Companion, RefreshReport
-from .errors import QueryRefused, SqlExecutionError
-from .guard import check_query, describing_prefix
+from .errors import QueryRefused, SqlError, SqlExecutionError
+from .guard import SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
 from .output import CsvWriter
 from .params import Params, bind
-from .recorder import head_recorder
+from .recorder import HeadRecorder, head_recorder
 from .rewrite import Rewriter
 from .views import (
     GENERIC_TABLES,
@@ -86,6 +90,11 @@ EXPORT_FORMATS = ("parquet", "csv")
 INTERNAL_TABLES = ("erase_gate", "migrate_gate")  # transient guard rows, always empty between transactions
 # Engine bookkeeping that is no ledger data: PostgreSQL's one-row head of the ledger (SQLite has none).
 ENGINE_TABLES = ("ledger_head",)
+# The ledger tables behind the views a session can answer from the companion alone (no scanner loaded,
+# no ledger attached): the ones the companion copies, and claims.
+COMPANION_ONLY = frozenset({"claims", *companion_file.COPIED})
+# The views every other view and macro reads: created at once even when the rest waits for a query.
+BASE_VIEWS = frozenset({"claim_versions", "transactions", "predicates"})
 NOW_VARIABLE = "factledger_now"  # the injected clock's now, set before each query (the registered views read it)
 
 # Limits on one query (each adjustable per Analytics and by `factledger sql` options). Without them
@@ -194,6 +203,7 @@ class Analytics:
         memory_limit: str | None = DEFAULT_MEMORY_LIMIT,
         timeout: float | None = DEFAULT_TIMEOUT,
         max_rows: int | None = DEFAULT_MAX_ROWS,
+        first_query: str | None = None,
         _lockdown: bool = True,
     ):
         self.engine = "postgres" if is_postgres_url(str(ledger_path)) else "sqlite"
@@ -218,6 +228,12 @@ class Analytics:
         if isinstance(path, Path) and bool(write_denied(path)):
             mode = "snapshot"
         self.mode = mode  # None: chosen in _setup, by the ledger's size
+        self._requested_mode = mode
+        self._lockdown = _lockdown
+        # False while a session opened for `first_query` reads the companion alone (_open_companion_only).
+        self.ledger_attached = True
+        self._checked: tuple[str, exp.Expression] | None = None
+        self._deferred: dict[str, str] = {}  # view or macro name -> its CREATE, not run yet
         self.mode_note = ""
         self.snapshot = mode == "snapshot"
         self.companion_path = (
@@ -230,15 +246,12 @@ class Analytics:
         self.views: dict[str, ViewDef] = {}
         self.temporal_views: dict[str, ViewDef] = {}
         self.macros: dict[str, MacroDef] = {}
-        self._con = duckdb.connect(
-            ":memory:",
-            config={
-                "autoinstall_known_extensions": False,
-                "autoload_known_extensions": False,
-            },
-        )
+        self._con = _connect()
+        self._opening(lambda: self._setup(_lockdown, first_query))
+
+    def _opening(self, setup: Callable[[], None]) -> None:
         try:
-            self._setup(_lockdown)
+            setup()
         except duckdb.Error as exc:
             self.close()
             raise StorageError(f"cannot open {self.location} for SQL: {self._masked(_first_line(exc))}") from None
@@ -248,12 +261,16 @@ class Analytics:
 
     # -- setup ----------------------------------------------------------------------------------
 
-    def _setup(self, lockdown: bool) -> None:
+    def _setup(self, lockdown: bool, first_query: str | None = None) -> None:
         con = self._con
         con.execute("SET TimeZone = 'UTC'")
         con.execute("SET enable_progress_bar = false")
         if self.memory_limit is not None:  # None: DuckDB's default, 80% of the machine's memory
             con.execute(f"SET memory_limit = {_quote_text(self.memory_limit)}")
+        if first_query is not None and lockdown and self._open_companion_only(first_query):
+            self._set_now()
+            self._lock_down()
+            return
         con.execute(f"LOAD {_quote_text(str(scanner_path(self.engine)))}")
         copy_dir = Path(tempfile.mkdtemp(prefix="factledger-snapshot-")) if self.snapshot and self.engine == "sqlite" else None
         try:
@@ -273,13 +290,7 @@ class Analytics:
                         storage.close()
                 con.execute(f"ATTACH {_quote_text(str(Path(source).resolve()))} AS {ATTACHED} (TYPE sqlite, READ_ONLY)")
                 schema = "main"
-            self.tables = sorted(
-                name for name in self._table_names(schema)
-                # recall_* are recall's derived indexes (FTS5 and its shadow tables, the vector outbox):
-                # rebuilt from claims, never data of record, so neither snapshotted nor exported.
-                # ledger_secret keys the tombstones: shown to no analyst, written to no export.
-                if not name.startswith(("sqlite_", "recall_")) and name != "ledger_secret" and name not in ENGINE_TABLES
-            )
+            self.tables = _analyst_tables(self._table_names(schema))
             if "claims" not in self.tables:
                 raise NotFoundError(f"no ledger at {self.location} (it has no claims table)", field="ledger")
             self.schema = schema
@@ -291,7 +302,7 @@ class Analytics:
             # (outside one it opens a connection, and SQLite parses this schema, for every statement),
             # and a snapshot's tables are one consistent read.
             con.execute("BEGIN")
-            prefix = f"{ATTACHED}.{_quote_name(schema)}" if self.engine == "postgres" else ATTACHED
+            prefix = self._ledger_prefix(schema)
             for table in self.tables:
                 con.execute(f"CREATE {kind} {RAW}.{_quote_name(table)} AS SELECT * FROM {prefix}.{_quote_name(table)}")
             con.execute("COMMIT")
@@ -357,6 +368,110 @@ class Analytics:
             if table in self.tables:
                 self._con.execute(f"CREATE OR REPLACE VIEW {RAW}.{_quote_name(table)} AS SELECT * FROM {COMPANION}.{_quote_name(table)}")
 
+    def _open_companion_only(self, first_query: str) -> bool:
+        """Open the session on the companion alone when `first_query` reads only what it holds (claims,
+        transactions, predicates and the views and macros over them) and it is current: no scanner
+        extension is loaded (≈0.1 s of its signature check) and no ledger attached, and the ledger is
+        read only through its own connection (its catalog, its head). False leaves the connection as it
+        was for the full setup: no companion file yet, anything to copy, a query reading other tables."""
+        if self.snapshot or self._requested_mode not in (None, "companion") or not self.companion_path.exists():
+            return False
+        try:
+            recorder = head_recorder(open_storage(self.path, read_only=True))
+        except LedgerError:
+            return False  # the full setup reports it in its words
+        try:
+            self.tables = _analyst_tables(recorder.tables)
+            if "claims" not in self.tables or not self._reads_companion_only(first_query):
+                recorder.close()
+                return False
+            schema = recorder.schema()
+            companion = self._companion_if_current(recorder, schema)
+        except BaseException:
+            recorder.close()
+            raise
+        if companion is None:
+            recorder.close()
+            self._checked = None
+            return False
+        self.schema, self.mode, self._companion, self.ledger_attached = schema, "companion", companion, False
+        self.last_refresh = RefreshReport()
+        con = self._con
+        con.execute(f"CREATE SCHEMA {RAW}")
+        for table in companion_file.COPIED:
+            if table in self.tables:
+                con.execute(f"CREATE VIEW {RAW}.{_quote_name(table)} AS SELECT * FROM {COMPANION}.{_quote_name(table)}")
+        con.execute("BEGIN")
+        self._register_views(only=COMPANION_ONLY, deferred=True)
+        con.execute("COMMIT")
+        return True
+
+    def _companion_if_current(self, recorder: HeadRecorder, schema: str) -> Companion | None:
+        """The companion, attached, when it holds the ledger's head; else None and nothing attached."""
+        if not companion_file.claim(self.companion_path):
+            return None
+        try:
+            self._attach_companion()
+        except (OSError, duckdb.Error):
+            companion_file.release(self.companion_path)
+            return None
+        companion = Companion(
+            self._con, engine=self.engine, ledger=ATTACHED, prefix=self._ledger_prefix(schema),
+            path=self.companion_path, alias=COMPANION, tables=self.tables, recorder=recorder,
+        )
+        try:
+            if companion.current():
+                return companion
+        except (LedgerError, duckdb.Error):
+            pass
+        self._con.execute(f"DETACH {COMPANION}")
+        companion_file.release(self.companion_path)
+        return None
+
+    def _ledger_prefix(self, schema: str) -> str:
+        return f"{ATTACHED}.{_quote_name(schema)}" if self.engine == "postgres" else ATTACHED
+
+    def _answerable(self, only: frozenset[str] | None) -> tuple[list[ViewDef], list[str], list[ViewDef], list[MacroDef]]:
+        """The plain views, generic tables, temporal views and macros this ledger has; with `only`, those
+        reading no other ledger tables."""
+
+        def fits(requires: tuple[str, ...]) -> bool:
+            return self._has(requires) and (only is None or set(requires) <= only)
+
+        generic = [t for t in GENERIC_TABLES if t in self.tables and (only is None or t in only)]
+        return ([v for v in PLAIN_VIEWS if fits(v.requires)], generic,
+                [v for v in TEMPORAL_VIEWS if fits(v.requires)], [m for m in MACROS if fits(m.requires)])
+
+    def _reads_companion_only(self, query: str) -> bool:
+        described = describing_prefix(query)
+        if described is not None:
+            command, query = described
+            if command == "SHOW TABLES":  # lists every view
+                return False
+        plain, generic, temporal, macros = self._answerable(None)
+        fast = self._answerable(COMPANION_ONLY)
+        try:
+            tree = check_query(query, table_functions={m.name for m in macros}, reserved_names={v.name for v in temporal})
+        except SqlError:
+            return False  # the full session refuses it with its position
+        names = read_names(tree, {d.name for d in (*plain, *temporal, *macros)} | set(generic))
+        answerable = {d.name for group in (fast[0], fast[2], fast[3]) for d in group} | set(fast[1]) | SAFE_TABLE_FUNCTIONS
+        if names is None or not names <= answerable:
+            return False
+        self._checked = (query, tree)  # the first translate() takes it instead of parsing again
+        return True
+
+    def _attach_ledger(self) -> None:
+        """A session opened on the companion alone meets a query (or a change) that needs the ledger
+        attached. DuckDB is locked down (no ATTACH, no LOAD), so the session is set up again, the full
+        way, on a new connection; relations from the old one end with it."""
+        self._con.close()
+        self._close_companion()
+        self.views, self.temporal_views, self.macros, self._deferred = {}, {}, {}, {}
+        self.mode, self.ledger_attached = self._requested_mode, True
+        self._con = _connect()
+        self._opening(lambda: self._setup(self._lockdown))
+
     def _attach_companion(self) -> None:
         try:
             self._con.execute(f"ATTACH {_quote_text(str(self.companion_path.resolve()))} AS {COMPANION}")
@@ -376,6 +491,12 @@ class Analytics:
         erase, a new file). Runs before every query; None when this session reads no companion."""
         if self._companion is None:
             return None
+        if not self.ledger_attached:
+            if self._companion.current():
+                self.last_refresh = RefreshReport()
+                return self.last_refresh
+            self._attach_ledger()  # which copies what changed
+            return self.last_refresh
         report = self._companion.refresh()
         if report.rebuilt:
             self._con.execute(f"DETACH {COMPANION}")
@@ -411,29 +532,36 @@ class Analytics:
     def _has(self, requires: tuple[str, ...]) -> bool:
         return all(t in self.tables for t in requires)
 
-    def _register_views(self) -> None:
-        con = self._con
-        for view in PLAIN_VIEWS:
-            if self._has(view.requires):
-                # In a snapshot every version is typed once, at load, instead of at each query; the
-                # companion holds them typed.
-                kind = "TABLE" if self.snapshot and view.name == "claim_versions" else "VIEW"
-                body = view.sql
-                if view.name == "claim_versions" and self.mode == "companion":
-                    hidden = ", ".join(companion_file.INTERVAL_ENDS.values())
-                    body = f"SELECT * EXCLUDE ({hidden}) FROM {COMPANION}.claim_versions"
-                con.execute(f"CREATE {kind} {view.name} AS {body}")
-                self.views[view.name] = view
-        for table in GENERIC_TABLES:
-            if table in self.tables:
-                columns = con.execute(
-                    "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database()"
-                    " AND schema_name = ? AND table_name = ? ORDER BY column_index",
-                    [RAW, table],
-                ).fetchall()
-                view = ViewDef(table, (table,), generic_view_sql(table, columns), f"the {table} table, timestamps typed")
-                con.execute(f"CREATE VIEW {_quote_name(table)} AS {view.sql}")
-                self.views[table] = view
+    def _register_views(self, only: frozenset[str] | None = None, deferred: bool = False) -> None:
+        """Create the analyst's views and macros in DuckDB. `deferred` (a one-question session): only the
+        three every other one reads; the rest (≈1 ms each) when a query names them (_create_named)."""
+        plain, generic, temporal, macros = self._answerable(only)
+
+        def create(name: str, statement: str) -> None:
+            if deferred and name not in BASE_VIEWS:
+                self._deferred[name] = statement
+            else:
+                self._con.execute(statement)
+
+        for view in plain:
+            # In a snapshot every version is typed once, at load, instead of at each query; the
+            # companion holds them typed.
+            kind = "TABLE" if self.snapshot and view.name == "claim_versions" else "VIEW"
+            body = view.sql
+            if view.name == "claim_versions" and self.mode == "companion":
+                hidden = ", ".join(companion_file.INTERVAL_ENDS.values())
+                body = f"SELECT * EXCLUDE ({hidden}) FROM {COMPANION}.claim_versions"
+            create(view.name, f"CREATE {kind} {view.name} AS {body}")
+            self.views[view.name] = view
+        for table in generic:
+            columns = self._con.execute(
+                "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database()"
+                " AND schema_name = ? AND table_name = ? ORDER BY column_index",
+                [RAW, table],
+            ).fetchall()
+            view = ViewDef(table, (table,), generic_view_sql(table, columns), f"the {table} table, timestamps typed")
+            create(table, f"CREATE VIEW {_quote_name(table)} AS {view.sql}")
+            self.views[table] = view
         # Temporal views are expanded by the rewriter; DuckDB gets them too (as current truth) so they
         # are listed in information_schema and usable from relations. Their now is the injected clock's,
         # as the rewriter's is: a variable set before each query, never DuckDB's own now().
@@ -442,15 +570,20 @@ class Analytics:
             f"SELECT * FROM main.claim_versions AS c WHERE c.valid_from <= {now} AND (c.valid_to IS NULL OR c.valid_to > {now})"
             " AND c.tx_to IS NULL"
         )
-        for view in TEMPORAL_VIEWS:
-            if self._has(view.requires):
-                body = current if view.name == "claims" else view.sql
-                con.execute(f"CREATE VIEW {view.name} AS {body}")
-                self.temporal_views[view.name] = view
-        for macro in MACROS:
-            if self._has(macro.requires):
-                con.execute(macro.sql)
-                self.macros[macro.name] = macro
+        for view in temporal:
+            body = current if view.name == "claims" else view.sql
+            create(view.name, f"CREATE VIEW {view.name} AS {body}")
+            self.temporal_views[view.name] = view
+        for macro in macros:
+            create(macro.name, macro.sql)
+            self.macros[macro.name] = macro
+
+    def _create_named(self, names: Iterable[str]) -> None:
+        """Create the deferred views and macros among `names` (the ones a query is about to read)."""
+        for name in names:
+            statement = self._deferred.pop(name, None)
+            if statement is not None:
+                self._con.execute(statement)
 
     def _lock_down(self) -> None:
         for statement in (
@@ -471,14 +604,26 @@ class Analytics:
         if described is not None:
             command, inner = described
             if command == "SHOW TABLES":
+                if not self.ledger_attached:
+                    self._attach_ledger()  # to name every view
                 # The analyst's views, in DuckDB's shape (one column, name). DuckDB's own SHOW TABLES
                 # re-parses every view's text, which fails on the views over the attached file.
                 bind(exp.Select(), params, query)  # refuses parameters given for nothing
                 names = sorted({*self.temporal_views, *self.views})
                 return "SELECT * FROM (VALUES " + ", ".join(f"({_quote_text(n)})" for n in names) + ") AS t(name) ORDER BY name"
             return f"{command} {self.translate(inner, params)}"
+        checked, self._checked = self._checked, None
+        if checked is not None and checked[0] == query:
+            tree = checked[1]
+        else:
+            tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
+        if not self.ledger_attached:
+            names = read_names(tree, {*self.views, *self.temporal_views, *self.macros})
+            if names is None or not names <= {*self.views, *self.temporal_views, *self.macros, *SAFE_TABLE_FUNCTIONS}:
+                self._attach_ledger()
+            else:
+                self._create_named(names)
         self.refresh()
-        tree = check_query(query, table_functions=set(self.macros), reserved_names=set(self.temporal_views))
         tree = bind(tree, params, query)
         rewriter = Rewriter(
             query, now=self._set_now(), views=self.temporal_views, macros=self.macros,
@@ -545,6 +690,8 @@ class Analytics:
 
     def describe(self) -> list[dict[str, str]]:
         """The views and macros an analyst can use, with one line each."""
+        if not self.ledger_attached:
+            self._attach_ledger()
         items = [{"name": v.name, "kind": "temporal view", "doc": v.doc} for v in self.temporal_views.values()]
         items += [{"name": v.name, "kind": "view", "doc": v.doc} for v in self.views.values()]
         items += [{"name": m.name, "kind": "table macro", "doc": m.doc} for m in self.macros.values()]
@@ -552,6 +699,9 @@ class Analytics:
 
     def close(self) -> None:
         self._con.close()
+        self._close_companion()
+
+    def _close_companion(self) -> None:
         if self._companion is not None:
             self._companion.recorder.close()
             companion_file.release(self.companion_path)
@@ -626,6 +776,20 @@ def _write_csv(relation: duckdb.DuckDBPyRelation, target: Path, batch: int = 10_
         while rows := relation.fetchmany(batch):
             writer.write(rows)
     return writer.rows
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+
+
+def _analyst_tables(names: Iterable[str]) -> list[str]:
+    return sorted(
+        name for name in names
+        # recall_* are recall's derived indexes (FTS5 and its shadow tables, the vector outbox):
+        # rebuilt from claims, never data of record, so neither snapshotted nor exported.
+        # ledger_secret keys the tombstones: shown to no analyst, written to no export.
+        if not name.startswith(("sqlite_", "recall_")) and name != "ledger_secret" and name not in ENGINE_TABLES
+    )
 
 
 def _first_line(exc: BaseException) -> str:

@@ -268,3 +268,19 @@ def check_query(sql: str, *, table_functions: set[str] = frozenset(), reserved_n
         line, column = position(sql, bad.start())
         raise SqlSyntaxError(f"a lone surrogate (U+{ord(bad.group()):04X}) is not text", line=line, column=column, text="")
     return Guard(sql, table_functions=set(table_functions), reserved_names=set(reserved_names)).check()
+
+
+def read_names(tree: exp.Expression, ledger_names: set[str]) -> set[str] | None:
+    """The tables, views and table functions a checked query reads, its own WITH names left out unless
+    one is also the name of a ledger view (`ledger_names`: it may then read both), or None when it names
+    something by a schema or catalog path (information_schema, …): then it may read anything."""
+    defined = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)} - ledger_names
+    names: set[str] = set()
+    for table in tree.find_all(exp.Table):
+        if table.args.get("db") is not None or table.args.get("catalog") is not None:
+            return None
+        target = table.this
+        name = function_name(target) if isinstance(target, exp.Func) else table.name.lower()
+        if name not in defined:
+            names.add(name)
+    return names

@@ -10,6 +10,14 @@ from .recorder import HeadMark, SharedHeadReads
 class PostgresHeadRecorder(SharedHeadReads):
     storage: PostgresStorage
 
+    def table_names(self) -> list[str]:
+        return [r[0] for r in self.storage.query(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+        )]
+
+    def schema(self) -> str:
+        return self.storage.one("SELECT current_schema()")[0]
+
     def mark(self) -> HeadMark:
         # The one-row head every transaction moves (schema/postgres/0001), and the first transaction.
         row = self.storage.one(

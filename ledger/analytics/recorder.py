@@ -29,7 +29,17 @@ class HeadMark:
 
 
 class HeadRecorder(Protocol):
+    tables: set[str]
+
     def mark(self) -> HeadMark: ...
+
+    def table_names(self) -> list[str]:
+        """Every table of the ledger (its own catalog: sqlite_master, or PostgreSQL's current schema)."""
+        ...
+
+    def schema(self) -> str:
+        """The schema the ledger's tables are in ("main" on SQLite)."""
+        ...
 
     def tx_time(self, tx_id: int) -> str | None:
         """The time of transaction `tx_id` (None when there is none)."""
@@ -46,9 +56,9 @@ class HeadRecorder(Protocol):
     def close(self) -> None: ...
 
 
-def head_recorder(storage: Any, tables: Sequence[str]) -> HeadRecorder:
+def head_recorder(storage: Any, tables: Sequence[str] | None = None) -> HeadRecorder:
     """The head reader for `storage`'s engine; `tables` are the ledger's tables (an old ledger opened
-    without migrating may lack the erase tables)."""
+    without migrating may lack the erase tables), read from its catalog when not given."""
     from .pg_recorder import PostgresHeadRecorder
     from .sqlite_recorder import SqliteHeadRecorder
 
@@ -59,9 +69,12 @@ def head_recorder(storage: Any, tables: Sequence[str]) -> HeadRecorder:
 class SharedHeadReads:
     """The reads whose SQL is the same on both engines (no placeholders, standard aggregates)."""
 
-    def __init__(self, storage: Any, tables: Sequence[str]):
+    def __init__(self, storage: Any, tables: Sequence[str] | None):
         self.storage = storage
-        self.tables = set(tables)
+        self.tables = set(self.table_names() if tables is None else tables)
+
+    def table_names(self) -> list[str]:
+        raise NotImplementedError  # each engine's recorder reads its own catalog
 
     def erase_mark(self) -> str:
         parts: list[object] = []

@@ -13,9 +13,15 @@ from .recorder import HeadMark, SharedHeadReads
 class SqliteHeadRecorder(SharedHeadReads):
     storage: Storage
 
-    def __init__(self, storage: Storage, tables: Sequence[str]):
+    def __init__(self, storage: Storage, tables: Sequence[str] | None):
         super().__init__(storage, tables)
         self._file = _identity(storage.path)
+
+    def table_names(self) -> list[str]:
+        return [r[0] for r in self.storage.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
+
+    def schema(self) -> str:
+        return "main"
 
     def mark(self) -> HeadMark:
         self._follow_the_file()
