@@ -16,7 +16,6 @@ reading one as UTC would shift `datetime.now()` by the machine's offset unnotice
 from __future__ import annotations
 
 import difflib
-import getpass
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -36,8 +35,7 @@ from factledger.ledger import (
     TxResult,
     ValidationError,
 )
-from factledger.ledger.engines import describe_location
-from factledger.ledger.pg_storage import is_postgres_url
+from factledger.ledger.engines import default_principal, describe_location, ledger_exists
 from factledger.ledger.times import format_time
 from factledger.recall import KINDS, Episode, Hit, Memory, PromptBlock, Recall, RecallConfig
 
@@ -51,30 +49,6 @@ Scopes = Sequence[str] | str
 class UndeclaredPredicateWarning(UserWarning):
     """A write named a predicate that was never defined; it was registered as 'many' with the default
     template. Define it first, or open with strict_predicates=True to refuse such writes."""
-
-
-def default_principal() -> str:
-    """operator:<login name> (operator:unknown where a container has none)."""
-    try:
-        name = getpass.getuser()
-    except Exception:  # no login name in some containers
-        name = "unknown"
-    return f"operator:{name or 'unknown'}"
-
-
-def ledger_exists(path: str | Path) -> bool:
-    """Whether `path` names an existing ledger: a file (":memory:" always does), or for a
-    `postgresql://` URL a database that is reachable and migrated. An unreachable server is a
-    StorageError (naming the URL without its password), not a missing ledger: nothing could create it."""
-    if is_postgres_url(str(path)):
-        from factledger.ledger.pg_storage import PostgresStorage
-
-        storage = PostgresStorage(str(path), read_only=True)
-        try:
-            return storage.migrated
-        finally:
-            storage.close()
-    return str(path) == ":memory:" or Path(path).is_file()
 
 
 def _canonical(value: Any) -> Any:

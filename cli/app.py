@@ -3,22 +3,27 @@ output helpers. Commands stay thin: open the store, call one library method, pri
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from factledger.database import Database, default_principal, describe_location, ledger_exists
+from factledger.ledger.engines import default_principal, describe_location, ledger_exists
 from factledger.ledger import BUSY_TIMEOUT, Ledger, LedgerError
 from factledger.ledger.times import display
 
+if TYPE_CHECKING:  # the front door pulls in recall and the digest: only commands that use it load it
+    from factledger.database import Database
+
 DEFAULT_DB = Path(".factledger") / "ledger.db"
+INDEX_DIR_HELP = "The vector index folder. Default: <ledger file>.lance beside the ledger."
 
 # What every option taking a time accepts (one parser: ledger.times.parse_time), said the same way on each.
 TIMES = "an ISO date (midnight UTC) or datetime; without an offset it is UTC"
@@ -72,6 +77,8 @@ class AppContext:
             self.require_ledger(create=create)
             if self._created:
                 click.echo(f"factledger: created a new ledger at {self.where}", err=True)
+            from factledger.database import Database
+
             self._database = Database(self.db_path, principal=self.principal, strict_predicates=self.strict_predicates,
                                       busy_timeout=self.busy_timeout)
         return self._database
@@ -122,7 +129,33 @@ class CliError(click.ClickException):
 
 
 class FactledgerGroup(click.Group):
-    """Turns library errors raised anywhere in a command into CLI errors with exit status 2."""
+    """Turns library errors raised anywhere in a command into CLI errors with exit status 2.
+
+    `lazy_commands` names commands by where they live (`name -> "module:attribute"` under
+    factledger.cli), imported when first asked for: a command pays only for its own imports (`sql` needs
+    DuckDB, not recall's numpy and the digest), and `--help` still lists every command."""
+
+    def __init__(self, *args: Any, lazy_commands: Mapping[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lazy = dict(lazy_commands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self._lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self._lazy:
+            module, _, attribute = self._lazy[cmd_name].partition(":")
+            command = getattr(importlib.import_module(f"factledger.cli.{module}"), attribute)
+            if command.help and not command.short_help:
+                command.short_help = first_sentence(command.help)
+            complete_short_help(command)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def every_command(self) -> dict[str, click.Command]:
+        """Every command, imported (for tests and docs that walk the whole tree)."""
+        ctx = click.Context(self)
+        return {name: command for name in self.list_commands(ctx) if (command := self.get_command(ctx, name))}
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

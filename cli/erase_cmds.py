@@ -23,10 +23,7 @@ from factledger.ledger import EraseResult, Ledger, ScrubReport
 from factledger.ledger.exports import ExportRecord, exports_since
 from factledger.recall import Recall
 
-from .app import AppContext, CliError, emit_json, pass_app
-
-INDEX_DIR_HELP = "The vector index folder. Default: <ledger file>.lance beside the ledger."
-
+from .app import INDEX_DIR_HELP, AppContext, CliError, emit_json, pass_app
 
 @dataclass(frozen=True)
 class ScrubOutcome:

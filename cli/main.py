@@ -1,4 +1,5 @@
-"""The `factledger` command: composes the parts. Each command module registers explicitly here."""
+"""The `factledger` command: composes the parts. Every command is named here, with where it lives; its
+module is imported when the command runs (or when --help lists them all)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,37 @@ import click
 
 from factledger.ledger import BUSY_TIMEOUT
 
-from . import demo, digest_cmds, erase_cmds, hermes_cmds, ledger_cmds, migrate_cmds, recall_cmds, sql_cmds, trust_cmds, ui_cmds
-from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, complete_short_help, default_principal
+from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, default_principal
+
+COMMANDS = {  # name -> "module:attribute" under factledger.cli
+    "apply": "ledger_cmds:apply_cmd",
+    "import": "ledger_cmds:import_cmd",
+    "current": "ledger_cmds:current_cmd",
+    "as-of": "ledger_cmds:as_of_cmd",
+    "history": "ledger_cmds:history_cmd",
+    "predicates": "ledger_cmds:predicates_cmd",
+    "erase": "erase_cmds:erase_cmd",
+    "scrub": "erase_cmds:scrub_cmd",
+    "journal": "digest_cmds:journal_group",
+    "digest": "digest_cmds:digest_cmd",
+    "review": "digest_cmds:review_group",
+    "search": "recall_cmds:search_cmd",
+    "recall": "recall_cmds:recall_cmd",
+    "memories": "recall_cmds:memories_cmd",
+    "episodes": "recall_cmds:episodes_cmd",
+    "index": "recall_cmds:index_group",
+    "sql": "sql_cmds:sql_cmd",
+    "export": "sql_cmds:export_cmd",
+    "migrate": "migrate_cmds:migrate_cmd",
+    "hermes": "hermes_cmds:hermes_group",
+    "verify": "trust_cmds:verify_cmd",
+    "backup": "trust_cmds:backup_cmd",
+    "ui": "ui_cmds:ui_cmd",
+    "demo": "demo:demo_cmd",
+}
 
 
-@click.group(cls=FactledgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=FactledgerGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--db",
     "db_path",
@@ -53,12 +80,6 @@ def cli(ctx: click.Context, db_path: Path | str, principal: str | None, strict_p
     ctx.obj = app
     ctx.call_on_close(app.close)
 
-
-for module in (ledger_cmds, erase_cmds, digest_cmds, recall_cmds, sql_cmds, migrate_cmds, hermes_cmds, trust_cmds, ui_cmds):
-    for command in module.COMMANDS:
-        cli.add_command(command)
-cli.add_command(demo.demo_cmd)
-complete_short_help(cli)
 
 
 def main() -> None:

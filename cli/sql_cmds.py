@@ -24,8 +24,7 @@ from factledger.ledger.exports import record_export
 from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
 from factledger.ledger.times import display
 
-from .app import AppContext, CliError, emit_json, emit_table, pass_app
-from .erase_cmds import INDEX_DIR_HELP, confirm_erase, erase_everywhere, report_erasure
+from .app import INDEX_DIR_HELP, AppContext, CliError, emit_json, emit_table, pass_app
 
 
 def _cell(value: Any) -> str:
@@ -215,6 +214,8 @@ def _write(
     index_dir: Path | None, as_json: bool,
 ) -> None:
     """One SQL write as one ledger transaction; ERASE goes through the erase every part takes part in."""
+    from .erase_cmds import confirm_erase, erase_everywhere, report_erasure  # recall and digest: writes only
+
     try:
         plan = plan_write(query, params)
     except SqlError as exc:

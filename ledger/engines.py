@@ -4,6 +4,7 @@ for that engine holds its SQL."""
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 
 from .pg_storage import PostgresStorage, is_postgres_url, redact_url
@@ -22,3 +23,25 @@ def open_storage(location: str | Path, *, read_only: bool = False, timeout: floa
 def describe_location(location: str | Path) -> str:
     """How messages name a ledger: the path, or the URL with its password masked."""
     return redact_url(str(location)) if is_postgres_url(str(location)) else str(location)
+
+
+def ledger_exists(location: str | Path) -> bool:
+    """Whether `location` names an existing ledger: a file (":memory:" always does), or for a
+    `postgresql://` URL a database that is reachable and migrated. An unreachable server is a
+    StorageError (naming the URL without its password), not a missing ledger: nothing could create it."""
+    if is_postgres_url(str(location)):
+        storage = PostgresStorage(str(location), read_only=True)
+        try:
+            return storage.migrated
+        finally:
+            storage.close()
+    return str(location) == ":memory:" or Path(location).is_file()
+
+
+def default_principal() -> str:
+    """operator:<login name> (operator:unknown where a container has none)."""
+    try:
+        name = getpass.getuser()
+    except Exception:  # no login name in some containers
+        name = "unknown"
+    return f"operator:{name or 'unknown'}"

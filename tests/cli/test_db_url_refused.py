@@ -8,6 +8,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from factledger.cli.app import FactledgerGroup
 from factledger.cli.main import cli
 
 # A server that cannot be reached (no socket there): the URL selects PostgreSQL, and opening fails.
@@ -16,7 +17,8 @@ UNREACHABLE = "postgresql://bob:hunter2@/ledger?host=/nonexistent-factledger-soc
 
 def _command_paths(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     paths = []
-    for name, command in sorted(group.commands.items()):
+    commands = group.every_command() if isinstance(group, FactledgerGroup) else group.commands
+    for name, command in sorted(commands.items()):
         paths.append((*prefix, name))
         if isinstance(command, click.Group):
             paths += _command_paths(command, (*prefix, name))

@@ -9,6 +9,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from factledger.cli.app import FactledgerGroup
 from factledger.cli.main import cli
 
 SEED = "".join(json.dumps(line) + "\n" for line in [
@@ -112,7 +113,8 @@ def test_a_time_printed_in_a_table_reads_back_as_input(db):
 
 def _commands(command: click.Command, path: tuple[str, ...] = ("factledger",)):
     yield path, command
-    for name, sub in getattr(command, "commands", {}).items():
+    subs = command.every_command() if isinstance(command, FactledgerGroup) else getattr(command, "commands", {})
+    for name, sub in subs.items():
         yield from _commands(sub, (*path, name))
 
 
@@ -145,7 +147,7 @@ def test_group_listings_show_whole_sentences(width):
 def test_review_list_status_documents_every_value():
     from factledger.digest.review import STATUSES
 
-    command = cli.commands["review"].commands["list"]
+    command = cli.every_command()["review"].commands["list"]
     [status] = [p for p in command.params if p.name == "status"]
     assert set(status.type.choices) == {"open", "all", *STATUSES}
     for value in status.type.choices:
