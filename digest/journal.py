@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import socket
 from datetime import timedelta
 from collections.abc import Iterable, Sequence
 
@@ -142,9 +144,32 @@ def lease(ledger: Ledger, entries: Sequence[JournalEntry], holder: str, seconds:
         return []
     now = ledger.clock()
     until = format_time(to_datetime(now) + timedelta(seconds=seconds))
+    ids = [e.id for e in entries]
     with ledger.storage.atomic():
-        held = recorder_for(ledger.storage).lease([e.id for e in entries], holder=holder, now=now, until=until)
+        recorder = recorder_for(ledger.storage)
+        for other in recorder.lease_holders(ids):
+            if other != holder and holder_is_gone(other):  # a run cut off mid-digest (a CLI that exited)
+                recorder.release(ids, holder=other)
+        held = recorder.lease(ids, holder=holder, now=now, until=until)
     return [e for e in entries if e.id in held]
+
+
+def holder_is_gone(holder: str) -> bool:
+    """Whether a lease's holder (`host:pid:run`, as `Digester.holder` names it) is a process of this host
+    that has ended. Hermes's CLI exits with its last digest unfinished (it waits only
+    `digest.exit_wait_seconds`), and the next session should not wait out that run's lease. Holders on
+    other hosts, and processes that still run (or whose state this process cannot see), keep theirs."""
+    host, _, rest = holder.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit() or int(pid_text) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid_text), 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return True
+    except OSError:  # PermissionError: it exists, as another user's process
+        return False
+    return False
 
 
 def release(ledger: Ledger, entries: Sequence[JournalEntry], holder: str) -> None:

@@ -168,6 +168,12 @@ class PostgresDigestRecorder:
             "DELETE FROM digest_leases WHERE holder = %s AND entry_id = ANY(%s::bigint[])", (holder, list(entry_ids))
         )
 
+    def lease_holders(self, entry_ids: Sequence[int]) -> set[str]:
+        rows = self.storage.query(
+            "SELECT DISTINCT holder FROM digest_leases WHERE entry_id = ANY(%s::bigint[])", (list(entry_ids),)
+        )
+        return {r[0] for r in rows}
+
     # -- proposals ------------------------------------------------------------------------------
 
     def insert_proposal(self, p: NewProposal) -> int:

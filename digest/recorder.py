@@ -86,6 +86,10 @@ class JournalRecorder(Protocol):
 
     def release(self, entry_ids: Sequence[int], *, holder: str) -> None: ...
 
+    def lease_holders(self, entry_ids: Sequence[int]) -> set[str]:
+        """Who holds a lease on any of these entries (ended or not)."""
+        ...
+
 
 class ProposalRecorder(Protocol):
     """Proposals: inserted once, then decided."""

@@ -171,6 +171,13 @@ class SqliteDigestRecorder:
             (holder, json.dumps(list(entry_ids))),
         )
 
+    def lease_holders(self, entry_ids: Sequence[int]) -> set[str]:
+        rows = self.storage.query(
+            "SELECT DISTINCT holder FROM digest_leases WHERE entry_id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(entry_ids)),),
+        )
+        return {r[0] for r in rows}
+
     # -- proposals ------------------------------------------------------------------------------
 
     def insert_proposal(self, p: NewProposal) -> int:

@@ -69,3 +69,41 @@ def test_a_lease_is_exclusive_until_released_or_expired(ledger_location, clock):
         assert lease(ledger, entries, "run-b", 60) == entries
         release(ledger, entries, "run-b")
         assert lease(ledger, entries, "run-a", 60) == entries
+
+
+def _ended_process_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _one_entry(ledger: Ledger):
+    Journal(ledger).append(Turn(scope="s", text="I grow tomatoes in the garden.", said_at="2025-01-01T10:00:00Z"))
+    return Journal(ledger).backlog()
+
+
+def test_a_lease_of_an_ended_process_on_this_host_is_taken_over_at_once(ledger_location):
+    """Hermes's CLI exits with its last digest unfinished; the next session must not wait out that run's
+    10-minute lease."""
+    import socket
+
+    with Ledger.open(ledger_location) as ledger:
+        entries = _one_entry(ledger)
+        cut_off = f"{socket.gethostname()}:{_ended_process_pid()}:run1"
+        assert lease(ledger, entries, cut_off, 600) == entries
+        assert [e.id for e in lease(ledger, entries, "next-session", 600)] == [entries[0].id]
+
+
+@pytest.mark.parametrize("holder", ["elsewhere.example:1:run1", "{host}:{pid}:other-run-of-this-process", "{host}:1:init"])
+def test_a_lease_of_a_live_or_foreign_holder_is_kept(ledger_location, holder):
+    import os
+    import socket
+
+    with Ledger.open(ledger_location) as ledger:
+        entries = _one_entry(ledger)
+        other = holder.format(host=socket.gethostname(), pid=os.getpid())
+        assert lease(ledger, entries, other, 600) == entries
+        assert lease(ledger, entries, "next-session", 600) == []  # another host, or a process that runs
