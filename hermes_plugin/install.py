@@ -122,6 +122,18 @@ def _is_our_shim(path: Path) -> bool:
         return False
 
 
+def _check_installable(paths: HermesPaths, *, force: bool) -> None:
+    """Refuse a home whose plugin folder holds a foreign shim (unless forced) or whose settings are
+    malformed; reads only."""
+    if paths.shim.exists() and not _is_our_shim(paths.shim) and not force:
+        raise HermesSetupError(
+            f"{paths.shim} exists and was not written by factledger; pass --force to replace it",
+            field="plugin_dir",
+        )
+    if paths.settings_path.exists():
+        ProviderSettings.load(paths.settings_path)  # refuse to install over malformed settings
+
+
 def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: bool = False) -> InstallReport:
     """Write the shim (and plugin.yaml), create the state folder, optionally select us in config.yaml.
 
@@ -133,13 +145,7 @@ def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: boo
         memory = config.get("memory")
         if memory is not None and not isinstance(memory, dict):
             raise HermesSetupError(f"'memory' in {paths.config_yaml} is not a mapping", field="memory")
-    if paths.shim.exists() and not _is_our_shim(paths.shim) and not force:
-        raise HermesSetupError(
-            f"{paths.shim} exists and was not written by factledger; pass --force to replace it",
-            field="plugin_dir",
-        )
-    if paths.settings_path.exists():
-        ProviderSettings.load(paths.settings_path)  # refuse to install over malformed settings
+    _check_installable(paths, force=force)
 
     report = InstallReport(hermes_home=str(paths.home), plugin_dir=str(paths.plugin_dir), state_dir=str(paths.state_dir))
     for path, text in ((paths.shim, SHIM_TEXT), (paths.plugin_yaml, PLUGIN_YAML_TEXT), (paths.cli_shim, CLI_SHIM_TEXT)):
@@ -210,13 +216,7 @@ def install_all_profiles(paths: HermesPaths, *, force: bool = False) -> list[Ins
     Every target is checked before anything is written, so one refusal changes nothing."""
     targets = [paths] + [p for p in profiles_without_plugin(paths) if p.home != paths.home]
     for target in targets:
-        if target.shim.exists() and not _is_our_shim(target.shim) and not force:
-            raise HermesSetupError(
-                f"{target.shim} exists and was not written by factledger; pass --force to replace it",
-                field="plugin_dir",
-            )
-        if target.settings_path.exists():
-            ProviderSettings.load(target.settings_path)
+        _check_installable(target, force=force)
     return [install_plugin(target, force=force) for target in targets]
 
 
