@@ -10,9 +10,6 @@ the backlog with the error.
 
 from __future__ import annotations
 
-import os
-import socket
-import uuid
 
 from collections.abc import Callable, Sequence
 
@@ -21,7 +18,7 @@ from factledger.ledger import Ledger, LedgerError, ValidationError
 from .config import check_policy
 from .extractor import ExtractionRequest, Extractor, ExtractorError, WindowExtractor, WindowRequest
 from .grounding import ground
-from .journal import Journal, lease, release
+from .journal import Journal, lease, new_holder, release
 from .memory import active_rejection, believed_claims, confirmed_values_touched
 from .model import DigestReport, Draft, JournalEntry
 from .policy import decide
@@ -74,7 +71,7 @@ class Digester:
         self.policy = check_policy(policy)
         self.context_turns = context_turns
         self.journal = Journal(ledger)
-        self._holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        self._holder = new_holder()
 
     @property
     def holder(self) -> str:

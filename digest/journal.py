@@ -7,6 +7,7 @@ import json
 import os
 import re
 import socket
+import uuid
 from datetime import timedelta
 from collections.abc import Iterable, Sequence
 
@@ -154,8 +155,13 @@ def lease(ledger: Ledger, entries: Sequence[JournalEntry], holder: str, seconds:
     return [e for e in entries if e.id in held]
 
 
+def new_holder() -> str:
+    """A digest run's name on its leases: `host:pid:run` (holder_is_gone reads the host and pid back)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
 def holder_is_gone(holder: str) -> bool:
-    """Whether a lease's holder (`host:pid:run`, as `Digester.holder` names it) is a process of this host
+    """Whether a lease's holder (`host:pid:run`, from `new_holder`) is a process of this host
     that has ended. Hermes's CLI exits with its last digest unfinished (it waits only
     `digest.exit_wait_seconds`), and the next session should not wait out that run's lease. Holders on
     other hosts, and processes that still run (or whose state this process cannot see), keep theirs."""
