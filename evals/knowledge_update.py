@@ -1,23 +1,40 @@
-"""Knowledge update: do facts follow what the user says over several sessions, now and as of the past?
+"""Knowledge update through the Hermes capture path: does what a user says in everyday words become the
+right fact, now and as of the past, and does the prompt block show it?
 
-    .venv/bin/python evals/knowledge_update.py [--data evals/data/knowledge_update.jsonl] [--only ID ...] [--verbose] [--json]
+    .venv/bin/python evals/knowledge_update.py [--data FILE ...] [--only ID ...] [--verbose] [--json]
 
-Each scenario (written for this project: moves, job changes, corrected dates, retractions, preferences
-that change twice, third persons, dated events) is a few sessions of turns with said-at times. They go
-through the capture path: `Journal.append(Turn(...))` for every turn, then
-`Digester(ledger, build_extractor(config), policy="auto").run()` after each session (the ledger's clock
-at the session's time, so transaction time is when the ledger learned it). Then each question is asked
-through `Recall(ledger).prompt_block(question, [scope], valid_at=..., known_at=...)`, "now" (after the
-last session) or as of a past date.
+Data: by default `../shared/datasets/styles-dev.json` (ten scenarios written for this project
+independently of its extractor; read from ../shared, never copied here) and
+`evals/data/knowledge_scenarios.json` (24 more in the same styles, written and committed before the
+extractor work they judge). Both are development sets: expect the product to be measured on others like
+them.
 
-Score per question: only the FACTS part of the block counts (the lines before a line starting with
-"Past conversation", where dated excerpts of what was said may legitimately hold old values). A question
-passes when its expected value is in the facts part (questions whose right answer is "nothing any
-more" expect none) and no stale value is there (anything in the facts part is shown as valid at the asked
-time, i.e. as current then). Figures per category and overall.
+Each scenario is replayed exactly as Hermes feeds a memory provider: for every session a fresh
+`FactledgerMemoryProvider` lifecycle (initialize in a CLI DM, one `sync_turn` per user/assistant pair,
+`on_session_end`, `shutdown`), the default digest (the offline rules when no model is configured), the
+provider's clock at each turn's moment. Then one more lifecycle asks the questions a day after the last
+session:
+- **block**: for a question about now, what `prefetch` returns (the text Hermes puts in the prompt); for a
+  question about the past, `Recall.prompt` as of (valid_at, known_at).
+- **facts**: recall's fact search (kind fact, 5 best) at the same (valid_at, known_at): what the ledger's
+  current / as-of truth answers for the question.
 
-The rules extractor always runs; when FACTLEDGER_DIGEST_MODEL (and FACTLEDGER_DIGEST_BASE_URL, key) are
-set, the LLM extractor runs on the same scenarios in the same process.
+Scoring, per question (mention = case-insensitive, whole words; a `re:` value is a regular expression):
+- facts right: with an expected value, a returned fact mentions it, and no returned fact of the same slot
+  (subject, predicate) as the one that carries it mentions a stale value (another slot may name a stale
+  word for its own reason: "Priya is on the platform team" is not a claim about the manager). With no
+  expected value ("nothing any more"), no returned fact mentions a stale value.
+- block right: with an expected value, the block mentions it (in a fact or in an excerpt), and no fact
+  line shown as current (a fact hit of the slot carrying the value, or any fact hit when none carries it)
+  mentions a stale value. With no expected value: no fact shown mentions a stale value.
+- never (kind never, nothing of the kind was said): the block must be empty, and so must the fact search.
+  An empty answer, not an absent word.
+
+Figures: facts right / questions with an answer (kinds current and past), blocks right / current and past
+questions, never-said empty / never questions, and stale shown as current (blocks), per data set and
+overall. The rules extractor always runs; when FACTLEDGER_DIGEST_MODEL (and FACTLEDGER_DIGEST_BASE_URL,
+key) are set, the model's digest runs on the same scenarios in the same process (`--model-only` skips
+the rules).
 """
 
 from __future__ import annotations
@@ -30,189 +47,266 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from factledger.digest import DigestConfig, Digester, Journal, Turn, build_extractor
-from factledger.digest.extractor import Extractor
-from factledger.digest.rules import RulesExtractor
-from factledger.ledger import Ledger
+from factledger.hermes_plugin.provider import FactledgerMemoryProvider
 from factledger.ledger.times import format_time, parse_time, to_datetime
-from factledger.recall import Recall
-from factledger.recall.embedders import default_embedder
 
-DATA = Path(__file__).parent / "data" / "knowledge_update.jsonl"
-EVIDENCE_HEADING = "Past conversation"
-TURN_GAP = timedelta(seconds=20)
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "datasets" / "styles-dev.json"
+OWN = Path(__file__).parent / "data" / "knowledge_scenarios.json"
+TURN_GAP = timedelta(seconds=30)
+FACTS_SEARCHED = 5
 
 
-class SteppedClock:
-    """The ledger's clock, set by the eval: turns are journaled and digested at their own time."""
+class ReplayClock:
+    """The conversation's own time, set to each turn's moment as it is replayed."""
 
-    def __init__(self, now: str):
+    def __init__(self, now: str) -> None:
         self.now = now
 
     def __call__(self) -> str:
         return self.now
 
 
-def facts_part(block: str) -> str:
-    """The lines of a prompt block before the evidence section (all of it when there is none)."""
-    lines = []
-    for line in block.splitlines():
-        if line.startswith(EVIDENCE_HEADING):
-            break
-        lines.append(line)
-    return "\n".join(lines)
-
-
 def mentions(text: str, value: str) -> bool:
+    if value.startswith("re:"):
+        return re.search(value[3:], text, re.I) is not None
     return re.search(rf"(?i)(?<!\w){re.escape(value)}(?!\w)", text) is not None
+
+
+def expected_values(question: dict) -> list[str]:
+    expect = question.get("expect")
+    if expect is None:
+        return []
+    return [expect] if isinstance(expect, str) else list(expect)
+
+
+def load(path: Path) -> list[dict]:
+    data = json.loads(path.read_text("utf-8"))
+    scenarios = data["scenarios"] if isinstance(data, dict) else data
+    for s in scenarios:
+        for name in ("id", "sessions", "questions"):
+            if name not in s:
+                raise ValueError(f"{path.name}: scenario {s.get('id', '?')}: missing {name!r}")
+        for q in s["questions"]:
+            if q.get("kind") not in ("current", "past", "never"):
+                raise ValueError(f"{path.name}: scenario {s['id']}: question {q.get('q')!r}: kind must be current, past or never")
+    return scenarios
 
 
 @dataclass
 class Outcome:
+    dataset: str
     scenario: str
-    category: str
+    kind: str
     question: str
-    when: str
-    expect: str | None
-    found: bool
+    expect: list[str]
+    facts_right: bool
+    block_right: bool
     stale_shown: list[str]
-    block: str
-
-    @property
-    def passed(self) -> bool:
-        return self.found and not self.stale_shown
+    facts: list[str] = field(default_factory=list)
+    block: str = ""
 
 
-def load(path: Path) -> list[dict]:
-    scenarios = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    for s in scenarios:
-        for name in ("id", "category", "sessions", "questions"):
-            if name not in s:
-                raise ValueError(f"scenario {s.get('id', '?')}: missing {name}")
-    return scenarios
+def _settings(home: Path) -> None:
+    state = home / "factledger"
+    state.mkdir(parents=True, exist_ok=True)
+    # each question is scored on its own, not as the next turn after the previous question's block
+    (state / "config.yaml").write_text("recall:\n  repeat_after_turns: 0\ndigest:\n  exit_wait_seconds: 120\n", "utf-8")
 
 
-def run_scenario(scenario: dict, extractor: Extractor, embedder: object, folder: Path) -> list[Outcome]:
-    first = to_datetime(parse_time(scenario["sessions"][0]["at"]))
-    clock = SteppedClock(format_time(first))
-    ledger = Ledger.open(":memory:", clock=clock)
-    scope = f"ku/{scenario['id']}"
+def _identity(scenario_id: str) -> dict:
+    return dict(platform="cli", agent_context="primary", agent_identity="default", user_id=f"user-{scenario_id}",
+                user_name="User", chat_type="dm", chat_id=f"dm-{scenario_id}")
+
+
+def replay(home: Path, scenario: dict, clock: ReplayClock) -> None:
+    """One provider lifecycle per session, as Hermes runs one `hermes chat` per session."""
+    for session in scenario["sessions"]:
+        start = to_datetime(parse_time(session["at"]))
+        clock.now = format_time(start)
+        provider = FactledgerMemoryProvider(clock=clock)
+        provider.initialize(str(session["id"]), hermes_home=str(home), **_identity(scenario["id"]))
+        pending: dict[str, str] = {}
+        for index, turn in enumerate(session["turns"]):
+            clock.now = format_time(start + TURN_GAP * index)
+            role = turn["role"]
+            if role in pending or (role == "user" and pending):
+                provider.sync_turn(pending.pop("user", ""), pending.pop("assistant", ""))
+            pending[role] = turn["text"]
+            if role == "assistant":
+                provider.sync_turn(pending.pop("user", ""), pending.pop("assistant", ""))
+        if pending:
+            provider.sync_turn(pending.pop("user", ""), pending.pop("assistant", ""))
+        clock.now = format_time(start + TURN_GAP * (len(session["turns"]) + 1))
+        provider.on_session_end([])
+        provider.shutdown()
+
+
+def _slot(hit) -> tuple[str, str]:
+    return (hit.claim.subject_key, hit.claim.predicate)
+
+
+def judge(hits: list, text: str, question: dict) -> tuple[bool, list[str]]:
+    """(right, stale values shown as current) for fact hits and the text they appear in."""
+    expect = expected_values(question)
+    stale = list(question.get("stale") or [])
+    if expect:
+        carriers = [h for h in hits if any(mentions(h.text, v) for v in expect)]
+        found = bool(carriers) or any(mentions(text, v) for v in expect)
+        slots = {_slot(h) for h in carriers}
+        judged = [h for h in hits if _slot(h) in slots] if slots else hits
+    else:
+        found, judged = True, hits
+    shown = sorted({v for h in judged for v in stale if mentions(h.sentence, v)})
+    return found and not shown, shown
+
+
+def ask(home: Path, scenario: dict, clock: ReplayClock, dataset: str) -> list[Outcome]:
+    last = max(to_datetime(parse_time(s["at"])) for s in scenario["sessions"])
+    clock.now = format_time(last + timedelta(days=1))
+    provider = FactledgerMemoryProvider(clock=clock)
+    provider.initialize(f"{scenario['id']}-questions", hermes_home=str(home), **_identity(scenario["id"]))
+    session = provider.session
+    assert session is not None, "the provider did not start"
+    recall, scopes = session.recall, session.scopes.readable
+    outcomes = []
     try:
-        journal = Journal(ledger)
-        last = first
-        for number, session in enumerate(scenario["sessions"], start=1):
-            start = to_datetime(parse_time(session["at"]))
-            for i, raw in enumerate(session["turns"]):
-                role, text = ("assistant", raw[3:]) if raw.startswith("A: ") else ("user", raw)
-                said = start + TURN_GAP * i
-                clock.now = format_time(said)
-                journal.append(Turn(scope=scope, text=text, role=role, session=f"s{number}", said_at=clock.now))  # type: ignore[arg-type]
-                last = said
-            clock.now = format_time(last + timedelta(minutes=1))  # digested shortly after the session
-            Digester(ledger, extractor, policy="auto").run()
-        clock.now = format_time(last + timedelta(days=1))
-        outcomes = []
-        with Recall(ledger, folder / scenario["id"], embedder=embedder) as recall:  # type: ignore[arg-type]
-            for question in scenario["questions"]:
-                valid_at, known_at = question.get("valid_at"), question.get("known_at")
-                block = recall.prompt_block(question["q"], [scope], valid_at=valid_at, known_at=known_at)
-                facts = facts_part(block)
-                expect = question["expect"]
-                when = "now" if valid_at is None and known_at is None else f"valid {valid_at or 'now'} known {known_at or 'latest'}"
-                outcomes.append(
-                    Outcome(
-                        scenario=scenario["id"],
-                        category=scenario["category"],
-                        question=question["q"],
-                        when=when,
-                        expect=expect,
-                        found=expect is None or mentions(facts, expect),
-                        stale_shown=[v for v in question["stale"] if mentions(facts, v)],
-                        block=block,
-                    )
-                )
-        return outcomes
+        for question in scenario["questions"]:
+            kind = question["kind"]
+            valid_at = question.get("valid_at") if kind == "past" else None
+            known_at = question.get("known_at") if kind == "past" else None
+            if kind == "past":
+                block = recall.prompt(question["q"], scopes, valid_at=valid_at, known_at=known_at)
+                text, shown_facts = block.text, list(block.facts)
+            else:
+                text = provider.prefetch(question["q"])
+                block = recall.prompt(question["q"], scopes)
+                shown_facts = list(block.facts) if block.text == text else []
+            facts = recall.search(question["q"], scopes, valid_at=valid_at, known_at=known_at, limit=FACTS_SEARCHED, kinds="fact")
+            if kind == "never":
+                facts_right = not facts
+                block_right = text == ""
+                stale_shown: list[str] = []
+            else:
+                facts_right, _ = judge(facts, "", question)
+                block_right, stale_shown = judge(shown_facts, text, question)
+            outcomes.append(Outcome(dataset, scenario["id"], kind, question["q"], expected_values(question), facts_right,
+                                    block_right, stale_shown, [h.sentence for h in facts], text))
     finally:
-        ledger.close()
+        provider.shutdown()
+    return outcomes
 
 
-def evaluate(scenarios: list[dict], extractor: Extractor, embedder: object) -> dict:
-    started = time.perf_counter()
-    outcomes: list[Outcome] = []
-    with tempfile.TemporaryDirectory(prefix="factledger-ku-") as folder:
-        for scenario in scenarios:
-            outcomes.extend(run_scenario(scenario, extractor, embedder, Path(folder)))
-    by_category: dict[str, list[Outcome]] = defaultdict(list)
-    for o in outcomes:
-        by_category[o.category].append(o)
-        by_category["now" if o.when == "now" else "as-of"].append(o)
+def run_scenario(scenario: dict, folder: Path, dataset: str) -> list[Outcome]:
+    home = folder / f"home-{dataset}-{scenario['id']}"
+    _settings(home)
+    first = min(to_datetime(parse_time(s["at"])) for s in scenario["sessions"])
+    clock = ReplayClock(format_time(first))
+    replay(home, scenario, clock)
+    return ask(home, scenario, clock, dataset)
 
-    def figures(items: list[Outcome]) -> dict:
-        n = len(items)
-        return {
-            "questions": n,
-            "passed": sum(o.passed for o in items),
-            "score": round(sum(o.passed for o in items) / n, 3) if n else 0.0,
-            "right_value_shown": round(sum(o.found for o in items) / n, 3) if n else 0.0,
-            "stale_shown_as_current": sum(bool(o.stale_shown) for o in items),
-        }
+
+def figures(items: list[Outcome]) -> dict:
+    answered = [o for o in items if o.kind != "never"]
+    never = [o for o in items if o.kind == "never"]
+
+    def share(good: int, n: int) -> float | None:
+        return round(good / n, 3) if n else None
 
     return {
-        "extractor": extractor.name,
-        "scenarios": len(scenarios),
-        "overall": figures(outcomes),
-        "by_category": {name: figures(items) for name, items in sorted(by_category.items())},
-        "failures": [
-            {"scenario": o.scenario, "question": o.question, "when": o.when, "expect": o.expect,
-             "missing": not o.found, "stale_shown": o.stale_shown, "facts": facts_part(o.block)}
-            for o in outcomes
-            if not o.passed
-        ],
-        "seconds": round(time.perf_counter() - started, 2),
+        "questions": len(items),
+        "facts_right": share(sum(o.facts_right for o in answered), len(answered)),
+        "blocks_right": share(sum(o.block_right for o in answered), len(answered)),
+        "never_empty": share(sum(o.block_right and o.facts_right for o in never), len(never)),
+        "stale_shown_as_current": sum(bool(o.stale_shown) for o in answered),
+        "answered": len(answered),
+        "never": len(never),
     }
 
 
-def extractors() -> list[Extractor]:
-    chosen: list[Extractor] = [RulesExtractor()]
-    config = DigestConfig.from_env(os.environ)
-    if config.uses_model:
-        chosen.append(build_extractor(config))
-    return chosen
+def evaluate(datasets: list[tuple[str, list[dict]]], label: str) -> dict:
+    started = time.perf_counter()
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="factledger-ku-") as folder:
+        for name, scenarios in datasets:
+            for scenario in scenarios:
+                outcomes.extend(run_scenario(scenario, Path(folder), name))
+    groups: dict[str, list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        groups[o.dataset].append(o)
+        groups[f"{o.dataset}: {o.kind}"].append(o)
+    return {
+        "digest": label,
+        "overall": figures(outcomes),
+        "groups": {name: figures(items) for name, items in sorted(groups.items())},
+        "failures": [asdict(o) for o in outcomes if not (o.facts_right and o.block_right)],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
 def print_report(report: dict, verbose: bool) -> None:
-    overall = report["overall"]
-    print(f"{report['extractor']}: {report['scenarios']} scenarios, {overall['questions']} questions, {report['seconds']} s")
-    print(f"  {'category':<14} {'questions':>9} {'passed':>7} {'score':>6} {'right shown':>12} {'stale shown':>12}")
-    rows = [("overall", overall)] + list(report["by_category"].items())
-    for name, f in rows:
-        print(f"  {name:<14} {f['questions']:>9} {f['passed']:>7} {f['score']:>6.3f} {f['right_value_shown']:>12.3f} {f['stale_shown_as_current']:>12}")
+    print(f"digest: {report['digest']}  ({report['seconds']} s)")
+    print(f"  {'set':<28} {'questions':>9} {'facts right':>12} {'blocks right':>13} {'never empty':>12} {'stale shown':>12}")
+
+    def cell(value: float | None) -> str:
+        return "—" if value is None else f"{value:.3f}"
+
+    for name, f in [("overall", report["overall"]), *report["groups"].items()]:
+        print(f"  {name:<28} {f['questions']:>9} {cell(f['facts_right']):>12} {cell(f['blocks_right']):>13}"
+              f" {cell(f['never_empty']):>12} {f['stale_shown_as_current']:>12}")
     if verbose:
-        for failure in report["failures"]:
-            why = ("missing " + repr(failure["expect"])) if failure["missing"] else ""
-            if failure["stale_shown"]:
-                why += (", " if why else "") + f"stale shown {failure['stale_shown']}"
-            print(f"  FAIL {failure['scenario']} [{failure['when']}] {failure['question']}: {why}")
-            for line in failure["facts"].splitlines()[1:]:
-                print(f"       {line}")
+        for o in report["failures"]:
+            marks = []
+            if not o["facts_right"]:
+                marks.append("facts")
+            if not o["block_right"]:
+                marks.append("block")
+            print(f"\n  FAIL [{'/'.join(marks)}] {o['dataset']} {o['scenario']} ({o['kind']}) {o['question']!r}"
+                  f" expect {o['expect'] or 'nothing'}" + (f", stale shown {o['stale_shown']}" if o["stale_shown"] else ""))
+            for sentence in o["facts"]:
+                print(f"      fact: {sentence}")
+            for line in o["block"].splitlines()[1:]:
+                print(f"      block| {line}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, nargs="*", help=f"scenario files (default: {SHARED} if present, and {OWN})")
     parser.add_argument("--only", nargs="*", help="scenario ids")
-    parser.add_argument("--verbose", action="store_true", help="print each failing question with its facts")
+    parser.add_argument("--verbose", action="store_true", help="print each failing question with what was returned")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--model-only", action="store_true", help="only the model's digest (FACTLEDGER_DIGEST_MODEL)")
     args = parser.parse_args(argv)
-    scenarios = load(args.data)
-    if args.only:
-        scenarios = [s for s in scenarios if s["id"] in set(args.only)]
-    embedder = default_embedder()
-    reports = [evaluate(scenarios, extractor, embedder) for extractor in extractors()]
+    paths = args.data if args.data else [p for p in (SHARED, OWN) if p.exists()]
+    datasets = []
+    for path in paths:
+        scenarios = load(path)
+        if args.only:
+            scenarios = [s for s in scenarios if s["id"] in set(args.only)]
+        if scenarios:
+            datasets.append((path.stem, scenarios))
+    runs: list[tuple[str, dict[str, str]]] = []
+    model = os.environ.get("FACTLEDGER_DIGEST_MODEL")
+    if not args.model_only:
+        runs.append(("rules", {"FACTLEDGER_DIGEST_MODEL": ""}))
+    if model:
+        runs.append((f"model {model}", {}))
+    reports = []
+    for label, env in runs:
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            reports.append(evaluate(datasets, label))
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
     if args.json:
         print(json.dumps(reports if len(reports) > 1 else reports[0], indent=2))
         return 0
