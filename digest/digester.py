@@ -14,12 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from factledger.ledger import Ledger, LedgerError, ValidationError
+from factledger.ledger.keys import normalise
+from factledger.ledger.portion import Span, undated_start
+from factledger.ledger.times import UNKNOWN_START
 
 from .config import check_policy
 from .extractor import ExtractionRequest, Extractor, ExtractorError, WindowExtractor, WindowRequest
 from .grounding import ground
 from .journal import Journal, lease, new_holder, release
-from .memory import active_rejection, believed_claims, confirmed_values_touched
+from .memory import active_rejection, believed_claims, confirmed_values_touched, slot_versions
 from .model import DigestReport, Draft, JournalEntry
 from .policy import decide
 from .proposals import Planned, check_draft, insert_proposal, registration_receipt, set_status, transaction_reason, try_apply
@@ -178,10 +181,23 @@ class Digester:
         report.undeclared.extend(registered)
         return True
 
+    def _undated_from(self, entry: JournalEntry, draft: Draft) -> str:
+        """The valid_from of a draft its turn gives no time for (DESIGN §2). A change (supersede, retract)
+        is news when it was said. An assertion held since some moment nobody said, up to then: it starts
+        unknown, bounded by what the slot held before (ledger.portion.undated_start)."""
+        if draft.op != "add":
+            return entry.said_at
+        versions = slot_versions(self.ledger, entry.scope, draft.subject, draft.predicate)
+        cardinality = versions[0].cardinality if versions else (draft.cardinality or "many")
+        spans = [Span(v.value_key, v.value, v.valid_from, v.valid_to) for v in versions]
+        wanted = normalise(draft.value or "")
+        return undated_start(spans, wanted, cardinality, entry.said_at, UNKNOWN_START)
+
     def _one(self, entry: JournalEntry, ordinal: int, draft: Draft, registered: list[str]) -> tuple[str, int | None]:
         ledger = self.ledger
         if draft.valid_from is None and not draft.all_valid_time:
-            draft = Draft(**{**draft.__dict__, "valid_from": entry.said_at})  # DESIGN §2: when it was said
+            draft = Draft(**{**draft.__dict__, "valid_from": self._undated_from(entry, draft)})
+        draft = Draft(**{**draft.__dict__, "news_at": entry.said_at})
         planned = Planned(
             scope=entry.scope, draft=draft, sources=(entry.ref,), extractor=self.extractor.name, entry_id=entry.id, ordinal=ordinal
         )

@@ -45,6 +45,6 @@ def event_draft(
         quote=quote.strip(),
         cardinality=cardinality,  # type: ignore[arg-type]
         template=template,
-        valid_from=when.start if predicate == "did" else None,  # has_event: from when it was said
+        valid_from=when.start if predicate == "did" else said_at,  # has_event: from when it was said
         time_phrase=phrase,
     )

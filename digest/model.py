@@ -161,6 +161,9 @@ class Draft:
     note: str = ""  # a reason the extractor wants the reviewer to see (e.g. an unresolved time phrase)
     hold: bool = False  # the extractor itself asks for review (e.g. it could not resolve a time)
     drop_reason: str = ""  # the extractor's receipt for something it cannot propose (stored as dropped)
+    # When the statement was news (its turn's said-at; a stored proposal's creation): where an undated
+    # assertion that must replace another value starts.
+    news_at: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from factledger.ledger import (
 )
 from factledger.ledger.erasure import REDACTED, redact, value_words
 from factledger.ledger.keys import key, predicate_key
-from factledger.ledger.times import parse_optional
+from factledger.ledger.times import UNKNOWN_START, parse_optional
 from factledger.ledger.values import check_value
 
 from .model import Draft, NewProposal, Proposal, StatusChange
@@ -230,7 +230,10 @@ def _run_op(tx: LedgerTx, scope: str, draft: Draft, sources: tuple[str, ...], *,
     except ConflictError as exc:
         if not force_supersede or isinstance(exc, ErasedError):
             raise
-        tx.supersede(scope, draft.subject, draft.predicate, draft.value or "", valid_from=draft.valid_from, valid_to=draft.valid_to, source=source)
+        # An undated statement that clashes is a change, news when it was said: it must not cut away the
+        # other value's past.
+        start = draft.news_at if draft.valid_from == UNKNOWN_START and draft.news_at else draft.valid_from
+        tx.supersede(scope, draft.subject, draft.predicate, draft.value or "", valid_from=start, valid_to=draft.valid_to, source=source)
         return "supersede"
 
 

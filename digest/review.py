@@ -78,6 +78,7 @@ def _draft_of(p: Proposal) -> Draft:
         op=p.op, subject=p.subject, predicate=p.predicate, value=p.value, quote=p.quote,
         cardinality=p.cardinality, template=p.template, replaces=p.replaces,  # type: ignore[arg-type]
         valid_from=p.valid_from, valid_to=p.valid_to, all_valid_time=p.all_valid_time, time_phrase=p.time_phrase,
+        news_at=p.created_at,
     )
 
 

@@ -456,7 +456,7 @@ class MemorySession:
         facts.sort(key=lambda c: (c.subject != "user", c.subject, c.predicate, c.valid_from))
         shown = [
             {"fact": sentence(one_line(f"{c.subject} {c.predicate.replace('_', ' ')} {c.value}", PROFILE_LINE_CHARS),
-                              c.valid_from, c.valid_to),
+                              c.valid_from, c.valid_to, c.tx_from),
              "memory": self._label(c.scope), "claim_id": c.id}
             for c in facts[: args.limit]
         ]

@@ -221,3 +221,25 @@ def diff(original: list[Span], final: list[Span]) -> Change:
         closed=[s for s in original if s not in final],
         opened=[s for s in final if s.row_id is None],
     )
+
+
+def undated_start(versions: list[Span], value_key: str, cardinality: str, said_at: str, unknown: str) -> str:
+    """Where an undated statement of `value_key` ("I live in Lyon"), said at `said_at`, starts.
+
+    It held since some moment nobody said, up to when it was said (DESIGN §2): `unknown` (the earliest
+    instant), so a later dated change narrows it and never erases its past. What the slot is known to
+    have held before bounds that moment: the statement starts where the latest earlier version that it
+    cannot overlap ends (in a `one` slot another value; in either, an earlier run of the same value that
+    had ended). When the slot holds this value at `said_at` already, or another value there, the
+    statement is news only from `said_at` (an add there is then a no-op or the conflict it is)."""
+    start = unknown
+    for span in versions:
+        if not span.valid_from < said_at:
+            continue  # begins at or after the moment said: it does not bound what came before
+        same = span.value_key == value_key
+        if not same and cardinality != "one":
+            continue
+        if span.valid_to is None or said_at < span.valid_to:
+            return said_at  # held (this value or another) when it was said
+        start = max(start, span.valid_to)
+    return start

@@ -10,6 +10,10 @@ from .errors import ValidationError
 # 'YYYY-MM-DDTHH:MM:SS.ffffffZ', 27 characters.
 FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 END_OF_TIME = "9999-12-31T23:59:59.999999Z"
+# The valid_from of an undated statement ("I live in Lyon"): true since some moment nobody said, up to when
+# it was said (DESIGN §2). The earliest instant of the form, so a later dated change narrows the fact and
+# never erases its past, and every read, index and constraint treats it as an ordinary time.
+UNKNOWN_START = "0001-01-01T00:00:00.000000Z"
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CANONICAL = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
 
@@ -114,6 +118,8 @@ def display(text: str | None, *, open_end: str = "…", precise: bool = False) -
     a canonical timestamp is returned as it is."""
     if text is None:
         return open_end
+    if text == UNKNOWN_START:
+        return "unknown"
     if not _CANONICAL.match(text):
         return text
     minutes, seconds, micro = text[:16].replace("T", " "), text[17:19], text[20:26]

@@ -91,7 +91,7 @@ class Hit:
     @property
     def sentence(self) -> str:
         if self.claim is not None:
-            return sentence(self.text, self.claim.valid_from, self.claim.valid_to)
+            return sentence(self.text, self.claim.valid_from, self.claim.valid_to, self.claim.tx_from)
         return excerpt(self.episode)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,7 +149,7 @@ class Memory:
 
     @property
     def sentence(self) -> str:
-        return sentence(self.text, self.claim.valid_from, self.claim.valid_to)
+        return sentence(self.text, self.claim.valid_from, self.claim.valid_to, self.claim.tx_from)
 
     def to_dict(self) -> dict[str, Any]:
         return {"claim_id": self.claim.id, "scope": self.claim.scope, "sentence": self.sentence, "source": list(self.claim.source)}

@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from factledger.ledger.times import display
+from factledger.ledger.times import UNKNOWN_START, display
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
@@ -133,13 +133,19 @@ def flat(text: str) -> str:
     return " ".join(_UNPRINTABLE.sub(" ", text).split())
 
 
-def valid_time_note(valid_from: str, valid_to: str | None) -> str:
-    """'since 2024-06-01' for an open interval, '2020-01-01 to 2022-03-01' for a closed one."""
+def valid_time_note(valid_from: str, valid_to: str | None, known_from: str | None = None) -> str:
+    """'since 2024-06-01' for an open interval, '2020-01-01 to 2022-03-01' for a closed one. An undated
+    statement (valid_from UNKNOWN_START) held since a moment nobody said: 'since at least <known_from>'
+    (when the ledger learned it: it held then and since) while open, 'until 2022-03-01' once closed."""
+    if valid_from == UNKNOWN_START:
+        if valid_to is None:
+            return f"since at least {display(known_from)[:10]}" if known_from else "since an unknown date"
+        return f"until {display(valid_to)}"
     if valid_to is None:
         return f"since {display(valid_from)}"
     return f"{display(valid_from)} to {display(valid_to)}"
 
 
-def sentence(text: str, valid_from: str, valid_to: str | None) -> str:
+def sentence(text: str, valid_from: str, valid_to: str | None, known_from: str | None = None) -> str:
     """A memory as the host reads it: 'user lives in Berlin (since 2024-06-01)'."""
-    return f"{text} ({valid_time_note(valid_from, valid_to)})"
+    return f"{text} ({valid_time_note(valid_from, valid_to, known_from)})"

@@ -22,6 +22,7 @@ from factledger.digest import (
     reject_many,
 )
 from factledger.ledger import ConflictError, NotFoundError, ValidationError
+from factledger.ledger.times import UNKNOWN_START
 
 from tests.digest.conftest import sql_execute
 
@@ -183,7 +184,8 @@ def test_all_from_session_and_bulk_reject(strict) -> None:
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (Edit(value="Porto"), ("Porto", "2026-01-01T10:00:00.000000Z", None)),
+        # an undated statement starts unknown (DESIGN §2); a value-only edit keeps that
+        (Edit(value="Porto"), ("Porto", UNKNOWN_START, None)),
         (Edit(valid_from="2025-09-01"), ("Lisbon", "2025-09-01T00:00:00.000000Z", None)),
         (Edit(valid_from="2025-09-01", valid_to="2025-12-01"), ("Lisbon", "2025-09-01T00:00:00.000000Z", "2025-12-01T00:00:00.000000Z")),
     ],

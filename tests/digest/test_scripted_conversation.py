@@ -62,5 +62,6 @@ def test_claims_and_transactions_cite_their_journal_entries(talk) -> None:
     assert tx.principal == "digest:rules"
     assert tx.sources == (f"journal:{entry}",)
     assert "digest auto" in tx.reason and "proposal #" in tx.reason
-    # valid_from defaults to when the turn was said
-    assert claim.valid_from == "2026-01-01T10:00:00.000000Z"
+    # an undated statement held since some moment nobody said, up to when it was said (DESIGN §2)
+    assert claim.valid_from == "0001-01-01T00:00:00.000000Z"
+    assert claim.tx_from >= "2026-01-01T10:00:00.000000Z"
