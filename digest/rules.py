@@ -38,6 +38,8 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .events import EVENT_PREDICATES, event_draft
+from .everyday import FIRST_PATTERNS, POSSESSIONS, everyday
+from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
 from .when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
@@ -59,7 +61,7 @@ PREDICATES: dict[str, tuple[str, str]] = {
 
 _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
-    r"please|actually|sorry|correction|no|oops|wait|"
+    r"please|actually|sorry|correction|no|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|"
     r"oh and|guess what|news|these days|nowadays|currently|now|"
     r"[A-Za-z]+(?:\s+[A-Za-z]+){0,2}:)[,!:]?\s+)+",
     re.I,
@@ -70,8 +72,11 @@ _HEDGE = re.compile(
     r"pretend|imagine|suppose|hypothetically|not sure|unless|probably|used to|never)\b|\b\w+'(?:d|ll)\b|\?"
 )
 _MODAL_MAY = re.compile(r"\bmay\b")  # lower-case only: "in May" is a month
-_JOINT = re.compile(r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We)\b)|,\s+(?=I\s)")
-_SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;]+|$)")
+_JOINT = re.compile(
+    r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))"
+)
+# A full stop after a title or inside a number ("Dr. Ruiz", "86.5 kg") does not end a sentence.
+_SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d))+(?:[.!?;]+|$)")
 
 # A proper name: capitalised words, with a few lower-case joiners between them ("Rio de Janeiro").
 _PROPER = (
@@ -122,14 +127,6 @@ _FAVOURITE = re.compile(r"^(?P<v>[A-Za-z][\w'\- ]{0,40}?)\s+(?:is|are)\s+my\s+(?
 _CLAUSE_TAIL = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as|ever\s+since|now\s+that|over|rather\s+than|instead\s+of)\b.*$")
 _ANYMORE = re.compile(r"(?i)\s+(?:any\s?more|these\s+days|now)\s*$")
 
-_POSSESSIONS = {
-    "cat", "cats", "dog", "dogs", "puppy", "kitten", "parrot", "hamster", "rabbit", "horse", "fish", "goldfish",
-    "turtle", "snake", "car", "cars", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "boat", "van",
-    "truck", "house", "flat", "apartment", "cottage", "garden", "piano", "guitar", "violin", "son", "sons",
-    "daughter", "daughters", "kid", "kids", "child", "children", "baby", "brother", "brothers", "sister",
-    "sisters", "husband", "wife", "partner", "boyfriend", "girlfriend", "twins", "grandchildren", "grandson",
-    "granddaughter", "tesla", "laptop", "camera", "telescope", "drone",
-}
 _COUNT_WORD = r"(?:a|an|one|two|three|four|five|six|\d)"
 _HAS = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve\s+(?:also\s+|now\s+|just\s+)?(?:got|bought|adopted)|(?:\s+(?:also|now|just|recently|finally))*\s+(?:have|own|have\s+got|bought|adopted|got))\s+"
@@ -143,6 +140,7 @@ _DIED = re.compile(r"^(?:[Mm]y|[Oo]ur)\s+(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+(?:died|p
 _ADJECTIVES = {"new", "little", "small", "big", "old", "young", "cute", "lovely", "beautiful", "second", "first", "brand"}
 # Imperative only, at the clause start ("Please" is a lead-in): "do you remember that film?" is not.
 _REMEMBER = re.compile(r"(?i)^(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)$")
+_COMMAND_LEAD = re.compile(r"(?i)\b(?:remember|note(?:\s+to\s+self)?|fyi|for\s+the\s+record|memo|save\s+this|keep\s+in\s+mind)\b")
 _CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait)\b")
 _CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>[^,.;!]+?)\s*[.!]?$")
 
@@ -324,6 +322,9 @@ class RulesExtractor:
             return self._correction(correction, request, subject)
         if _HEDGE.search(text) or _MODAL_MAY.search(text):
             return []
+        first = self._everyday(clause, request, subject, text, only=FIRST_PATTERNS)
+        if first:
+            return first
         who = _Who(request, subject)
 
         m = _LIVED_RANGE.match(text)
@@ -386,7 +387,15 @@ class RulesExtractor:
         m = _HAS.match(text)
         if m:
             return self._has(m, text, said_at, subject)
-        return []
+        return self._everyday(clause, request, subject, text) or []
+
+    def _everyday(self, clause: _Clause, request: ExtractionRequest, subject: str, text: str, *, only: frozenset[str] | None = None) -> list[Draft] | None:
+        """Everyday speech (factledger.digest.everyday); a clause after a command lead-in ("remember:",
+        "note to self:", "fyi") that no pattern reads is kept as a note rather than lost."""
+        read = everyday(EverydayClause(text, clause.lead, request.entry.text, subject, request.entry.said_at, request), only=only)
+        if read is None and only is None and _COMMAND_LEAD.search(clause.lead) and len(text.split()) >= 3:
+            return [self._draft("add", "note", text.strip(" ,.;"), text, subject=subject)]
+        return read
 
     # -- builders -------------------------------------------------------------------------------
 
@@ -495,7 +504,7 @@ class RulesExtractor:
         count = m["count"].casefold()
         value = _article_free(phrase)
         words = [w.casefold() for w in value.split()]
-        if not words or not any(w in _POSSESSIONS for w in words[:3]) or len(words) > 6:
+        if not words or not any(w in POSSESSIONS for w in words[:3]) or len(words) > 6:
             return []
         if count not in ("a", "an", "one"):
             value = f"{m['count']} {value}"
@@ -504,7 +513,7 @@ class RulesExtractor:
     def _lost(self, who: "_Who", m: re.Match[str], text: str, said_at: str) -> list[Draft]:
         value = _article_free(_CLAUSE_TAIL.sub("", _strip_time(m["v"])))
         words = [w.casefold() for w in value.split()]
-        if not words or not any(w in _POSSESSIONS for w in words):
+        if not words or not any(w in POSSESSIONS for w in words):
             return []
         # Name the held value when the head noun matches exactly one ("my car" -> "red car").
         head = words[-1]

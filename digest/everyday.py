@@ -1,0 +1,632 @@
+"""Everyday speech for the offline rules extractor: patterns as data, each with examples and counter-examples.
+
+The fixed-slot patterns of factledger.digest.rules know "I live in X" and "I work at Y". People say far
+more, in far looser words: "our stack is Django on Postgres", "remember: my dentist is Dr. Ruiz", "Not at
+Globex anymore, I'm with Initech now", "I don't have a dog anymore", "the dose went up to 20 mg". Each
+`Pattern` below names one such shape, the function that turns a match into drafts, and the sentences it
+must (examples) and must not (counter-examples) turn into facts; tests/digest/test_everyday.py runs every
+pattern's table through the real digest. The first pattern whose regular expression matches a clause and
+whose builder returns drafts (not None) decides the clause.
+
+Time: a statement of how things are ("my dentist is Dr. Patel") is undated: the digest gives it an
+unknown start (DESIGN §2). A statement of change ("my dentist is now Dr. Ruiz", "I'm with Initech now",
+"I stopped taking X") is news when it was said, or at the time words it carries ("last week").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from factledger.ledger import ClaimVersion
+from factledger.ledger.keys import normalise
+
+from .model import Draft
+from .when import find_time_phrase, resolve_time_phrase
+
+if TYPE_CHECKING:
+    from .extractor import ExtractionRequest
+
+# A proper name: capitalised words, with a few lower-case joiners between them ("Rio de Janeiro").
+PROPER = (
+    r"(?P<v>(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|von|van|of|and|&)\s+)?"
+    r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
+)
+_CHANGE = re.compile(r"(?i)\b(?:now|new|anymore|any more|these days|nowadays|switched|changed|moved|instead)\b")
+_VALUE_TAIL = re.compile(
+    r"(?i)(?:,|\s+)(?:now|these days|nowadays|anymore|any more|at the moment|currently|instead|too|as well|btw|though|lol|haha|finally|at last)\s*$"
+)
+_BAD_VALUE = re.compile(
+    r"(?i)^(?:so|really|very|pretty|too|kinda|kind of|a bit|quite|not|killing|driving|getting|being|going|broken|fine|ok|okay|"
+    r"good|great|bad|awful|terrible|amazing|the best|the worst|busy|tired|sick|back|down|up|out|over|here|there|this|that|it|"
+    r"what|how|why|who|where|when|done|gone|lost|full|empty|late|early|finished|like|just|also|still|always|never)\b"
+)
+# Nouns of things and family a person has (the fixed `has` slot of factledger.digest.rules).
+POSSESSIONS = {
+    "cat", "cats", "dog", "dogs", "puppy", "kitten", "parrot", "hamster", "rabbit", "horse", "fish", "goldfish",
+    "turtle", "snake", "car", "cars", "bike", "bicycle", "motorbike", "motorcycle", "scooter", "boat", "van",
+    "truck", "house", "flat", "apartment", "cottage", "garden", "piano", "guitar", "violin", "son", "sons",
+    "daughter", "daughters", "kid", "kids", "child", "children", "baby", "brother", "brothers", "sister",
+    "sisters", "husband", "wife", "partner", "boyfriend", "girlfriend", "twins", "grandchildren", "grandson",
+    "granddaughter", "tesla", "laptop", "camera", "telescope", "drone",
+}
+_ARTICLES = re.compile(r"(?i)^(?:a|an|the|my|our|his|her|their)\s+")
+_ATTR_STOP = {
+    "name", "names", "favorite", "favourite", "way", "thing", "things", "problem", "point", "question", "plan", "idea",
+    "guess", "bad", "fault", "turn", "pleasure", "day", "week", "life", "head", "back", "stomach", "mind", "mood", "phone",
+    "goal", "hope", "job", "password", "passcode", "pin", "ssn", "token", "secret", "login", "passphrase",
+}
+RELATION_WORDS = {
+    "sister", "brother", "mother", "mom", "mum", "father", "dad", "wife", "husband", "partner", "son", "daughter", "best_friend",
+    "friend", "boyfriend", "girlfriend", "fiance", "fiancee", "boss", "cousin", "aunt", "uncle", "niece", "nephew", "roommate",
+    "flatmate", "neighbour", "neighbor", "twin", "grandma", "grandpa", "grandmother", "grandfather",
+}
+_ATTR_MODS = re.compile(r"(?i)^(?:(?:new|current|old|actual|real|main|usual|regular|primary|official)\s+)+")
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A clause the patterns read: its text (lead-in words cut), the lead-in, the whole turn."""
+
+    text: str
+    lead: str
+    turn: str
+    subject: str
+    said_at: str
+    request: "ExtractionRequest"
+
+    def held(self, subject: str | None = None) -> list[ClaimVersion]:
+        wanted = normalise(subject or self.subject)
+        return [c for c in self.request.current if c.subject_key == wanted and c.tx_to is None]
+
+    def open_held(self, predicate: str | None = None) -> list[ClaimVersion]:
+        return [c for c in self.held() if c.valid_to is None and (predicate is None or c.predicate == predicate)]
+
+
+Builder = Callable[[re.Match[str], Clause], "list[Draft] | None"]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One shape of everyday speech: a regular expression over a clause, what a match means, and the
+    sentences that show it. `examples`: (turns said in order, facts held afterwards as (subject,
+    predicate, value)); `counter`: sentences that must give no fact at all."""
+
+    name: str
+    regex: re.Pattern[str]
+    build: Builder
+    examples: tuple[tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]], ...]
+    counter: tuple[str, ...] = ()
+
+
+# -- builders -------------------------------------------------------------------------------------
+
+
+def draft(op: str, subject: str, predicate: str, value: str | None, quote: str, *, cardinality: str, template: str,
+          valid_from: str | None = None, valid_to: str | None = None, replaces: str | None = None, phrase: str = "") -> Draft:
+    return Draft(op=op, subject=subject, predicate=predicate, value=value, quote=quote.strip(), cardinality=cardinality,  # type: ignore[arg-type]
+                 template=template, valid_from=valid_from, valid_to=valid_to, replaces=replaces, time_phrase=phrase)
+
+
+_SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that)\s+.*$")
+
+
+def clean_value(text: str) -> str:
+    value = _SUBORDINATE.sub("", text.strip(" ,.;:!"))
+    phrase = find_time_phrase(value)
+    if phrase and value.find(phrase) > 0 and not re.fullmatch(r"\d{4}", phrase):
+        value = value[: value.find(phrase)].strip(" ,")
+    for _ in range(3):
+        value = _VALUE_TAIL.sub("", value).strip(" ,.;:!")
+    return value
+
+
+def change_time(c: Clause, text: str) -> tuple[str | None, str]:
+    """(valid_from, phrase) of a change: the time words in `text`, or when it was said."""
+    phrase = find_time_phrase(text)
+    span = resolve_time_phrase(phrase, c.said_at) if phrase else None
+    if span is not None and span.valid_from <= c.said_at:
+        return span.valid_from, phrase or ""
+    return c.said_at, ""
+
+
+def attribute_key(words: str) -> str:
+    words = _ATTR_MODS.sub("", words.strip()).strip()
+    return re.sub(r"[\s\-]+", "_", words.casefold())
+
+
+def state(c: Clause, predicate: str, value: str, quote: str, *, template: str, changed: bool, cardinality: str = "one") -> Draft:
+    """A `one` (or `many`) statement of how things are: superseding another held value, from when it was
+    said (or its time words) when it is news of a change, else an undated add."""
+    value = clean_value(value)
+    others = [v for v in c.open_held(predicate) if v.value_key != normalise(value)]
+    start, phrase = change_time(c, c.text) if (changed or others) else (None, "")
+    if find_time_phrase(c.text) and not changed and not others:
+        start, phrase = change_time(c, c.text)
+    if cardinality == "one" and others:
+        start = start if phrase else None  # the digest dates an undated change when it was said
+        return draft("supersede", c.subject, predicate, value, quote, cardinality=cardinality, template=template, valid_from=start, phrase=phrase)
+    return draft("add", c.subject, predicate, value, quote, cardinality=cardinality, template=template, valid_from=start, phrase=phrase)
+
+
+def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    groups = m.groupdict()
+    attr, value = m["attr"].strip(), groups.get("rev") or groups.get("v") or ""
+    key = attribute_key(attr)
+    value = clean_value(value)
+    if key in RELATION_WORDS:
+        named = re.fullmatch(r"(?:called|named)?\s*([A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)?)", value)
+        if not named or c.subject != "user":
+            return None
+        return [draft("add", named[1], "relation", attr.strip().casefold(), m.group(0), cardinality="many",
+                      template="{subject} is the user's {value}")]
+    if not key or not value or key.split("_")[-1] in _ATTR_STOP or len(key.split("_")) > 6 or _BAD_VALUE.match(value):
+        return None
+    if len(value.split()) > 8 or value.endswith("?"):
+        return None
+    changed = bool(m.groupdict().get("mods") and re.search(r"(?i)new", m["mods"] or "")) or bool(_CHANGE.search(m.group(0)))
+    noun = " ".join(_ATTR_MODS.sub("", attr).split())
+    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed)]
+
+
+def _thing_on(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'the billing service is on CockroachDB now': where a thing of the user's runs (a `one` slot)."""
+    thing = " ".join(m["thing"].split())
+    key = attribute_key(thing)
+    if not key or key.split("_")[-1] in _ATTR_STOP:
+        return None
+    if find_time_phrase(f"{m['prep']} {m['v']}") == f"{m['prep']} {m['v']}".strip():
+        return None  # "the meeting is in March": a time, not where a thing runs
+    value = f"{m['prep']} {clean_value(m['v'])}"
+    drafts = [state(c, key, value, m.group(0), template=f"{{subject}}'s {thing} is {{value}}", changed=bool(_CHANGE.search(m.group(0))))]
+    return drafts + replaced_mentions(c, clean_value(m["v"]), exclude=key)
+
+
+_FROM_OLD = re.compile(r"(?i)\b(?:cut\s*over|cutover|migrat(?:ion|ed|ing)|switch(?:ed)?|mov(?:e|ed)|port(?:ed)?)\s+(?:away\s+)?(?:from|off)\s+(?P<old>[A-Z][\w.\-]+)")
+
+
+def replaced_mentions(c: Clause, new: str, *, exclude: str) -> list[Draft]:
+    """'… on CockroachDB now, we finished the cutover from Postgres': held values naming Postgres (or
+    PostgreSQL 14) now name CockroachDB, from the time words of the cutover."""
+    m = _FROM_OLD.search(c.turn)
+    if not m or len(m["old"]) < 3:
+        return []
+    old = m["old"]
+    token = re.compile(rf"(?i)(?<!\w){re.escape(old)}[\w]*(?:\s+\d+(?:\.\d+)*)?")
+    start, phrase = change_time(c, c.turn[m.start():])
+    drafts = []
+    for held in c.open_held():
+        if held.predicate == exclude or not token.search(held.value):
+            continue
+        value = token.sub(new, held.value, count=1)
+        many = held.cardinality == "many"
+        drafts.append(draft("supersede", c.subject, held.predicate, value, m.group(0), cardinality=held.cardinality,
+                            template=f"{{subject}}'s {held.predicate.replace('_', ' ')} is {{value}}", valid_from=start,
+                            replaces=held.value if many else None, phrase=phrase))
+    return drafts
+
+
+WORKS = ("one", "{subject} works at {value}")
+ROLE = ("one", "{subject} works as {value}")
+
+
+def _job(c: Clause, org: str, quote: str, *, role: str | None = None, changed: bool = True) -> list[Draft]:
+    org = clean_value(org)
+    if not org or _BAD_VALUE.match(org):
+        return []
+    drafts = [state(c, "works_at", org, quote, template=WORKS[1], changed=changed)]
+    if role:
+        drafts.append(state(c, "job_title", clean_value(role), quote, template=ROLE[1], changed=changed))
+    return drafts
+
+
+_NOT_ROLES = {"regular", "fan", "member", "customer", "guest", "visitor", "patient", "volunteer", "student", "big", "huge", "client"}
+
+
+def _role_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    if m["role"].split()[0].casefold() in _NOT_ROLES or m["role"].split()[-1].casefold() in _NOT_ROLES:
+        return None
+    return _job(c, m["v"], m.group(0), role=m["role"], changed=bool(_CHANGE.search(m.group(0)))) or None
+
+
+def _left_joined(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    return _job(c, m["v"], c.text, role=m.groupdict().get("role")) or None
+
+
+def _joined(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    worky = m.groupdict().get("role") or re.search(r"(?i)\b(?:job|work|team|company|engineer|role|position|hired)\b", c.turn)
+    if not worky and not c.open_held("works_at"):
+        return None
+    return _job(c, m["v"], c.text, role=m.groupdict().get("role")) or None
+
+
+def _with_now(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    worky = re.search(r"(?i)\b(?:job|work|working|employer|company|not at)\b", c.turn)
+    if not worky and not c.open_held("works_at"):
+        return None
+    return _job(c, m["v"], m.group(0)) or None
+
+
+def _not_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    value = clean_value(m["v"])
+    for held in c.open_held():
+        if held.predicate in ("works_at", "lives_in") and held.value_key == normalise(value):
+            start, phrase = change_time(c, c.text)
+            return [draft("retract", c.subject, held.predicate, held.value, m.group(0), cardinality="one",
+                          template=WORKS[1], valid_from=start, phrase=phrase)]
+    return None
+
+
+def _name(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    if c.subject != "user":
+        return None
+    greeting = re.search(r"(?i)\b(?:hi|hello|hey|hiya|howdy)\b", c.lead) or m.group(0) == c.turn.strip(" .!").split(", ")[-1]
+    if not greeting and not m.groupdict().get("called"):
+        return None
+    return [state(c, "name", m["v"], m.group(0), template="{subject}'s name is {value}", changed=False)]
+
+
+def _report_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    return [state(c, "manager", m["v"], m.group(0), template="{subject}'s manager is {value}", changed=True)]
+
+
+TEAM = "{subject} is on the {value}"
+
+
+def _team(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    value = clean_value(m["team"])
+    changed = not re.match(r"(?i)^I(?:'m| am)\s+on\b", m.group(0))
+    return [state(c, "team", value, m.group(0), template=TEAM, changed=changed)]
+
+
+def _weight(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    value = re.sub(r"\s+", " ", m["v"]).replace("kgs", "kg")
+    value = re.sub(r"(?i)(\d)\s*(kg|lbs?|pounds|kilos)", r"\1 \2", value)
+    changed = not re.match(r"(?i)^(?:current\s+weight|my\s+weight|weight)\b", m.group(0))
+    return [state(c, "weight", value, m.group(0), template="{subject}'s weight is {value}", changed=changed)]
+
+
+MEDICATION = ("many", "{subject} takes the medication {value}")
+_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|g|ml|iu|units?)"
+_DRUG_DOSE = re.compile(rf"(?i)(?:(?P<dose>{_DOSE})\s+(?:of\s+)?(?P<drug>[a-z][\w\-]+)|(?P<drug2>[a-z][\w\-]+)\s+(?P<dose2>{_DOSE}))")
+
+
+def _medication(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    found = _DRUG_DOSE.search(m["rest"])
+    if not found:
+        return None
+    drug = found["drug"] or found["drug2"]
+    dose = re.sub(r"\s+", " ", found["dose"] or found["dose2"])
+    dose = re.sub(r"(?i)(\d)\s*([a-zµ]+)$", r"\1 \2", dose)
+    if drug.casefold() in {"of", "a", "the", "my", "day", "daily", "week"}:
+        return None
+    value = f"{drug} {dose}"
+    held = [v for v in c.open_held("medication") if v.value_key.split()[0] == drug.casefold()]
+    changed = bool(held) or bool(re.search(r"(?i)\b(?:switched|went|now|started|up|down|changed|new)\b", m.group(0)))
+    start, phrase = change_time(c, c.text) if changed else (None, "")
+    if held and held[0].value_key != normalise(value):
+        return [draft("supersede", c.subject, "medication", value, m.group(0), cardinality="many", template=MEDICATION[1],
+                      valid_from=start, replaces=held[0].value, phrase=phrase)]
+    return [draft("add", c.subject, "medication", value, m.group(0), cardinality="many", template=MEDICATION[1], valid_from=start, phrase=phrase)]
+
+
+ENDED = ("many", "{subject} {value}")
+
+
+def _mentioning(c: Clause, words: str) -> list[ClaimVersion]:
+    """Held open facts of the subject whose value names `words` (their head word at least)."""
+    target = _ARTICLES.sub("", words.strip()).strip()
+    tokens = [t for t in re.findall(r"[\w'’\-]+", target.casefold()) if t not in {"a", "an", "the", "my", "our", "of"}]
+    if not tokens:
+        return []
+    found = []
+    for held in c.open_held():
+        value = held.value.casefold()
+        if all(re.search(rf"(?<!\w){re.escape(t)}s?(?!\w)", value) for t in tokens) or (
+            len(tokens) > 1 and re.search(rf"(?<!\w){re.escape(tokens[-1])}s?(?!\w)", value)
+        ):
+            found.append(held)
+    return found
+
+
+def _ended(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I stopped taking lisinopril', 'I quit caffeine', 'Sold the Civic', 'I don't have a dog anymore':
+    every held fact that names it ends (from the time words, or when said); with none held, the ending
+    itself is the fact."""
+    what = clean_value(m["what"])
+    if not what or _BAD_VALUE.match(what) or len(what.split()) > 6 or re.match(r"(?i)^(?:it|that|this|them|him|her|you|to|on|about|with|for|trying)\b", what):
+        return None
+    start, phrase = change_time(c, c.text)
+    held = _mentioning(c, what)
+    if held:
+        return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                      valid_from=start, phrase=phrase) for h in held]
+    words = _ARTICLES.sub("", what).casefold().split()
+    if re.search(r"\b[A-Z]", what) or any(w in POSSESSIONS for w in words[:3]):
+        return None  # a place, employer or possession nobody holds: the fixed patterns read those
+    verb = " ".join(m["verb"].split()).casefold()
+    said = {"don't have": "no longer has", "do not have": "no longer has", "don't own": "no longer owns", "no longer have": "no longer has",
+            "no longer own": "no longer owns", "don't take": "no longer takes", "no longer take": "no longer takes",
+            "don't drive": "no longer drives", "no longer drive": "no longer drives", "don't use": "no longer uses",
+            "no longer use": "no longer uses"}.get(verb, verb)
+    return [draft("add", c.subject, "ended", f"{said} {what}", m.group(0), cardinality="many", template=ENDED[1], valid_from=start, phrase=phrase)]
+
+
+def _passed_away(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    who = m["who"].strip()
+    start, phrase = change_time(c, c.text)
+    held = _mentioning(c, who)
+    drafts = [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                    valid_from=start, phrase=phrase) for h in held]
+    drafts.append(draft("add", c.subject, "ended", f"lost {who} ({' '.join(m['how'].split())})", m.group(0), cardinality="many",
+                        template=ENDED[1], valid_from=start, phrase=phrase))
+    return drafts
+
+
+HABIT_VERBS = {"drive": "drives", "ride": "rides", "take": "takes", "use": "uses", "play": "plays", "speak": "speaks", "own": "owns"}
+
+
+def _habit(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    verb = m["verb"].casefold()
+    value = clean_value(m["v"])
+    if not value or _BAD_VALUE.match(value) or len(value.split()) > 7 or re.match(r"(?i)^(?:it|that|this|them|care|time|a\s+(?:look|break|nap|walk|while))\b", value):
+        return None
+    if verb == "take" and not re.search(r"(?i)\b(?:train|bus|tube|subway|metro|tram|ferry|bike|car|taxi|uber)\b", value):
+        return None
+    predicate = HABIT_VERBS[verb]
+    value = _ARTICLES.sub("", value) if verb in ("drive", "ride", "own") else value
+    changed = bool(_CHANGE.search(m.group(0)))
+    # "I speak Portuguese and a bit of French": one fact each (a list only where values are names)
+    parts = [value] if verb in ("take", "drive", "ride") else [
+        re.sub(r"(?i)^(?:a\s+(?:bit|little)\s+of|some|basic)\s+", "", p).strip() for p in re.split(r",\s*|\s+and\s+", value)
+    ]
+    return [state(c, predicate, p, m.group(0), template=f"{{subject}} {predicate} {{value}}", changed=changed, cardinality="many") for p in parts if p]
+
+
+def _work_from(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    value = clean_value(m["v"])
+    if not value or re.search(r"(?i)\b(?:most|some|many)\s+days\b|\b(?:sometimes|usually|often|occasionally|twice|once)\b", c.text):
+        return None
+    start, phrase = change_time(c, c.text)
+    dated = bool(phrase)
+    others = [v for v in c.open_held("works_from") if v.value_key != normalise(value)]
+    op = "supersede" if others else "add"
+    return [draft(op, c.subject, "works_from", value, c.text if dated else m.group(0), cardinality="one",
+                  template="{subject} works from {value}", valid_from=start if (dated or others) else None, phrase=phrase)]
+
+
+BOOKED = ("many", "{subject} booked {value}")
+
+
+def _booked(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    value = m["v"].strip(" ,.;!")
+    if not value or len(value.split()) > 14:
+        return None
+    return [draft("add", c.subject, "booked", value, m.group(0), cardinality="many", template=BOOKED[1], valid_from=c.said_at)]
+
+
+def _cancel_rebook(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    old, new = clean_value(m["old"]), clean_value(m["new"])
+    pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
+    held = [h for h in c.open_held("booked") if pattern.search(h.value)]
+    if not held:
+        return [draft("add", c.subject, "booked", new, m.group(0), cardinality="many", template=BOOKED[1], valid_from=c.said_at)]
+    return [draft("supersede", c.subject, "booked", pattern.sub(new, h.value, count=1), m.group(0), cardinality="many",
+                  template=BOOKED[1], valid_from=c.said_at, replaces=h.value) for h in held]
+
+
+def _cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    what = clean_value(m["what"])
+    held = [h for h in c.open_held("booked") if re.search(rf"(?i)(?<!\w){re.escape(_ARTICLES.sub('', what))}(?!\w)", h.value)]
+    if not held:
+        return None
+    return [draft("retract", c.subject, "booked", h.value, m.group(0), cardinality="many", template=BOOKED[1], valid_from=c.said_at) for h in held]
+
+
+# -- the table -----------------------------------------------------------------------------------
+
+_I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actually|officially))*"
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern(
+        "medication",
+        re.compile(r"(?i)^(?:.*?\b)?(?P<verb>put\s+me\s+on|switched\s+me\s+(?:over\s+)?to|prescribed\s+me|I(?:'m|\s+am)\s+(?:now\s+)?(?:on|taking)|I\s+(?:now\s+)?take|I\s+started\s+(?:on|taking)|(?:the\s+)?dose\s+(?:went|is|was\s+(?:raised|lowered|increased|reduced))(?:\s+(?:up|down))?\s+to)\s+(?P<rest>.+)$"),
+        _medication,
+        examples=(
+            (("My doctor put me on 10 mg of lisinopril for my blood pressure.",), (("user", "medication", "lisinopril 10 mg"),)),
+            (("I take 50mg of sertraline", "The dose went up to 100 mg of sertraline after my check-up."), (("user", "medication", "sertraline 100 mg"),)),
+        ),
+        counter=("I take the bus to school", "I'm on my way"),
+    ),
+    Pattern(
+        "ended",
+        re.compile(
+            r"(?i)^(?:I\s+|we\s+)?(?:(?:have|'ve)\s+)?(?:just\s+|finally\s+|officially\s+|recently\s+)?"
+            r"(?P<verb>stopped\s+taking|stopped\s+using|stopped\s+drinking|stopped\s+eating|quit|gave\s+up|sold|gave\s+away|got\s+rid\s+of|"
+            r"no\s+longer\s+(?:have|own|take|drive|use)|(?:don't|do\s+not)\s+(?:have|own|take|drive|use)(?=.*\bany\s?more\b))\s+(?P<what>.+)$"
+        ),
+        _ended,
+        examples=(
+            (("I drive a 2015 Skoda Octavia.", "Sold the Octavia last week."), ()),
+            (("I don't have a gym membership anymore",), (("user", "ended", "no longer has a gym membership"),)),
+            (("I have a cat", "I don't have a cat anymore"), ()),
+            (("I quit coffee in March",), (("user", "ended", "quit coffee"),)),
+        ),
+        counter=("I quit?", "I gave up on it", "Don't have time for this"),
+    ),
+    Pattern(
+        "passed away",
+        re.compile(r"^(?P<who>(?:[Mm]y|[Oo]ur)\s+[a-z]+|[A-Z][a-z]+)\s+(?P<how>passed\s+away|died|was\s+put\s+down)\b"),
+        _passed_away,
+        examples=((("Biscuit passed away last night",), (("user", "ended", "lost Biscuit (passed away)"),)),),
+        counter=("The battery died",),
+    ),
+    Pattern(
+        "cancelled and rebooked",
+        re.compile(r"(?i)^I(?:'ve)?\s+cancell?ed\s+(?P<old>.+?)\s+and\s+(?:re)?booked\s+(?P<new>[^,]+?)(?:\s+instead)?(?:,.*)?$"),
+        _cancel_rebook,
+        examples=((("I booked a week in Ghent from May 2 to 9", "I cancelled Ghent and booked Bruges instead, same dates"),
+                   (("user", "booked", "a week in Bruges from May 2 to 9"),)),),
+    ),
+    Pattern(
+        "booked",
+        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|also))*\s+booked\s+(?P<v>.+)$"),
+        _booked,
+        examples=((("I booked a flight to Oslo for March 3",), (("user", "booked", "a flight to Oslo for March 3"),)),),
+        counter=(),
+    ),
+    Pattern(
+        "cancelled",
+        re.compile(r"(?i)^I(?:'ve)?\s+(?:just\s+)?cancell?ed\s+(?P<what>[^,]+)$"),
+        _cancelled,
+        examples=((("I booked a table at Nora's for Friday", "I cancelled Nora's"), ()),),
+    ),
+    Pattern(
+        "left and joined",
+        re.compile(
+            rf"{_I}\s+(?:left|quit)\s+(?P<old>[A-Z][^,]*?)\s+(?:and|to)\s+(?:joined|join|started\s+at|moved\s+to)\s+{PROPER}"
+            r"(?:\s+as\s+an?\s+(?P<role>[a-z][\w\- ]*?))?(?=\s*(?:$|[,.;!]|\s(?:last|this|on|in|since|two|a|yesterday|today)\b))"
+        ),
+        _left_joined,
+        examples=((("I'm a nurse at Hollyfield Clinic", "I left Hollyfield Clinic and joined Marlow Health as a charge nurse"),
+                   (("user", "works_at", "Marlow Health"), ("user", "job_title", "charge nurse"))),),
+    ),
+    Pattern(
+        "role at",
+        re.compile(rf"{_I}\s+(?:a|an)\s+(?P<role>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
+        _role_at,
+        examples=((("I'm a data analyst at Brightwater Foods",), (("user", "works_at", "Brightwater Foods"), ("user", "job_title", "data analyst"))),),
+        counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
+    ),
+    Pattern(
+        "joined",
+        re.compile(rf"{_I}\s+(?:joined|started\s+at|started\s+working\s+at|started\s+a\s+new\s+job\s+at)\s+{PROPER}(?:\s+(?:on|last|this)\s+[A-Z]?[a-z]+)?(?:\s+as\s+an?\s+(?P<role>[a-z][\w\- ]*?))?(?=\s*(?:$|[,.;!]))"),
+        _joined,
+        examples=((("I started at Pellwood on Monday as a product designer",), (("user", "works_at", "Pellwood"), ("user", "job_title", "product designer"))),),
+        counter=("I joined Strava",),
+    ),
+    Pattern(
+        "not at any more",
+        re.compile(rf"(?i)^(?:I'm\s+|I\s+am\s+)?(?:not|no\s+longer)\s+(?:at|with|working\s+at|working\s+for)\s+{PROPER}(?:\s+any\s?more)?"),
+        _not_at,
+        examples=((("I work at Globex", "Not at Globex anymore"), ()),),
+    ),
+    Pattern(
+        "with now",
+        re.compile(rf"^I(?:'m|\s+am)\s+(?:now\s+)?(?:with|at|working\s+for)\s+{PROPER}(?=\s+now\b|\s+these\s+days\b|\s*$)"),
+        _with_now,
+        examples=((("I work at Globex", "Not at Globex anymore, I'm with Initech now."), (("user", "works_at", "Initech"),)),),
+        counter=("I'm at Tesco now",),
+    ),
+    Pattern(
+        "reports to",
+        re.compile(rf"^I(?:\s+now)?\s+report\s+(?:directly\s+)?to\s+{PROPER}"),
+        _report_to,
+        examples=((("My manager is Ana Ruiz", "I report to Ben Ode now"), (("user", "manager", "Ben Ode"),)),),
+    ),
+    Pattern(
+        "team",
+        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?to|joined|(?:'m|am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+team)\b"),
+        _team,
+        examples=((("I moved over to the payments team",), (("user", "team", "payments team"),)),),
+    ),
+    Pattern(
+        "weight",
+        re.compile(r"(?i)^(?:current\s+weight|my\s+weight\s+is(?:\s+now)?|weight|I\s+weigh|weighed\s+in\s+at|(?:I'm\s+)?down\s+to|(?:I'm\s+)?up\s+to|now\s+at)\s*(?::\s*|is\s+|of\s+)?(?P<v>\d+(?:\.\d+)?\s*(?:kg|kgs|kilos|lbs|lb|pounds))\b"),
+        _weight,
+        examples=((("Current weight 91 kg", "Log: down to 88 kg."), (("user", "weight", "88 kg"),)),),
+        counter=("I bought 2 kg of apples",),
+    ),
+    Pattern(
+        "work from",
+        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+been)?\s+(?:working|work)\s+(?:from|out\s+of)\s+(?P<v>the\s+[\w\- ]+?\s+office|home|[A-Z][\w\- ]+?\s+office)\b"),
+        _work_from,
+        examples=((("I've been working from the Ghent office since last Monday",), (("user", "works_from", "the Ghent office"),)),),
+    ),
+    Pattern(
+        "thing on",
+        re.compile(rf"(?i)^(?:the|our)\s+(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+(?:is|runs)\s+(?:now\s+)?(?P<prep>on|in)\s+(?-i:{PROPER})"),
+        _thing_on,
+        examples=((("Our stack is Rails on MySQL 8.", "The checkout service is on Postgres now, we finished the migration from MySQL last week."),
+                   (("user", "checkout_service", "on Postgres"), ("user", "stack", "Rails on Postgres"))),),
+        counter=("The meeting is in March",),
+    ),
+    Pattern(
+        "my X is Y",
+        re.compile(r"(?i)^(?:my|our)\s+(?P<mods>(?:new|current|old|actual|real|main|usual|regular)\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,5}?)\s+(?:is|are|'s)\s+(?:now\s+|still\s+|currently\s+|officially\s+)?(?P<v>.+)$"),
+        _open_attribute,
+        examples=(
+            (("remember: my dentist is Dr. Osei", "remember: my dentist is now Dr. Lund"), (("user", "dentist", "Dr. Lund"),)),
+            (("Our stack is Flask on SQLite",), (("user", "stack", "Flask on SQLite"),)),
+            (("My landlord is Mrs. Okoro.",), (("user", "landlord", "Mrs. Okoro"),)),
+        ),
+        counter=("My head is killing me", "my phone is broken", "My name is on the list?", "my bad is so real", "my favourite is pizza"),
+    ),
+    Pattern(
+        "Y is my X",
+        re.compile(r"^(?P<rev>(?:Dr\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})\s+is\s+(?:now\s+)?(?:my|our)\s+(?P<mods>(?:new|current)\s+)?(?P<attr>[A-Za-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3})$"),
+        _open_attribute,
+        examples=((("Dr. Mensah is my GP",), (("user", "gp", "Dr. Mensah"),)),),
+        counter=("Pizza is my favourite",),
+    ),
+    Pattern(
+        "habit",
+        re.compile(r"(?i)^I(?:\s+(?:now|still|mostly|usually|also))*\s+(?P<verb>drive|ride|take|use|play|speak|own)\s+(?P<v>.+)$"),
+        _habit,
+        examples=((("I drive a 2019 Kia Ceed.",), (("user", "drives", "2019 Kia Ceed"),)), (("I take the tram to work now",), (("user", "takes", "the tram to work"),))),
+        counter=("I take it easy on weekends", "I use it a lot", "I take a break"),
+    ),
+    Pattern(
+        "greeting name",
+        re.compile(r"^(?:I'm|I\s+am)\s+(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$|^(?P<called>(?:[Pp]lease\s+)?call\s+me|[Mm]y\s+friends\s+call\s+me|[Ii]t's)\s+(?P<v2>[A-Z][a-z]+)"),
+        lambda m, c: _name(_NameMatch(m), c),
+        examples=((("Hi, I'm Anouk",), (("user", "name", "Anouk"),)),),
+        counter=("I'm British", "I'm Done"),
+    ),
+)
+
+
+class _NameMatch:
+    """The greeting pattern's two alternatives read as one match (`v`, `called`)."""
+
+    def __init__(self, m: re.Match[str]) -> None:
+        self._m = m
+
+    def __getitem__(self, name: str) -> str | None:
+        if name == "v":
+            return self._m["v"] or self._m["v2"]
+        return self._m[name]
+
+    def group(self, index: int = 0) -> str:
+        return self._m.group(index)
+
+    def groupdict(self) -> dict[str, str | None]:
+        return self._m.groupdict()
+
+
+_NOT_NAMES = {"done", "good", "fine", "back", "here", "sorry", "british", "american", "french", "german", "english", "ok", "okay", "new", "sure"}
+
+
+# Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
+# ("I left X and joined Y" is not only "I left X").
+FIRST_PATTERNS = frozenset({"medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+
+
+def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:
+    """The drafts of the first pattern that decides `clause` (among `only`, when given), or None."""
+    for pattern in PATTERNS:
+        if only is not None and pattern.name not in only:
+            continue
+        m = pattern.regex.match(clause.text)
+        if not m:
+            continue
+        if pattern.name == "greeting name":
+            name = m["v"] or m["v2"]
+            if not name or name.casefold() in _NOT_NAMES:
+                continue
+        drafts = pattern.build(m, clause)
+        if drafts is not None:
+            return drafts
+    return None

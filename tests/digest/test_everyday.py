@@ -1,0 +1,41 @@
+"""Every everyday-speech pattern's own table (factledger.digest.everyday.PATTERNS), through the real
+digest: its examples leave exactly those facts held (for the subjects they name), its counter-examples
+leave nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from factledger.digest import ExtractionRequest, JournalEntry
+from factledger.digest.everyday import PATTERNS, Clause, everyday
+
+
+SAID = "2026-03-14T10:00:00.000000Z"
+EXAMPLES = [(p.name, turns, held) for p in PATTERNS for turns, held in p.examples]
+COUNTER = [(p.name, text) for p in PATTERNS for text in p.counter]
+
+
+def held_facts(talk) -> set[tuple[str, str, str]]:
+    return {(c.subject, c.predicate, c.value) for c in talk.ledger.current([talk.scope])}
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("pattern", "turns", "held"), EXAMPLES, ids=[f"{n}: {t[-1][:40]}" for n, t, _ in EXAMPLES])
+def test_examples(talk, pattern: str, turns: tuple[str, ...], held: tuple[tuple[str, str, str], ...]) -> None:
+    for day, text in enumerate(turns, start=1):
+        talk.say(text, f"2026-03-{day:02d}T10:00:00Z")
+        talk.digest()
+    facts = held_facts(talk)
+    assert set(held) <= facts, (pattern, facts)
+    predicates = {p for _, p, _ in held}
+    stale = {f for f in facts if f[1] in predicates and f not in set(held) and f[1] != "ended"}
+    assert not stale, (pattern, stale)
+
+
+@pytest.mark.parametrize(("pattern", "text"), COUNTER, ids=[f"{n}: {t[:40]}" for n, t in COUNTER])
+def test_counter_examples(pattern: str, text: str) -> None:
+    """The pattern itself does not read the sentence (another pattern may)."""
+    entry = JournalEntry(id=1, scope="s", session=None, role="user", text=text, said_at=SAID)  # type: ignore[arg-type]
+    clause = Clause(text.strip(" .!"), "", text, "user", SAID, ExtractionRequest(entry=entry))
+    assert everyday(clause, only=frozenset({pattern})) is None
