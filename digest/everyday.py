@@ -123,9 +123,11 @@ def clean_value(text: str) -> str:
     return value
 
 
-def change_time(c: Clause, text: str) -> tuple[str | None, str]:
-    """(valid_from, phrase) of a change: the time words in `text`, or when it was said."""
+def change_time(c: Clause, text: str, value: str = "") -> tuple[str | None, str]:
+    """(valid_from, phrase) of a change: the time words in `text` (not inside the value), or when it was said."""
     phrase = find_time_phrase(text)
+    if phrase and value and phrase in value:
+        phrase = None
     span = resolve_time_phrase(phrase, c.said_at) if phrase else None
     if span is not None and span.valid_from <= c.said_at:
         return span.valid_from, phrase or ""
@@ -142,8 +144,9 @@ def state(c: Clause, predicate: str, value: str, quote: str, *, template: str, c
     said (or its time words) when it is news of a change, else an undated add."""
     value = clean_value(value)
     others = [v for v in c.open_held(predicate) if v.value_key != normalise(value)]
-    start, phrase = change_time(c, c.text) if (changed or others) else (None, "")
-    if find_time_phrase(c.text) and not changed and not others:
+    start, phrase = change_time(c, c.text, value) if (changed or others) else (None, "")
+    timed = find_time_phrase(c.text)
+    if timed and timed not in value and not changed and not others:
         start, phrase = change_time(c, c.text)
     if cardinality == "one" and others:
         start = start if phrase else None  # the digest dates an undated change when it was said
@@ -285,7 +288,7 @@ def _weight(m: re.Match[str], c: Clause) -> list[Draft] | None:
     value = re.sub(r"\s+", " ", m["v"]).replace("kgs", "kg")
     value = re.sub(r"(?i)(\d)\s*(kg|lbs?|pounds|kilos)", r"\1 \2", value)
     changed = not re.match(r"(?i)^(?:current\s+weight|my\s+weight|weight)\b", m.group(0))
-    return [state(c, "weight", value, m.group(0), template="{subject}'s weight is {value}", changed=changed)]
+    return [state(c, "weight", value, m.group(0), template="{subject} weighs {value}", changed=changed)]
 
 
 MEDICATION = ("many", "{subject} takes the medication {value}")
@@ -538,6 +541,22 @@ PATTERNS: tuple[Pattern, ...] = (
         _weight,
         examples=((("Current weight 91 kg", "Log: down to 88 kg."), (("user", "weight", "88 kg"),)),),
         counter=("I bought 2 kg of apples",),
+    ),
+    Pattern(
+        "X is up to Y",
+        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)\s+(?:is|are|went|has\s+gone|'s|was\s+(?:raised|cut|increased|reduced|lowered))\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*\s*[^\s,.;!]*(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        lambda m, c: [state(c, attribute_key(m["attr"]), m["v"], m.group(0), template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", changed=True)]
+        if attribute_key(m["attr"]).split("_")[-1] not in _ATTR_STOP else None,
+        examples=((("Weekly mileage is 20 km", "Weekly mileage is up to 35 km."), (("user", "weekly_mileage", "35 km"),)),
+                  (("My rent went up to €1,450 a month",), (("user", "rent", "€1,450 a month"),))),
+        counter=("It is up to you",),
+    ),
+    Pattern(
+        "signed up",
+        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|also))*\s+(?:signed\s+up|registered|entered|enrolled)\s+(?:for|in)\s+(?P<v>.+)$"),
+        lambda m, c: [draft("add", c.subject, "signed_up_for", m["v"].strip(" .,!"), m.group(0), cardinality="many",
+                            template="{subject} signed up for {value}", valid_from=c.said_at)],
+        examples=((("I've signed up for the Bristol 10k in June",), (("user", "signed_up_for", "the Bristol 10k in June"),)),),
     ),
     Pattern(
         "work from",

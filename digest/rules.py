@@ -73,7 +73,7 @@ _HEDGE = re.compile(
 )
 _MODAL_MAY = re.compile(r"\bmay\b")  # lower-case only: "in May" is a month
 _JOINT = re.compile(
-    r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))"
+    r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
 )
 # A full stop after a title or inside a number ("Dr. Ruiz", "86.5 kg") does not end a sentence.
 _SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d))+(?:[.!?;]+|$)")
@@ -203,6 +203,30 @@ _THIRD_VERBS = {
     "enjoys": "enjoy", "owns": "own", "adores": "adore", "doesn't": "don't", "prefers": "prefer", "'s": "'m",
 }
 _THIRD_AND = re.compile(r",?\s+and\s+(?=(?:lives|works|loves|likes|enjoys|has|owns|moved|got|started|is)\b)")
+_PRONOUN = re.compile(r"^(?:she|he|they)\s+(?P<rest>[a-z'].*)$", re.I)
+
+
+def _named_relation(request: ExtractionRequest, relation: str) -> str | None:
+    """'my sister' is the one person the ledger holds as the user's sister, when there is exactly one."""
+    named = {c.subject for c in request.current if c.predicate == "relation" and c.value_key == normalise(relation) and c.tx_to is None}
+    return named.pop() if len(named) == 1 else None
+
+
+def _known_person(request: ExtractionRequest, name: str) -> str | None:
+    """A first name the ledger knows: a subject ("Anna"), or a person named in a held value ("my manager
+    is Priya Raman" makes "Priya" that person). None when no one, or several, answer to it."""
+    wanted = normalise(name)
+    subjects = {c.subject for c in request.current if c.subject_key == wanted and c.subject_key != SUBJECT}
+    if subjects:
+        return subjects.pop()
+    people = {
+        c.value for c in request.current
+        if c.tx_to is None and re.fullmatch(r"[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+){0,2}", c.value) and normalise(c.value.split()[0]) == wanted
+        and c.predicate not in ("lives_in", "works_at", "likes", "has", "name")
+    }
+    return people.pop() if len(people) == 1 else None
+
+
 _ADVERBS = {"just", "now", "recently", "finally", "still", "also", "currently", "actually", "no", "longer"}
 
 
@@ -266,12 +290,14 @@ class RulesExtractor:
     """Deterministic first-person patterns; see the module docstring for what it handles."""
 
     name = "rules"
+    _last_third = ""
 
     def extract(self, request: ExtractionRequest) -> list[Draft]:
         entry = request.entry
         if entry.role != "user":
             return []
         drafts: list[Draft] = []
+        self._last_third = ""  # "my sister moved to Oslo, she got a job at X": she is the sister
         for clause in _clauses(entry.text):
             third = self._third_person(clause, request)
             drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))
@@ -285,16 +311,22 @@ class RulesExtractor:
         text = clause.text
         m = _THIRD.match(text)
         relation = None
+        pronoun = _PRONOUN.match(text)
         if m:
             relation = " ".join(m["rel"].split())
-            subject = m["name"] or f"{SUBJECT}'s {relation}"
+            subject = m["name"] or _named_relation(request, relation) or f"{SUBJECT}'s {relation}"
             rest = m["rest"]
+        elif pronoun and self._last_third:
+            subject, rest = self._last_third, pronoun["rest"]
         else:
             named = _NAMED.match(text)
-            known = {c.subject_key for c in request.current if c.subject_key != SUBJECT}
-            if not named or normalise(named["name"]) not in known:
+            if not named:
                 return None
-            subject, rest = named["name"], named["rest"]
+            subject = _known_person(request, named["name"])
+            if subject is None:
+                return None
+            rest = named["rest"]
+        self._last_third = subject
         drafts: list[Draft] = []
         for part in _THIRD_AND.split(rest):  # "loves gardening and lives in Perth": two facts, one subject
             words = part.split()
@@ -572,9 +604,11 @@ class RulesExtractor:
             new = " ".join(body.split()[-len(old_words) :])
         if not new or normalise(new) == normalise(old):
             return receipt("no corrected value was found before 'not'")
-        pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
+        # "Tuesday not Thursday" corrects "on Thursdays" too: a plural keeps its ending
+        pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?=(?:s|es)?(?!\w))")
         candidates = [
-            c for c in request.current if c.subject_key == normalise(subject) and c.predicate in PREDICATES and pattern.search(c.value)
+            c for c in request.current
+            if c.subject_key == normalise(subject) and c.tx_to is None and c.predicate not in ("note", "ended") and pattern.search(c.value)
         ]
         slots = {(c.predicate, c.value_key) for c in candidates}
         if len(slots) != 1:
@@ -588,17 +622,12 @@ class RulesExtractor:
             )
         if target.predicate == "birthday":
             new_value = _birthday_value(new_value) or new_value
-        many = PREDICATES[target.predicate][0] == "many"
+        many = target.cardinality == "many"
         return [
-            self._draft(
-                "supersede",
-                target.predicate,
-                new_value,
-                m.group(0),
-                subject=subject,
-                valid_from=min(c.valid_from for c in candidates),
-                replaces=target.value if many else None,
-                phrase="correction",
+            Draft(
+                op="supersede", subject=subject, predicate=target.predicate, value=new_value, quote=m.group(0).strip(),
+                cardinality=target.cardinality, template=PREDICATES.get(target.predicate, (None, None))[1],
+                valid_from=min(c.valid_from for c in candidates), replaces=target.value if many else None, time_phrase="correction",
             )
         ]
 

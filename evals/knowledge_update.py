@@ -155,7 +155,7 @@ def judge(hits: list, text: str, question: dict) -> tuple[bool, list[str]]:
     expect = expected_values(question)
     stale = list(question.get("stale") or [])
     if expect:
-        carriers = [h for h in hits if any(mentions(h.text, v) for v in expect)]
+        carriers = [h for h in hits if any(mentions(h.sentence, v) for v in expect)]
         found = bool(carriers) or any(mentions(text, v) for v in expect)
         slots = {_slot(h) for h in carriers}
         judged = [h for h in hits if _slot(h) in slots] if slots else hits
