@@ -71,6 +71,13 @@ class RecallConfig:
     prompt_excerpt_chars: int = 240
     prompt_chars: int = 1600
     prompt_relative_floor: float = 0.35
+    # "Said since": beside each fact shown, at most this many later turns in scope that mention its slot
+    # or its value (the user's first; an assistant turn only beside the user turn it answers). 0 = off,
+    # which hides newer evidence behind older facts: only for measuring what it changes.
+    prompt_since_items: int = 2
+    # An excerpt of the assistant's is held back (shown only beside the user turn it answers) when a
+    # user turn matched about as well: its fused score at least this share of the assistant turn's.
+    prompt_user_tie: float = 0.85
 
     def __post_init__(self) -> None:
         for name in ("lexical_budget", "local_scan_items"):
@@ -82,7 +89,7 @@ class RecallConfig:
         for name in (
             "rrf_k", "lexical_weight", "vector_weight", "exact_weight", "body_weight", "context_weight",
             "subject_boost", "neighbour_share", "vector_margin", "prompt_relative_floor", "episode_weight",
-            "prompt_episode_items", "prompt_episode_items_present",
+            "prompt_episode_items", "prompt_episode_items_present", "prompt_since_items", "prompt_user_tie",
         ):
             if getattr(self, name) < 0:
                 raise ValidationError("must not be negative", field=name)

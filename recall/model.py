@@ -97,6 +97,21 @@ class EpisodeRecord:
 
 
 @dataclass(frozen=True)
+class SinceProbe:
+    """One shown fact's lookup of what was said after it (the prompt block's "said since" lines).
+
+    A turn matches when its own sentence (not its neighbours' words) holds every word of at least one
+    group in `any_of` (each word as the lexical index stems it), it was said after the latest said-at
+    of the fact's journal `sources` that still exist (else after `after`, the version's tx_from), and
+    it is not one of those sources."""
+
+    key: int
+    any_of: tuple[tuple[str, ...], ...]
+    after: str
+    sources: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class VectorSource:
     """What the vector companion mirrors of one item: its scope, time columns and text to embed."""
 

@@ -20,8 +20,8 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.pg_storage import local_data_path
 
 from .model import (
-    EPISODE, FACT, Episode, EpisodeRecord, FactRecord, IndexState, LaneHit, LexicalFault, OutboxEntry, Terms,
-    VectorSource, Visibility,
+    EPISODE, FACT, Episode, EpisodeRecord, FactRecord, IndexState, LaneHit, LexicalFault, OutboxEntry, SinceProbe,
+    Terms, VectorSource, Visibility,
 )
 
 # Per kind: the lexical table, its CJK twin, the rows with the ledger's time columns (alias c), their
@@ -214,6 +214,36 @@ class PostgresRecallRecorder:
             {**self._params(seen), "limit": int(limit) + 1},
         )
         return None if len(rows) > limit else {r["id"]: r["text"] for r in rows}
+
+    def said_since(self, probes: Sequence[SinceProbe], seen: Visibility, per_probe: int) -> list[tuple[int, EpisodeRecord]]:
+        probes = [p for p in probes if p.any_of]
+        if not probes:
+            return []
+        params: dict[str, object] = {**self._params(seen), "per_probe": int(per_probe)}
+        arms = []
+        for n, probe in enumerate(probes):
+            # A word with no lexeme gives a NULL tsquery: its group matches nothing, the others still do.
+            groups = []
+            for g, group in enumerate(probe.any_of):
+                terms = []
+                for w, word in enumerate(group):
+                    params[f"w{n}_{g}_{w}"] = [word]
+                    terms.append(f"f.body_terms @@ factledger_any(factledger_lexemes(%(w{n}_{g}_{w})s::text[]))")
+                groups.append("(" + " AND ".join(terms) + ")")
+            params.update({f"key{n}": probe.key, f"after{n}": probe.after, f"sources{n}": list(probe.sources)})
+            arms.append(
+                f"(SELECT %(key{n})s::bigint AS probe, c.*,"
+                " (SELECT p.id FROM journal p WHERE p.scope = c.scope AND p.session IS NOT DISTINCT FROM c.session"
+                "   AND p.id < c.id ORDER BY p.id DESC LIMIT 1) AS before"
+                " FROM recall_episode_fts f JOIN episodes c ON c.id = f.id"
+                f" WHERE ({' OR '.join(groups)}) AND {self.visible}"
+                f" AND c.said_at > COALESCE((SELECT max(s.said_at) FROM journal s WHERE s.id = ANY(%(sources{n})s::bigint[])),"
+                f" %(after{n})s::timestamptz)"
+                f" AND NOT (c.id = ANY(%(sources{n})s::bigint[]))"
+                " ORDER BY c.role = 'user' DESC, c.said_at DESC, c.id DESC LIMIT %(per_probe)s)"
+            )
+        rows = self.storage.query(" UNION ALL ".join(arms), params)
+        return [(r["probe"], EpisodeRecord(Episode.from_row(r), r["before"], None)) for r in rows]
 
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         rows = self.storage.query(f"SELECT id, text FROM {_TABLES[kind][3]} WHERE id = ANY(%s::bigint[])", (list(ids),))

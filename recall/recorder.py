@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from factledger.ledger import ClaimVersion, StorageError
 
-from .model import EpisodeRecord, Episode, FactRecord, IndexState, LaneHit, LexicalFault, OutboxEntry, Terms, VectorSource, Visibility
+from .model import (
+    EpisodeRecord, Episode, FactRecord, IndexState, LaneHit, LexicalFault, OutboxEntry, SinceProbe, Terms, VectorSource,
+    Visibility,
+)
 
 if TYPE_CHECKING:
     from factledger.ledger import Ledger
@@ -78,6 +81,11 @@ class RecallRecorder(Protocol):
 
     def read_episodes(self, ids: Sequence[int], seen: Visibility) -> list[EpisodeRecord]:
         """The visible episodes among `ids`, with their session neighbours."""
+
+    def said_since(self, probes: Sequence[SinceProbe], seen: Visibility, per_probe: int) -> list[tuple[int, EpisodeRecord]]:
+        """(probe key, episode) for the turns visible under `seen` that each probe matches: at most
+        `per_probe` per probe, the user's turns first, then newest first. One statement for all the
+        probes (a block's facts), whatever their number."""
 
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         """The indexed sentence of each item among `ids` that exists."""

@@ -15,8 +15,8 @@ from pathlib import Path
 from factledger.ledger import ClaimVersion
 
 from .model import (
-    EPISODE, FACT, Episode, EpisodeRecord, FactRecord, IndexState, LaneHit, LexicalFault, OutboxEntry, Terms,
-    VectorSource, Visibility,
+    EPISODE, FACT, Episode, EpisodeRecord, FactRecord, IndexState, LaneHit, LexicalFault, OutboxEntry, SinceProbe,
+    Terms, VectorSource, Visibility,
 )
 
 # Per kind: the FTS5 table, its trigram twin and term counts, the rows with the ledger's time columns
@@ -248,6 +248,30 @@ class SqliteRecallRecorder:
             {**self._params(seen), "ids": _ids(ids)},
         )
         return [EpisodeRecord(Episode.from_row(r), r["before"], r["after"]) for r in rows]
+
+    def said_since(self, probes: Sequence[SinceProbe], seen: Visibility, per_probe: int) -> list[tuple[int, EpisodeRecord]]:
+        probes = [p for p in probes if p.any_of]
+        if not probes:
+            return []
+        params: dict[str, object] = {**self._params(seen), "per_probe": int(per_probe)}
+        arms = []
+        for n, probe in enumerate(probes):
+            groups = " OR ".join("(" + " AND ".join(quote_term(w) for w in group) + ")" for group in probe.any_of)
+            params.update({f"key{n}": probe.key, f"match{n}": "{body} : (" + groups + ")", f"after{n}": probe.after,
+                           f"sources{n}": _ids(probe.sources)})
+            # One FTS5 lookup per probe (the terms' postings), each row re-read under the predicate;
+            # the arms are one statement.
+            arms.append(
+                f"SELECT * FROM (SELECT :key{n} AS probe, c.*,"
+                " (SELECT MAX(p.id) FROM journal p WHERE p.scope = c.scope AND p.session IS c.session AND p.id < c.id) AS before"
+                " FROM recall_episode_fts f CROSS JOIN episodes c ON c.id = f.rowid"
+                f" WHERE recall_episode_fts MATCH :match{n} AND {self.visible}"
+                f" AND c.said_at > COALESCE((SELECT MAX(s.said_at) FROM journal s WHERE s.id IN (SELECT value FROM json_each(:sources{n}))), :after{n})"
+                f" AND c.id NOT IN (SELECT value FROM json_each(:sources{n}))"
+                " ORDER BY c.role = 'user' DESC, c.said_at DESC, c.id DESC LIMIT :per_probe)"
+            )
+        rows = self.storage.query(" UNION ALL ".join(arms), params)
+        return [(r["probe"], EpisodeRecord(Episode.from_row(r), r["before"], None)) for r in rows]
 
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         view = _TABLES[kind][4]

@@ -71,6 +71,60 @@ def stem(word: str) -> str:
     return word
 
 
+def same_word(a: str, b: str) -> bool:
+    """Whether two casefolded words are one word in two forms (lives/live, moved/move, running/run), by
+    the light stemmer above; the lexical index's stemmer decides matches, this only compares words."""
+    if a == b:
+        return True
+    short, long = sorted((stem(a), stem(b)), key=len)
+    if short == long:
+        return True
+    return len(short) >= 3 and len(long) == len(short) + 1 and long.startswith(short) and long[-1] in ("e", short[-1])
+
+
+# Who a thing belongs to: "I work" is the speaker's work, not the never-mentioned wife's.
+_PERSONS = frozenset("i me my mine we us our ours you your yours he him his she her hers they them their theirs".split())
+# Qualifiers that never make a different thing of what they qualify ("my current job" is my job).
+_LOOSE_QUALIFIERS = frozenset(
+    "current new old latest present previous last first next actual real main usual exact full whole same own".split()
+)
+
+
+def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
+    """Whether `text` matches `query` only beside what it asks: the query qualifies a thing with a word
+    never said in the searched scopes ("the *production* DB host"), and the text holds that thing with
+    another qualifier the query lacks ("the *staging* DB host"). The text is then about a neighbouring
+    thing, and what the query asks about was never said.
+
+    The thing is the run of content words right after the qualifier ("DB host"); the text qualifies it
+    otherwise when a content word the query lacks, or a person ("I work" for "my wife work"), stands
+    right before one of them ("staging DB", "DB host" for "database host"). Only words written next to each other count, on both sides, so a
+    paraphrase that words things apart ("what type of pottery" / "made a pottery bowl") is never taken
+    for one; generic qualifiers ("my current job") never count."""
+    asked = words(query)
+    if not never_said or len(asked) < 2:
+        return False
+    held = words(text)
+    topical = [w for w in asked if w not in STOP_WORDS]
+    for at, qualifier in enumerate(asked):
+        if qualifier not in never_said or qualifier in _LOOSE_QUALIFIERS:
+            continue
+        thing = []
+        for word in asked[at + 1 : at + 4]:
+            if word in STOP_WORDS or _CJK.search(word):
+                break
+            thing.append(word)
+        for before, here in zip(held, held[1:]):
+            if (
+                any(same_word(here, word) for word in thing)
+                and (before not in STOP_WORDS or before in _PERSONS)
+                and not _CJK.search(before)
+                and not any(same_word(before, w) for w in topical)
+            ):
+                return True
+    return False
+
+
 @dataclass(frozen=True)
 class LexicalQuery:
     """What one query looks for in the lexical indexes: content words, and for CJK its three-character
