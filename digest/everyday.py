@@ -116,7 +116,7 @@ _SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|whil
 def clean_value(text: str) -> str:
     value = _SUBORDINATE.sub("", text.strip(" ,.;:!"))
     phrase = find_time_phrase(value)
-    if phrase and value.find(phrase) > 0 and not re.fullmatch(r"\d{4}", phrase):
+    if phrase and value.find(phrase) > 0 and re.match(r"(?i)(?:since|from|until|till|on|in|last|this|next|yesterday|today|tomorrow)\b|.*\bago$", phrase):
         value = value[: value.find(phrase)].strip(" ,")
     for _ in range(3):
         value = _VALUE_TAIL.sub("", value).strip(" ,.;:!")
@@ -544,7 +544,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is up to Y",
-        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)\s+(?:is|are|went|has\s+gone|'s|was\s+(?:raised|cut|increased|reduced|lowered))\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*\s*[^\s,.;!]*(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)\s+(?:is|are|went|has\s+gone|'s|was\s+(?:raised|cut|increased|reduced|lowered))\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*(?:\s*(?!(?:a|per)\b)[^\s,.;!]+)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         lambda m, c: [state(c, attribute_key(m["attr"]), m["v"], m.group(0), template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", changed=True)]
         if attribute_key(m["attr"]).split("_")[-1] not in _ATTR_STOP else None,
         examples=((("Weekly mileage is 20 km", "Weekly mileage is up to 35 km."), (("user", "weekly_mileage", "35 km"),)),
@@ -582,6 +582,14 @@ PATTERNS: tuple[Pattern, ...] = (
             (("My landlord is Mrs. Okoro.",), (("user", "landlord", "Mrs. Okoro"),)),
         ),
         counter=("My head is killing me", "my phone is broken", "My name is on the list?", "my bad is so real", "my favourite is pizza"),
+    ),
+    Pattern(
+        "command: X is Y",
+        re.compile(r"(?i)^(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,4}?)\s+(?:is|are)\s+(?:now\s+)?(?P<v>[^,;]+)(?:[,;].*)?$"),
+        lambda m, c: _open_attribute(m, c) if re.search(r"(?i)\b(?:remember|note|fyi|record|memo|keep in mind)\b", c.lead) else None,
+        examples=((("remember: locker code at the gym is 5521", "remember: locker code at the gym is 8830 now"),
+                   (("user", "locker_code_at_the_gym", "8830"),)),),
+        counter=("the weather is lovely",),
     ),
     Pattern(
         "Y is my X",

@@ -504,6 +504,16 @@ class RulesExtractor:
         """'I switched from X to Y': Y replaces the one held value X, in whichever slot holds it."""
         old, new = m["old"].strip(), m["v"].strip().rstrip(".")
         held = [c for c in who.held() if c.value_key == normalise(old) and c.predicate in PREDICATES]
+        if not held:
+            # "we moved from EKS to GKE" when the stack is "Go on Kubernetes (EKS)": the held values that
+            # name X as a word now name Y, from when it was said (or its time words)
+            word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
+            named = [c for c in who.held() if c.tx_to is None and c.valid_to is None and word.search(c.value) and c.predicate not in ("note", "ended")]
+            return [
+                Draft(op="supersede", subject=who.subject, predicate=c.predicate, value=word.sub(new, c.value, count=1), quote=m.group(0).strip(),
+                      cardinality=c.cardinality, replaces=c.value if c.cardinality == "many" else None)
+                for c in named
+            ]
         if len({c.predicate for c in held}) != 1:
             return []
         predicate = held[0].predicate
@@ -608,7 +618,7 @@ class RulesExtractor:
         pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?=(?:s|es)?(?!\w))")
         candidates = [
             c for c in request.current
-            if c.subject_key == normalise(subject) and c.tx_to is None and c.predicate not in ("note", "ended") and pattern.search(c.value)
+            if c.subject_key == normalise(subject) and c.tx_to is None and c.predicate != "ended" and pattern.search(c.value)
         ]
         slots = {(c.predicate, c.value_key) for c in candidates}
         if len(slots) != 1:
