@@ -1,7 +1,7 @@
 """The model path with the model taken out: ideal extractor output through grounding, policy and apply.
 
     .venv/bin/python evals/model_fixture.py [--data ../shared/datasets/styles-dev.json]
-        [--fixture evals/data/model_fixture_styles_dev.json] [--only ID ...] [--no-rules] [--verbose] [--json]
+        [--fixture evals/data/model_fixture_styles_dev.json] [--only ID ...] [--no-rules] [--pad N] [--verbose] [--json]
         [--base-url URL --model NAME [--api-key KEY]]
 
 Each scenario of styles-dev.json (read from ../shared at run time, never copied here) is replayed through
@@ -26,7 +26,10 @@ can be answered, and a stale value of another slot's subject is not counted). Me
 word-boundary match; a 're:' prefix marks a regular expression. For kind never: recall's fact search
 (`Recall.search(question, scopes, kinds="fact")`) must return nothing.
 
-Prints a table: per scenario and overall, facts right / questions, one column per system, in one run.
+Prints a table: per scenario and overall, facts right / questions, one column per system, in one run;
+for the fixture also how many of the slots its supersedes and retracts change were among the held
+facts the model was shown (digest/held.py). `--pad N` writes N unrelated facts into each user's scope
+before the later sessions (newer than what the first session said), so that figure is measured at scale.
 """
 
 from __future__ import annotations
@@ -111,6 +114,8 @@ class FixtureModel:
         self.requests = 0
         self.unknown_turns: list[str] = []  # a NEW user turn the scenario does not have (should stay empty)
         self.held_shown: list[int] = []  # held-fact lines per request (what the model was shown)
+        # Per supersede or retract the fixture answers with: was its slot among the held facts shown?
+        self.changed_slots: list[bool] = []
         model = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -172,12 +177,21 @@ class FixtureModel:
                     self.unknown_turns.append(m["text"])
                     continue
                 claims.extend({**c, "turn": int(m["n"])} for c in found)
+            held = _held_lines(prompt)
+            for c in claims:
+                if c["op"] != "add":
+                    slot = f"- {c['subject']} {c['predicate']} = ".casefold()
+                    self.changed_slots.append(any(line.casefold().startswith(slot) for line in held))
         return ModelReply(tool_calls=(ToolCall(tool, {"claims": claims}),))
 
 
-def _held_count(prompt: str) -> int:
+def _held_lines(prompt: str) -> list[str]:
     section = prompt.split("What the ledger holds", 1)[-1].split("\n\n", 1)[0]
-    return sum(1 for line in section.splitlines()[1:] if line.startswith("- ") and not line.startswith("- ("))
+    return [line for line in section.splitlines()[1:] if line.startswith("- ") and not line.startswith("- (")]
+
+
+def _held_count(prompt: str) -> int:
+    return len(_held_lines(prompt))
 
 
 # == replay and questions ==========================================================================
@@ -218,9 +232,34 @@ def _identity(scenario: dict) -> dict[str, str]:
                 chat_type="dm", chat_id=f"dm-{scenario['id']}")
 
 
-def replay(home: Path, scenario: dict, clock: ReplayClock) -> None:
-    """One provider lifecycle per session, as Hermes runs it."""
-    for session in scenario["sessions"]:
+def pad(home: Path, scenario: dict, clock: ReplayClock, session: dict, facts: int) -> None:
+    """Fill the user's long-term scope with `facts` unrelated facts just before `session` (each its own
+    slot, in words no question asks about), so what the session's turns touch is old and buried: the
+    model must still be shown it."""
+    clock.now = format_time(to_datetime(parse_time(session["at"])) - timedelta(days=1))
+    provider = FactledgerMemoryProvider(clock=clock)
+    provider.initialize(f"{session['id']}-pad", hermes_home=str(home), **_identity(scenario))
+    memory = provider.session
+    assert memory is not None and memory.scopes.durable is not None
+    scope = memory.scopes.durable
+    provider.shutdown()
+    ledger = Ledger.open(home / "factledger" / "ledger.db", clock=clock)
+    try:
+        first = int(ledger.storage.one("SELECT COUNT(*) FROM claims")[0])
+        with ledger.transaction(principal="import:pad") as tx:
+            for n in range(first, first + facts):
+                tx.add(scope, f"ticket {n}", "ticket_note", f"queued item {n}")
+    finally:
+        ledger.close()
+
+
+def replay(home: Path, scenario: dict, clock: ReplayClock, padding: int = 0) -> None:
+    """One provider lifecycle per session, as Hermes runs it (`padding` facts before each later session,
+    or before the only one)."""
+    sessions = scenario["sessions"]
+    for number, session in enumerate(sessions):
+        if padding and (number > 0 or len(sessions) == 1):
+            pad(home, scenario, clock, session, padding // max(1, len(sessions) - 1))
         start = to_datetime(parse_time(session["at"]))
         clock.now = format_time(start)
         provider = FactledgerMemoryProvider(clock=clock)
@@ -308,7 +347,8 @@ def backlog(home: Path) -> int:
         ledger.close()
 
 
-def run_system(system: System, scenarios: list[dict], folder: Path, fixture_model: FixtureModel | None) -> dict:
+def run_system(system: System, scenarios: list[dict], folder: Path, fixture_model: FixtureModel | None, *,
+               padding: int = 0) -> dict:
     started = time.perf_counter()
     outcomes: list[Outcome] = []
     undigested = 0
@@ -318,7 +358,7 @@ def run_system(system: System, scenarios: list[dict], folder: Path, fixture_mode
         home = folder / system.name / scenario["id"]
         _settings(home, system)
         clock = ReplayClock()
-        replay(home, scenario, clock)
+        replay(home, scenario, clock, padding)
         undigested += backlog(home)
         outcomes.extend(ask(home, scenario, clock))
     report: dict = {"system": system.name, "seconds": round(time.perf_counter() - started, 1), "undigested_turns": undigested,
@@ -327,6 +367,7 @@ def run_system(system: System, scenarios: list[dict], folder: Path, fixture_mode
         report["model_requests"] = fixture_model.requests
         report["unknown_turns"] = list(fixture_model.unknown_turns)
         report["held_facts_shown_max"] = max(fixture_model.held_shown, default=0)
+        report["changed_slots_shown"] = [sum(fixture_model.changed_slots), len(fixture_model.changed_slots)]
     return report
 
 
@@ -352,8 +393,11 @@ def print_report(reports: list[dict], scenario_ids: list[str], verbose: bool) ->
             cells.append(f"{right}/{total}" + (f" {right / total:.2f}" if key == "overall" and total else ""))
         print(f"  {key:<16}" + "".join(f" {c:>{width}}" for c in cells))
     for r in reports:
-        extra = f", model requests {r['model_requests']}, held facts shown per request at most {r['held_facts_shown_max']}" \
-            if "model_requests" in r else ""
+        extra = ""
+        if "model_requests" in r:
+            shown, changes = r["changed_slots_shown"]
+            extra = (f", model requests {r['model_requests']}, held facts shown per request at most"
+                     f" {r['held_facts_shown_max']}, slots a supersede/retract changes shown to the model {shown}/{changes}")
         print(f"  {r['system']}: {r['seconds']} s, undigested turns {r['undigested_turns']}{extra}")
         if r.get("unknown_turns"):
             print(f"    user turns the fixture server did not know: {r['unknown_turns']}")
@@ -376,6 +420,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", help="the endpoint's model name")
     parser.add_argument("--api-key", default=None, help="the endpoint's key (default: $OPENAI_API_KEY)")
     parser.add_argument("--exit-wait", type=float, default=120.0, help="seconds a session's end waits for an endpoint's digest")
+    parser.add_argument("--pad", type=int, default=0, metavar="N",
+                        help="bury what each scenario says under N unrelated facts in the user's scope, written"
+                             " before its later sessions (the model path at scale)")
     parser.add_argument("--verbose", action="store_true", help="print each wrong question with the facts it saw")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -394,21 +441,22 @@ def main(argv: list[str] | None = None) -> int:
     fixture = load_fixture(args.fixture, scenarios)
     reports = []
     with tempfile.TemporaryDirectory(prefix="factledger-model-fixture-") as tmp, FixtureModel(fixture) as server:
-        reports.append(run_system(System("fixture", server.base_url, "fixture", exit_wait=30.0), scenarios, Path(tmp), server))
+        reports.append(run_system(System("fixture", server.base_url, "fixture", exit_wait=60.0), scenarios, Path(tmp), server,
+                                  padding=args.pad))
         if args.base_url:
             key = args.api_key if args.api_key is not None else os.environ.get("OPENAI_API_KEY", "")
             endpoint = System(f"endpoint:{args.model}", args.base_url, args.model, key, exit_wait=args.exit_wait)
             before = os.environ.get(API_KEY_ENV)
             os.environ[API_KEY_ENV] = key  # the provider reads the key from the variable its settings name
             try:
-                reports.append(run_system(endpoint, scenarios, Path(tmp), None))
+                reports.append(run_system(endpoint, scenarios, Path(tmp), None, padding=args.pad))
             finally:
                 if before is None:
                     os.environ.pop(API_KEY_ENV, None)
                 else:
                     os.environ[API_KEY_ENV] = before
         if not args.no_rules:
-            reports.append(run_system(System("rules"), scenarios, Path(tmp), None))
+            reports.append(run_system(System("rules"), scenarios, Path(tmp), None, padding=args.pad))
     if args.json:
         print(json.dumps(reports, indent=2, ensure_ascii=False))
     else:
