@@ -42,8 +42,8 @@ CANDIDATE_FACTOR = 4  # versions matching most words fetched per fact shown, ran
 PER_PATTERN = 16  # and each word's newest matches, so a rare word is never crowded out by common ones
 USER = "user"
 
-# Words that name nothing: function words, pronouns, auxiliaries and chat filler. Two-letter words that
-# do name things ("kg", "km", "us" as a country is lost) stay.
+# Words that name nothing: function words, pronouns, auxiliaries and chat filler. Other two-letter
+# words are dropped too unless they are units (_UNITS: "kg", "km", "mg", ...); numbers stay.
 STOP_WORDS = frozenset(
     """
     a about above after again against all also am an and any are aren't as at be because been before being
