@@ -21,6 +21,7 @@ from factledger.ledger.times import UNKNOWN_START
 from .config import check_policy
 from .extractor import ExtractionRequest, Extractor, ExtractorError, WindowExtractor, WindowRequest
 from .grounding import ground
+from .held import held_for_window
 from .journal import Journal, lease, new_holder, release
 from .memory import active_rejection, believed_claims, confirmed_values_touched, slot_versions
 from .model import DigestReport, Draft, JournalEntry
@@ -148,11 +149,16 @@ class Digester:
         current = believed_claims(self.ledger, first.scope)
         predicates = self.ledger.predicates()
         recent = self.journal.recent(first, self.context_turns)
+        # What a model is shown of the ledger: the held facts this window talks about (digest/held.py),
+        # not the scope's first N. Retrieved only for an extractor that asks (the rules read `current`).
+        held_limit = getattr(self.extractor, "held_limit", 0)
+        held = held_for_window(self.ledger, first.scope, window, recent, limit=held_limit) if held_limit else None
         if self.batched:
-            request = WindowRequest(entries=list(window), recent=recent, current=current, predicates=predicates)
+            request = WindowRequest(entries=list(window), recent=recent, current=current, predicates=predicates, held=held)
             return self.extractor.extract_window(request)  # type: ignore[attr-defined]
         (entry,) = window
-        return {entry.id: self.extractor.extract(ExtractionRequest(entry=entry, recent=recent, current=current, predicates=predicates))}
+        return {entry.id: self.extractor.extract(
+            ExtractionRequest(entry=entry, recent=recent, current=current, predicates=predicates, held=held))}
 
     # -- one entry ------------------------------------------------------------------------------
 

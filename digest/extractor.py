@@ -19,6 +19,9 @@ class ExtractionRequest:
     recent: list[JournalEntry] = field(default_factory=list)  # earlier turns of the session, for context
     current: list[ClaimVersion] = field(default_factory=list)  # current claims of the entry's scope
     predicates: list[Predicate] = field(default_factory=list)  # the predicate registry
+    # The held facts this turn talks about, most relevant first (digest/held.py), for an extractor that
+    # asks for them (`held_limit`); None when not retrieved.
+    held: list[ClaimVersion] | None = None
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,9 @@ class WindowRequest:
     recent: list[JournalEntry] = field(default_factory=list)  # earlier turns of the session, context only
     current: list[ClaimVersion] = field(default_factory=list)  # current claims of the scope, before the window
     predicates: list[Predicate] = field(default_factory=list)  # the predicate registry
+    # The held facts the window talks about, most relevant first (digest/held.py), for an extractor that
+    # asks for them (`held_limit`); None when not retrieved.
+    held: list[ClaimVersion] | None = None
 
 
 class ExtractorError(LedgerError):
@@ -59,6 +65,8 @@ class Extractor(Protocol):
     """Turns one journal entry (with context) into draft proposals. Never writes."""
 
     name: str  # recorded on proposals and as the principal 'digest:<name>'
+    # An extractor that shows a model the held facts sets `held_limit` (how many); the digester then
+    # retrieves that many for each request (`held`). Without it, only `current` is given.
 
     def extract(self, request: ExtractionRequest) -> list[Draft]: ...
 

@@ -20,6 +20,7 @@ from pydantic import ValidationError as PydanticValidationError
 from .config import DigestConfig
 from .events import EVENT_PREDICATES, event_draft
 from .extractor import ExtractionRequest, ExtractorError, WindowRequest
+from .held import HELD_LIMIT
 from .model import Draft, JournalEntry
 from .prompts.extract_claims import Extraction, ExtractedClaim, build_messages
 from .when import resolve_time_phrase
@@ -60,6 +61,7 @@ class LLMExtractor:
         self.name = f"llm:{config.model}"
         self.window_turns = config.window_turns
         self.window_chars = config.window_chars
+        self.held_limit = HELD_LIMIT  # the held facts shown per call, retrieved for the window (digest/held.py)
         self._sleep = sleep
         # max_retries=0 on the client: transient retries are counted here, in one place.
         client = openai.OpenAI(
@@ -71,7 +73,10 @@ class LLMExtractor:
         self._client = instructor.from_openai(client, mode=instructor.Mode.TOOLS)
 
     def _call(self, request: WindowRequest) -> Extraction:
-        messages = build_messages(request.entries, request.recent, request.current, request.predicates)
+        # The held facts the window talks about (the digester retrieves them: `held_limit`); a request
+        # built without them (a caller of its own) shows the newest of `current` instead.
+        held = request.held if request.held is not None else list(request.current)[: self.held_limit]
+        messages = build_messages(request.entries, request.recent, held, request.predicates)
         attempts = 0
         while True:
             attempts += 1
@@ -109,7 +114,8 @@ class LLMExtractor:
 
     def extract(self, request: ExtractionRequest) -> list[Draft]:
         """One turn: a window of one."""
-        window = WindowRequest(entries=[request.entry], recent=request.recent, current=request.current, predicates=request.predicates)
+        window = WindowRequest(entries=[request.entry], recent=request.recent, current=request.current,
+                               predicates=request.predicates, held=request.held)
         return self.extract_window(window).get(request.entry.id, [])
 
     def extract_window(self, request: WindowRequest) -> dict[int, list[Draft]]:

@@ -161,6 +161,21 @@ class ReviewMemoryRecorder(Protocol):
         """The scope's versions with open transaction time, newest first."""
         ...
 
+    def believed_matching(self, *, scope: str, patterns: Sequence[str], per_pattern: int, limit: int) -> list[ClaimVersion]:
+        """The scope's versions with open transaction time that have a word (of the subject but "user",
+        the predicate with underscores read as spaces, or the value keys) matching one of the LIKE
+        `patterns` ('% word-start%'): for each pattern its newest `per_pattern` matches, and the `limit`
+        versions matching most patterns. In no particular order (the caller ranks them)."""
+        ...
+
+    def believed_of_subjects(self, *, scope: str, subject_keys: Sequence[str], limit: int) -> list[ClaimVersion]:
+        """The versions with open transaction time of these subjects, newest first."""
+        ...
+
+    def believed_core(self, *, scope: str, subject_key: str, limit: int) -> list[ClaimVersion]:
+        """The subject's current versions (open transaction and valid time) of `one` predicates, newest first."""
+        ...
+
     def text_rows(self, table: Literal["journal", "proposals", "rejections", "confirmations", "session_titles"],
                   family: ScopeFamily) -> list[TextRow]:
         """Every row of `table` in the family's scopes, by id, with its free-text columns."""

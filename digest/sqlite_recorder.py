@@ -29,6 +29,14 @@ def _marks(values: Sequence[Any]) -> str:
 
 
 
+# A version's words for `believed_matching`: subject (but "user"), predicate and value keys, each word
+# after a space, so `LIKE '% pat%'` finds a word starting with pat.
+_HELD_WORDS = (
+    "' ' || replace(replace(replace(CASE WHEN c.subject_key = 'user' THEN '' ELSE c.subject_key END"
+    " || ' ' || replace(c.predicate, '_', ' ') || ' ' || c.value_key, '-', ' '), '/', ' '), '(', ' ')"
+)
+
+
 class SqliteDigestRecorder:
     """DigestRecorder (digest/recorder.py) over ledger/storage.py's Storage."""
 
@@ -327,6 +335,45 @@ class SqliteDigestRecorder:
     def believed_claims(self, *, scope: str, limit: int) -> list[ClaimVersion]:
         rows = self.storage.query(
             "SELECT * FROM claims WHERE scope = ? AND tx_to IS NULL ORDER BY tx_from DESC, id DESC LIMIT ?", (scope, limit)
+        )
+        return [ClaimVersion.from_row(r) for r in rows]
+
+    def believed_matching(self, *, scope: str, patterns: Sequence[str], per_pattern: int, limit: int) -> list[ClaimVersion]:
+        if not patterns:
+            return []
+        # The words are built once per version (MATERIALIZED), then joined with the patterns: each
+        # pattern's newest `per_pattern` matches, and the `limit` versions matching most patterns.
+        values = ", ".join(["(CAST(? AS TEXT))"] * len(patterns))
+        rows = self.storage.query(
+            "WITH h AS MATERIALIZED (SELECT c.id, c.tx_from, " + _HELD_WORDS + " AS words FROM claims c"
+            " WHERE c.scope = ? AND c.tx_to IS NULL),"
+            " p(pat) AS (VALUES " + values + "),"
+            " hit AS (SELECT h.id, ROW_NUMBER() OVER (PARTITION BY p.pat ORDER BY h.tx_from DESC, h.id DESC) AS n"
+            " FROM h JOIN p ON h.words LIKE p.pat),"
+            " per AS (SELECT id, COUNT(*) AS hits, MIN(n) AS first FROM hit GROUP BY id),"
+            " chosen AS (SELECT id FROM per WHERE first <= ?"
+            " UNION SELECT id FROM (SELECT id FROM per ORDER BY hits DESC, id DESC LIMIT ?) top)"
+            " SELECT c.* FROM claims c JOIN chosen ON chosen.id = c.id ORDER BY c.id",
+            [scope, *(f"% {p}%" for p in patterns), int(per_pattern), int(limit)],
+        )
+        return [ClaimVersion.from_row(r) for r in rows]
+
+    def believed_of_subjects(self, *, scope: str, subject_keys: Sequence[str], limit: int) -> list[ClaimVersion]:
+        if not subject_keys:
+            return []
+        marks = ", ".join(["?"] * len(subject_keys))
+        rows = self.storage.query(
+            "SELECT * FROM claims WHERE scope = ? AND subject_key IN (" + marks + ") AND tx_to IS NULL"
+            " ORDER BY tx_from DESC, id DESC LIMIT ?",
+            [scope, *subject_keys, int(limit)],
+        )
+        return [ClaimVersion.from_row(r) for r in rows]
+
+    def believed_core(self, *, scope: str, subject_key: str, limit: int) -> list[ClaimVersion]:
+        rows = self.storage.query(
+            "SELECT * FROM claims WHERE scope = ? AND subject_key = ? AND cardinality = 'one' AND tx_to IS NULL"
+            " AND valid_to IS NULL ORDER BY tx_from DESC, id DESC LIMIT ?",
+            (scope, subject_key, int(limit)),
         )
         return [ClaimVersion.from_row(r) for r in rows]
 

@@ -102,16 +102,17 @@ def _speaker(t: JournalEntry) -> str:
 
 
 def build_messages(
-    entries: Sequence[JournalEntry], recent: Sequence[JournalEntry], current: Sequence[ClaimVersion], predicates: Sequence[Predicate]
+    entries: Sequence[JournalEntry], recent: Sequence[JournalEntry], held: Sequence[ClaimVersion], predicates: Sequence[Predicate]
 ) -> list[dict[str, str]]:
-    """The chat messages for one window of NEW turns (numbered from 1)."""
+    """The chat messages for one window of NEW turns (numbered from 1). `held`: the held facts the
+    window talks about, most relevant first, already bounded (digest/held.py), shown as given."""
     registry = "\n".join(f"- {p.name} ({p.cardinality}): {p.template}" for p in predicates) or "- (none yet)"
-    held = "\n".join(_claim_line(c) for c in list(current)[:60]) or "- (nothing yet)"
+    facts = "\n".join(_claim_line(c) for c in held) or "- (nothing relevant held)"
     context = "\n".join(f"[{_speaker(t)} at {t.said_at[:16]}] {t.text}" for t in recent) or "(no earlier turns)"
     new = "\n".join(f"[T{n} {_speaker(t)}, said at {t.said_at}] {t.text}" for n, t in enumerate(entries, start=1))
     user = (
         f"Registered predicates:\n{registry}\n\n"
-        f"What the ledger currently holds in this scope:\n{held}\n\n"
+        f"What the ledger holds that these turns may touch (most relevant first):\n{facts}\n\n"
         f"Earlier turns (context only):\n{context}\n\n"
         f"NEW turns (extract from the user turns only; name each fact's turn):\n{new}"
     )

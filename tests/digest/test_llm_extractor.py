@@ -8,6 +8,7 @@ import openai
 import pytest
 
 from factledger.digest import DigestConfig, Digester, Journal, Turn, build_extractor, list_proposals
+from factledger.digest.held import HELD_LIMIT
 from factledger.digest.llm import LLMExtractor
 from tests.support.fake_openai import FakeOpenAI, delay, status, text, tool_call
 
@@ -192,3 +193,44 @@ def test_bad_config_names_the_setting(env: dict, field: str) -> None:
     with pytest.raises(ValidationError) as error:
         DigestConfig.from_env(env)
     assert error.value.field == field
+
+
+def _held_lines(prompt: str) -> list[str]:
+    """The held-fact lines of the prompt's ledger section."""
+    section = prompt.split("What the ledger holds that these turns may touch", 1)[1].split("\n\n", 1)[0]
+    return [line for line in section.splitlines()[1:] if line.startswith("- ")]
+
+
+@pytest.mark.both_engines
+def test_the_model_sees_the_held_facts_its_window_talks_about_among_ten_thousand(fresh_ledger) -> None:
+    with fresh_ledger.transaction(principal="import:test") as tx:
+        tx.define("works_at", "one")
+        tx.define("lives_in", "one")
+        tx.add("chat", "user", "works_at", "Fernhill Analytics", valid_from="2025-01-01")
+        tx.add("chat", "user", "lives_in", "Lisbon", valid_from="2025-01-01")
+        tx.add("chat", "Ingrid", "relation", "sister", valid_from="2025-01-01")
+        tx.add("chat", "Ingrid", "lives_in", "Bergen", valid_from="2025-01-01")
+        for n in range(10_000):  # newer than the facts above: the scope's newest 60 are all tickets
+            tx.add("chat", f"ticket {n}", "note", f"backlog item {n}", valid_from="2025-01-01")
+        tx.add("other", "user", "works_at", "Globex", valid_from="2025-01-01")
+    journal = Journal(fresh_ledger)
+    journal.append(Turn(scope="chat", text="New chapter: I left Fernhill and joined Kestrel Labs.", session="s", said_at=SAID))
+    journal.append(Turn(scope="chat", text="Congratulations!", role="assistant", session="s", said_at=SAID))
+    journal.append(Turn(scope="chat", text="And my sister moved to Oslo last month.", session="s", said_at=SAID))
+    with FakeOpenAI([extraction()]) as server:
+        report = digest(fresh_ledger, server)
+    assert report.complete
+    (request,) = server.chat_requests
+    lines = _held_lines(request["messages"][-1]["content"])
+    assert "- user works_at = 'Fernhill Analytics' (valid 2025-01-01 .. now)" in lines[:2]  # named, so first
+    assert "- Ingrid relation = 'sister' (valid 2025-01-01 .. now)" in lines
+    assert "- Ingrid lives_in = 'Bergen' (valid 2025-01-01 .. now)" in lines  # the sister, through her relation
+    assert "- user lives_in = 'Lisbon' (valid 2025-01-01 .. now)" in lines  # the user's own slot, never named
+    assert not any("ticket" in line or "Globex" in line for line in lines)
+    assert len(lines) <= HELD_LIMIT
+
+
+def test_a_scope_with_nothing_relevant_says_so(said) -> None:
+    with FakeOpenAI([extraction()]) as server:
+        digest(said, server)
+    assert _held_lines(server.chat_requests[0]["messages"][-1]["content"]) == ["- (nothing relevant held)"]
