@@ -1,10 +1,10 @@
 """Dated events as facts: what someone did (or has coming up) at a stated time.
 
 Two `many` predicates, chosen so the rendered sentence reads as plain English:
-- `did`: "{subject} {value}" with a past-tense value and its date, e.g. "user went to the support group
-  on 7 May 2023". Valid from the start of the event's period, open-ended: the statement "user went to
-  the support group on 7 May" is true from that day on, so current truth and a later question ("when did
-  I go to the support group?") still see it, while an as-of read before the event does not.
+- `did`: "{subject} {value}" with a past-tense value and its date, e.g. "user went to the pottery class
+  on 12 March 2026". Valid from the start of the event's period, open-ended: the statement "user went to
+  the pottery class on 12 March" is true from that day on, so current truth and a later question ("when did
+  I go to the pottery class?") still see it, while an as-of read before the event does not.
 - `has_event`: "{subject} has {value}" for a scheduled one, e.g. "user has sister's wedding on 3 June
   2024". Valid from when it was said (it was known, and planned, from then).
 The date label is part of the value: the same activity on two dates is two events (in a `many` slot the
@@ -24,7 +24,7 @@ EVENT_PREDICATES: dict[str, tuple[str, str]] = {
 
 
 def event_value(what: str, when: EventTime) -> str:
-    """The event's words with its date label ("went to the support group on 7 May 2023")."""
+    """The event's words with its date label ("went to the pottery class on 12 March 2026")."""
     what = " ".join(what.split()).strip(" ,.")
     return f"{what} {when.label}"
 

@@ -10,8 +10,8 @@ Handled (the subject is "user", the speaker, unless the clause is about a third 
 - works_at (one): "I work at/for X", "I got a (new) job at X", "I started working at X", "I'm now at X"
   (when they hold a job, or the clause says it is work); "I left / quit X", "I no longer work at X"
   retracts. "I switched from X to Y" replaces the one held value X (any of these slots) by Y.
-- dated events (factledger.digest.events): "I went to the support group yesterday", "Last Saturday I ran
-  a charity race" -> did (many) "went to the support group on 13 March 2026", valid from that day;
+- dated events (factledger.digest.events): "I went to the pottery class yesterday", "Last Saturday I ran
+  a 10k race" -> did (many) "went to the pottery class on 13 March 2026", valid from that day;
   "my sister's wedding is on June 3", "I have a dentist appointment on Friday" -> has_event (many).
   Only with time words that name one period; the date is resolved by factledger.digest.when.
 - third persons: "my sister Anna lives in Rome" -> (Anna, lives_in, Rome) and (Anna, relation, sister);
@@ -564,7 +564,7 @@ class RulesExtractor:
         return [self._timed("retract", "has", target, text, m.group(0), said_at, subject=who.subject)]
 
     def _event(self, text: str, said_at: str, subject: str) -> list[Draft] | None:
-        """'I went to the support group yesterday' / 'Last Saturday I ran a charity race': a dated event.
+        """'I went to the pottery class yesterday' / 'Last Saturday I ran a 10k race': a dated event.
         None when the clause is not one (no event verb, or no time words naming one period)."""
         lead = _LEADING_TIME.match(text)
         body, phrase = (lead["rest"], lead["phrase"]) if lead else (text, None)

@@ -62,7 +62,7 @@ POINT = (
     rf"|{_MONTH}(?:\s+of)?\s+{_YEAR}"
     rf"|(?:last|this|next)\s+(?:{_MONTH}|{_WEEKDAY}|weekend|week|month|year|summer|winter|spring|autumn|fall)"
     rf"|{_COUNT}\s+{_UNIT}\s+ago"
-    rf"|yesterday|today|tomorrow"
+    rf"|yesterday|today|tomorrow|tonight|this\s+(?:morning|afternoon|evening)|last\s+night"
     rf"|(?:on\s+)?{_WEEKDAY}"
     rf"|in\s+{_MONTH}(?!\w)|{_FULL_MONTH_NOT_MAY}"
     rf"|(?:in\s+)?{_YEAR})"
@@ -122,8 +122,10 @@ def _point(text: str, today: date, future: bool) -> _Period | None:
             return _day(date.fromisoformat(t))
         except ValueError:
             return None
-    if t == "today":
+    if t in ("today", "tonight", "this morning", "this afternoon", "this evening"):
         return _day(today)
+    if t == "last night":
+        return _day(today - timedelta(days=1))
     if t == "yesterday":
         return _day(today - timedelta(days=1))
     if t == "tomorrow":
@@ -277,7 +279,7 @@ class EventTime:
 
     start: str
     end: str
-    label: str  # "on 7 May 2023", "in May 2023", "in 2023", "in the week of 1 May 2023"
+    label: str  # "on 12 March 2026", "in March 2026", "in 2026", "in the week of 9 March 2026"
 
 
 def _label(p: _Period) -> str:

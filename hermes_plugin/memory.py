@@ -112,6 +112,8 @@ def _forget_legacy_index(paths: HermesPaths, recall: Any) -> None:
 class MemorySession:
     """Everything one provider instance does; owns its connections and its worker thread."""
 
+    _recall_released = False  # set at close: a drain still running must not use the released recall
+
     def __init__(self, paths: HermesPaths, identity: HermesIdentity, settings: ProviderSettings,
                  environ: Mapping[str, str] | None = None, *, clock: Callable[[], str] | None = None,
                  notices: Notices | None = None):
@@ -223,6 +225,7 @@ class MemorySession:
 
     def close(self) -> None:
         stopped = self.worker.stop(timeout=self._exit_time_left())
+        self._recall_released = True
         shared_recall.release(self.recall)
         shared_recall.close_ledger(self.reader)
         if stopped:
@@ -371,6 +374,8 @@ class MemorySession:
         return report.entries_digested
 
     def _sync_index(self) -> None:
+        if self._recall_released:  # the session ended while this drain ran on: the next session syncs
+            return
         self.recall.sync()
 
     # -- tools ------------------------------------------------------------------------------------

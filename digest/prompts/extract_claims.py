@@ -27,9 +27,9 @@ people are named subjects (their name, or e.g. "user's sister" when unnamed).
 
 Two kinds of fact:
 - durable attributes (where someone lives or works, what they like or have, relationships);
-- dated events the speaker states: something done at a stated time ("I went to the support group
-  yesterday", "I ran a charity race last Saturday") uses predicate "did" with the value in the past tense
-  WITHOUT the date ("went to the support group"); a scheduled one ("my sister's wedding is on June 3")
+- dated events the speaker states: something done at a stated time ("I went to the pottery class
+  yesterday", "I ran a 10k race last Saturday") uses predicate "did" with the value in the past tense
+  WITHOUT the date ("went to the pottery class"); a scheduled one ("my sister's wedding is on June 3")
   uses predicate "has_event" with the value naming it ("sister's wedding") and upcoming = true.
   Put the time words in `when`; do not compute dates.
 
