@@ -58,3 +58,21 @@ def test_an_undated_fact_after_an_ended_one_starts_where_that_ended(talk) -> Non
     assert values_at(talk, "2026-04-01", "lives_in") == ["Nantes"]  # a gap nobody spoke of is not claimed empty
     (nantes,) = talk.ledger.current([talk.scope])
     assert nantes.valid_from == "2026-03-01T09:00:00.000000Z"
+
+
+def test_not_at_globex_any_more_with_initech_now(talk, tmp_path) -> None:
+    """The issue's case: current, as-of and the prompt block all answer Initech now, Globex before."""
+    from factledger.recall import Recall
+
+    talk.say("I work at Globex", "2026-01-10T09:00:00Z")
+    talk.digest()
+    talk.say("Not at Globex anymore, I'm with Initech now.", "2026-06-10T09:00:00Z")
+    talk.digest()
+    assert talk.current("works_at") == {"works_at": ["Initech"]}
+    assert values_at(talk, "2026-03-01", "works_at") == ["Globex"]
+    with Recall(talk.ledger, tmp_path / "index") as recall:
+        block = recall.prompt("Where do I work?", [talk.scope])
+        facts = "\n".join(h.sentence for h in block.facts)
+        assert "Initech" in facts and "Globex" not in facts
+        then = recall.prompt("Where did I work?", [talk.scope], valid_at="2026-03-01", known_at="2026-03-01")
+        assert "Globex" in "\n".join(h.sentence for h in then.facts)
