@@ -58,7 +58,7 @@ from . import companion as companion_file
 from .companion import Companion, RefreshReport
 from .errors import QueryRefused, SqlError, SqlExecutionError
 from .feed import Feed
-from .guard import SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
+from .guard import LEDGER_CATALOG, SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
 from .output import CsvWriter
 from .params import Params, bind
 from .recorder import HeadRecorder, head_recorder
@@ -74,7 +74,7 @@ from .views import (
     generic_view_sql,
 )
 
-ATTACHED = "ledger_file"
+ATTACHED = LEDGER_CATALOG  # "ledger_file": PostgreSQL's ledger, or a SQLite snapshot's copy while it loads
 COMPANION = "ledger_companion"  # the companion file, attached beside the ledger
 MODES = ("live", "snapshot", "companion")
 # From this many claim versions, a query without a mode reads through the companion (docs/BENCHMARKS.md,
