@@ -899,8 +899,8 @@ def _references(tree: exp.Expression) -> tuple[set[str], set[str], bool]:
     for node in tree.walk():
         if isinstance(node, exp.Table):
             catalog, db, name = node.catalog.lower(), node.db.lower(), node.name.lower()
-            if catalog:
-                if catalog != COMPANION:
+            if catalog or db == COMPANION:  # the companion's own tables need nothing from the ledger
+                if COMPANION not in (catalog, db):
                     return reads, names, True
             elif db == RAW:
                 reads.add(name)

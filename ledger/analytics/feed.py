@@ -64,12 +64,14 @@ def arrow_table(names: Sequence[str], rows: Sequence[tuple[Any, ...]], types: di
     arrays = []
     for name, values in zip(names, columns):
         kind = types.get(name, "VARCHAR")
-        if kind == "VARCHAR":
-            values = [v if v is None or isinstance(v, str) else str(v) for v in values]
         try:
             arrays.append(pa.array(values, type=_ARROW[kind]))
+            continue
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
-            raise StorageError(f"{what}: column {name} holds a value that is not {kind} ({exc})") from None
+            if kind != "VARCHAR":
+                raise StorageError(f"{what}: column {name} holds a value that is not {kind} ({exc})") from None
+        # A text column holding a number (SQLite stores what it is given): as the scanner reads it, text.
+        arrays.append(pa.array([v if v is None or isinstance(v, str) else str(v) for v in values], type=pa.string()))
     return pa.Table.from_arrays(arrays, names=list(names))
 
 
