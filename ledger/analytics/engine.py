@@ -884,8 +884,11 @@ def _parse_statement(statement: str) -> exp.Expression | None:
     if statement not in _parsed:
         import sqlglot
 
+        body = statement
+        if re.match(r"\s*CREATE\s+MACRO\b", statement, re.IGNORECASE):  # a table macro: what it selects
+            body = re.split(r"\bAS\s+TABLE\b", statement, maxsplit=1, flags=re.IGNORECASE)[-1]
         try:
-            _parsed[statement] = sqlglot.parse_one(statement, read="duckdb")
+            _parsed[statement] = sqlglot.parse_one(body, read="duckdb")
         except Exception:  # noqa: BLE001 - a parse sqlglot cannot do falls back to the definition's list
             _parsed[statement] = None
     return _parsed[statement]
