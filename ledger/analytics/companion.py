@@ -342,7 +342,7 @@ def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables
                recorder: HeadRecorder) -> None:
     """Write a new companion for a ledger to `path` (replacing any file there) through a connection of
     its own: the analyst's connection cannot create files once it is locked down. A SQLite ledger is
-    read through `recorder`'s connection (feed.py), never attached to DuckDB."""
+    read through private copies `recorder`'s library writes (feed.py), never attached to DuckDB."""
     temporary = path.with_name(path.name + ".rebuild")
     for leftover in (temporary, Path(f"{temporary}.wal")):
         leftover.unlink(missing_ok=True)
@@ -350,13 +350,17 @@ def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables
     con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
     try:
         con.execute("SET TimeZone = 'UTC'")
-        if engine != "sqlite":
-            con.execute(f"LOAD {_text(scanner)}")
+        con.execute(f"LOAD {_text(scanner)}")
+        if engine != "sqlite":  # a SQLite ledger is read through private copies (feed.py), never attached
             con.execute(f"ATTACH {_text(ledger_sql)} AS ledger (TYPE {engine}, READ_ONLY)")
         con.execute(f"ATTACH {_text(str(temporary))} AS fresh")
         prefix = f'ledger."{schema}"' if engine == "postgres" else "ledger"
-        Companion(con, engine=engine, ledger="ledger", prefix=prefix, path=temporary, alias="fresh", tables=tables,
-                  recorder=recorder).build()
+        companion = Companion(con, engine=engine, ledger="ledger", prefix=prefix, path=temporary, alias="fresh",
+                              tables=tables, recorder=recorder)
+        try:
+            companion.build()
+        finally:
+            companion.reader.close()
         con.execute("DETACH fresh")  # checkpoints: everything in the file, no WAL left
     finally:
         con.close()

@@ -57,7 +57,7 @@ from factledger.ledger.times import format_time, utc_now
 from . import companion as companion_file
 from .companion import Companion, RefreshReport
 from .errors import QueryRefused, SqlError, SqlExecutionError
-from .feed import Feed
+from .feed import Feed, FeedReader
 from .guard import LEDGER_CATALOG, SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
 from .output import CsvWriter
 from .params import Params, bind
@@ -278,8 +278,8 @@ class Analytics:
             self._lock_down()
             return
         fed = self.engine == "sqlite" and not self.snapshot
-        if not fed:  # PostgreSQL, or a SQLite snapshot's private copy
-            con.execute(f"LOAD {_quote_text(str(scanner_path(self.engine)))}")
+        # On SQLite the scanner reads private copies only (a snapshot's, the feed's): never the ledger.
+        con.execute(f"LOAD {_quote_text(str(scanner_path(self.engine)))}")
         copy_dir = Path(tempfile.mkdtemp(prefix="factledger-snapshot-")) if self.snapshot and self.engine == "sqlite" else None
         try:
             if self.engine == "postgres":
@@ -389,6 +389,7 @@ class Analytics:
         self._companion = Companion(
             self._con, engine=self.engine, ledger=ATTACHED, prefix=prefix, path=path, alias=COMPANION,
             tables=self.tables, recorder=recorder,
+            reader=FeedReader(self._con, recorder, self._feed.scratch) if self._feed is not None else None,
         )
         self.refresh()
         for table in companion_file.COPIED:
@@ -497,7 +498,7 @@ class Analytics:
         self._con.close()
         self._close_companion()
         if self._feed is not None:
-            self._feed.recorder.close()
+            self._feed.close()
             self._feed = None
         self.views, self.temporal_views, self.macros, self._deferred, self._statements = {}, {}, {}, {}, {}
         self.mode, self.ledger_attached = self._requested_mode, True
@@ -781,11 +782,12 @@ class Analytics:
         self._con.close()
         self._close_companion()
         if self._feed is not None:
-            self._feed.recorder.close()
+            self._feed.close()
             self._feed = None
 
     def _close_companion(self) -> None:
         if self._companion is not None:
+            self._companion.reader.close()
             if self._feed is None or self._companion.recorder is not self._feed.recorder:
                 self._companion.recorder.close()
             companion_file.release(self.companion_path)

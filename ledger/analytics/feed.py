@@ -9,35 +9,37 @@ file, and a transaction another process committed meanwhile is lost (tests/ledge
 reproduced it with `factledger.open()` + `db.sql()` and the CLI). DESIGN §8: no process opens a SQLite
 ledger with a second SQLite library while it holds a connection.
 
-So on SQLite every row DuckDB reads comes through this process's own sqlite3 library (the analytics
-session's read-only connection, `analytics/sqlite_recorder.py`), as Arrow columns:
+So on SQLite every row DuckDB reads comes through this process's own sqlite3 library: the rows a
+read needs are copied, by SQLite itself (`CREATE TABLE … AS SELECT`, one read transaction, C speed), into
+a private scratch file (`Storage.copy_out`) that no connection of this process holds any more, and
+DuckDB's scanner reads that file (`sqlite_scan`) and forgets it; the file is deleted at once (in
+/dev/shm where there is one, so it never reaches a disk):
 - `Feed` keeps the ledger's tables as DuckDB tables in the schema `raw` (created empty, with the
   scanner's types: INTEGER as BIGINT, TEXT as VARCHAR, REAL as DOUBLE, BLOB as BLOB), and fills a table
   only when a query reads it, again only when the ledger changed since (`PRAGMA data_version`, which
   moves with every commit of any other connection, and the file's identity). The tables one query
-  needs are read in one SQLite read transaction, so a query sees one committed state (the scanner read
-  each table separately);
-- `FeedReader` gives the companion (companion.py) the rows it copies: a delta read through the same
-  connection and handed to DuckDB as a registered Arrow table.
+  needs are copied in one SQLite read transaction, so a query sees one committed state (the scanner
+  read each table separately);
+- `FeedReader` gives the companion (companion.py) the rows it copies (its build, its deltas) the same way.
 
-A snapshot session reads a private copy made by SQLite's online backup (the same library): the scanner
-opens only that copy, a file no other connection of the process holds.
+A snapshot session reads a private copy made by SQLite's online backup (the same library), attached
+whole; PostgreSQL is a server, so its scanner is just another client.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
-
-from factledger.ledger.errors import StorageError
 
 from .views import RAW
 
-_ARROW = {"BIGINT": pa.int64(), "VARCHAR": pa.string(), "DOUBLE": pa.float64(), "BLOB": pa.binary()}
 _names = itertools.count(1)
 
 
@@ -58,30 +60,34 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def arrow_table(names: Sequence[str], rows: Sequence[tuple[Any, ...]], types: dict[str, str], what: str) -> pa.Table:
-    """Rows as an Arrow table, each column of its DuckDB type (`types`, by column name; text otherwise)."""
-    columns = list(zip(*rows)) if rows else [() for _ in names]
-    arrays = []
-    for name, values in zip(names, columns):
-        kind = types.get(name, "VARCHAR")
-        try:
-            arrays.append(pa.array(values, type=_ARROW[kind]))
-            continue
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
-            if kind != "VARCHAR":
-                raise StorageError(f"{what}: column {name} holds a value that is not {kind} ({exc})") from None
-        # A text column holding a number (SQLite stores what it is given): as the scanner reads it, text.
-        arrays.append(pa.array([v if v is None or isinstance(v, str) else str(v) for v in values], type=pa.string()))
-    return pa.Table.from_arrays(arrays, names=list(names))
+def _text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+class Scratch:
+    """A private folder (0700; in /dev/shm when there is one) for the copies DuckDB reads; each copy is
+    deleted once read, the folder on close."""
+
+    def __init__(self) -> None:
+        memory = Path("/dev/shm")
+        base = str(memory) if memory.is_dir() and os.access(memory, os.W_OK) else None
+        self.folder = Path(tempfile.mkdtemp(prefix="factledger-feed-", dir=base))
+
+    def file(self) -> Path:
+        return self.folder / f"copy-{next(_names)}.db"
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class Feed:
-    """The ledger's tables in DuckDB's `raw` schema, read through `recorder` (a SqliteHeadRecorder) when
+    """The ledger's tables in DuckDB's `raw` schema, copied through `recorder` (a SqliteHeadRecorder) when
     a query needs them and the ledger changed since they were read."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, recorder: Any):
         self.con = con
         self.recorder = recorder
+        self.scratch = Scratch()
         self.types: dict[str, list[tuple[str, str]]] = {}  # table -> [(column, DuckDB type)]
         self._read_at: dict[str, object] = {}  # table -> the ledger's version its rows are of
 
@@ -110,55 +116,63 @@ class Feed:
         stale = sorted(t for t in set(tables) & self.tables if self._read_at.get(t) != version)
         if not stale:
             return 0
-        read = self.recorder.read_tables(stale)
-        con = self.con
-        con.execute("BEGIN")
+        path = self.scratch.file()
         try:
-            for table in stale:
-                names, rows = read[table]
-                data = arrow_table(names, rows, dict(self.types[table]), f"the ledger's table {table}")
-                view = f"factledger_feed_{next(_names)}"
-                con.register(view, data)
-                try:
+            copies = self.recorder.copy_out(path, [f"SELECT * FROM {_quote(t)}" for t in stale])
+            con = self.con
+            con.execute("BEGIN")
+            try:
+                for table, copy in zip(stale, copies):
+                    columns = ", ".join(_quote(n) for n, _ in self.types[table])
                     con.execute(f"DELETE FROM {RAW}.{_quote(table)}")
-                    con.execute(f"INSERT INTO {RAW}.{_quote(table)} SELECT * FROM {view}")
-                finally:
-                    con.unregister(view)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+                    con.execute(f"INSERT INTO {RAW}.{_quote(table)} SELECT {columns} FROM sqlite_scan({_text(str(path))}, {_text(copy)})")
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        finally:
+            path.unlink(missing_ok=True)
         for table in stale:
             self._read_at[table] = version
         return len(stale)
 
+    def close(self) -> None:
+        self.scratch.close()
+        self.recorder.close()
+
 
 class FeedReader:
-    """Ledger rows for the companion's copies, read through `recorder` and registered on `con` as Arrow
-    tables for the statement that copies them (`release` drops them)."""
+    """Ledger rows for the companion's copies: each read copied through `recorder` into a scratch file
+    and read by DuckDB's scanner from there (`release` deletes the files)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, recorder: Any):
+    def __init__(self, con: duckdb.DuckDBPyConnection, recorder: Any, scratch: Scratch | None = None):
         self.con = con
         self.recorder = recorder
-        self._registered: list[str] = []
-        self._types: dict[str, dict[str, str]] = {}
+        self._own = scratch is None
+        self.scratch = scratch  # made at the first read when not given
+        self._files: list[Path] = []
 
     def rows(self, sql: str, *, like: str) -> str:
-        """A DuckDB table name holding what `sql` returns; its columns typed as the ledger table `like`'s."""
-        if like not in self._types:
-            self._types[like] = {n: duck_type(d) for n, d in self.recorder.columns(like)}
-        names, rows = self.recorder.rows(sql)
-        view = f"factledger_feed_{next(_names)}"
-        self.con.register(view, arrow_table(names, rows, self._types[like], f"the ledger's {like}"))
-        self._registered.append(view)
-        return view
+        """A DuckDB table expression holding what `sql` (over the ledger) returns."""
+        if self.scratch is None:
+            self.scratch = Scratch()
+        path = self.scratch.file()
+        self._files.append(path)
+        (copy,) = self.recorder.copy_out(path, [sql])
+        return f"sqlite_scan({_text(str(path))}, {_text(copy)})"
 
     def whole(self, table: str, where: str = "") -> str:
         return self.rows(f"SELECT * FROM {_quote(table)}" + (f" WHERE {where}" if where else ""), like=table)
 
     def release(self) -> None:
-        while self._registered:
-            self.con.unregister(self._registered.pop())
+        while self._files:
+            self._files.pop().unlink(missing_ok=True)
+
+    def close(self) -> None:
+        self.release()
+        if self._own and self.scratch is not None:
+            self.scratch.close()
+            self.scratch = None
 
 
 class NativeReader:
@@ -179,4 +193,7 @@ class NativeReader:
         return f"(SELECT * FROM {source} WHERE {where})" if where else source
 
     def release(self) -> None:
+        pass
+
+    def close(self) -> None:
         pass

@@ -58,14 +58,11 @@ class SqliteHeadRecorder(SharedHeadReads):
         self._follow_the_file()
         return (self._file, id(self.storage), self.storage.data_version())
 
-    def read_tables(self, tables: Sequence[str]) -> dict[str, tuple[list[str], list[tuple]]]:
-        """Every row of each table, all read in one read transaction (one committed state)."""
-        with self.storage.snapshot():
-            return {t: self.storage.columns(f"SELECT * FROM {_quote(t)}") for t in tables}
-
-    def rows(self, sql: str) -> tuple[list[str], list[tuple]]:
-        """Column names and rows of one read of the ledger (the companion's delta reads)."""
-        return self.storage.columns(sql)
+    def copy_out(self, target: object, selects: Sequence[str]) -> list[str]:
+        """The rows of each SELECT copied into the new SQLite file `target` in one read transaction
+        (the analytics feed: DuckDB reads that copy, never the ledger)."""
+        self._follow_the_file()
+        return self.storage.copy_out(target, selects)
 
     def tx_time(self, tx_id: int) -> str | None:
         row = self.storage.one("SELECT tx_time FROM transactions WHERE id = ?", (tx_id,))

@@ -5,6 +5,8 @@ path reads no ledger table into DuckDB at all. The multi-process proof is tests/
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,25 +22,44 @@ def _write(path: Path, value: str) -> None:
             tx.add("s", "Ann", "likes", value, valid_from="2024-01-01")
 
 
-def _scanner_opened(analytics: Analytics) -> bool:
-    con = analytics._con
-    attached = con.execute("SELECT count(*) FROM duckdb_databases() WHERE type = 'sqlite'").fetchone()[0]
-    loaded = con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name IN ('sqlite_query', 'sqlite_scan')").fetchone()[0]
-    return bool(attached or loaded)
+# Another process asks for SQLite's exclusive lock on the file (the SHARED range, as a closing
+# connection does before it deletes the WAL): "held" while this process's connection keeps its lock.
+PROBE = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+try:
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 510, 0x40000002, 0)
+    print("free")
+except OSError:
+    print("held")
+"""
 
 
-@pytest.mark.parametrize("mode", ["live", "companion"])
-def test_duckdb_never_opens_the_ledger_file(ledger_path: Path, mode: str) -> None:
+def _lock_seen_from_outside(path: Path) -> str:
+    return subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("how", ["live", "companion", "snapshot", "one question"])
+def test_sql_keeps_the_process_s_lock_on_the_ledger(ledger_path: Path, how: str) -> None:
+    """Before: DuckDB's sqlite scanner opened and closed the file, and the close released the locks of
+    the process's own connection: another process then saw the file free (and deleted the WAL)."""
     _write(ledger_path, "tea")
-    with Analytics(ledger_path, mode=mode) as analytics:
-        for query in ("SELECT count(*) FROM claims", "SELECT count(*) FROM journal", "SELECT * FROM raw.tombstones",
-                      "SELECT * FROM slot_history('Ann', 'likes')", "SHOW TABLES", "SELECT * FROM information_schema.tables"):
-            analytics.fetch(query)
-        assert not _scanner_opened(analytics)
-    with Analytics(ledger_path, first_query="SELECT count(*) FROM claims") as analytics:
-        analytics.fetch("SELECT count(*) FROM claims")
-        analytics.fetch("SELECT count(*) FROM episodes")  # the full session, set up again
-        assert not _scanner_opened(analytics)
+    with Ledger.open(ledger_path) as ledger:
+        ledger.current(["s"])
+        assert _lock_seen_from_outside(ledger_path) == "held"
+        if how == "one question":
+            Analytics(ledger_path, mode="companion").close()
+            session = Analytics(ledger_path, first_query="SELECT count(*) FROM claims")
+        else:
+            session = Analytics(ledger_path, mode=how)
+        with session as analytics:
+            for query in ("SELECT count(*) FROM claims", "SELECT count(*) FROM episodes", "SELECT * FROM raw.tombstones",
+                          "SELECT * FROM slot_history('Ann', 'likes')", "SHOW TABLES"):
+                analytics.fetch(query)
+            attached = analytics._con.execute("SELECT count(*) FROM duckdb_databases() WHERE type = 'sqlite'").fetchone()[0]
+            assert attached == 0
+            assert _lock_seen_from_outside(ledger_path) == "held"
+        assert _lock_seen_from_outside(ledger_path) == "held"
 
 
 @pytest.mark.parametrize("mode", ["live", "companion"])
