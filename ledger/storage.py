@@ -349,6 +349,39 @@ class Storage:
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
 
+    def copy_out(self, target: str | Path, selects: Sequence[str]) -> list[str]:
+        """Write what each SELECT over this ledger returns into a new SQLite file `target`, one table each
+        (named in the list returned), all read in one read transaction. A private copy that another
+        SQLite library (DuckDB's scanner) may open while this process holds the ledger: it never opens
+        the ledger itself (DESIGN §8). Written through a connection of this library, closed on return."""
+        source = Path(self.path).resolve().as_uri() + "?mode=ro"
+        names = [f"copy_{n}" for n in range(1, len(selects) + 1)]
+        try:
+            conn = sqlite3.connect(Path(target).resolve().as_uri() + "?mode=rwc", uri=True, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = OFF")  # a scratch file: no journal, no fsync
+                conn.execute("PRAGMA synchronous = OFF")
+                conn.execute("ATTACH ? AS ledger", (source,))
+                conn.execute("BEGIN")
+                for name, select in zip(names, selects):
+                    conn.execute(f"CREATE TABLE main.{name} AS {select}")
+                conn.execute("COMMIT")
+                conn.execute("DETACH ledger")
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise _translate(exc) from None
+        return names
+
+    def data_version(self) -> int:
+        """SQLite's data_version of this connection: it changes when another connection (of this process
+        or another) commits to the file, so an unchanged value means the tables read before still hold."""
+        with self._lock:
+            try:
+                return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            except sqlite3.Error as exc:
+                raise _translate(exc) from None
+
     def iterate(self, sql: str, params: Params = (), *, batch: int = 1000) -> Iterator[Row]:
         """Stream a large result in batches (holding the lock per batch, not for the whole scan)."""
         with self._lock:

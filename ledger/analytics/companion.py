@@ -34,6 +34,7 @@ import duckdb
 
 from factledger.ledger.pg_storage import local_data_path
 
+from .feed import FeedReader, NativeReader
 from .recorder import HeadMark, HeadRecorder
 from .views import RAW, STATEMENT, claims_projection
 
@@ -109,13 +110,19 @@ class RefreshReport:
 
 
 class Companion:
-    """The companion of one ledger, read and written through one DuckDB connection on which the ledger
-    is attached as `ledger` (schema prefix `prefix`) and the companion file as `alias`; the ledger's
-    head is read through `recorder` (the ledger's own connection)."""
+    """The companion of one ledger, read and written through one DuckDB connection on which the companion
+    file is attached as `alias`; the ledger's head is read through `recorder` (the ledger's own
+    connection), and the rows copied come through `reader`: on SQLite the same connection (feed.py:
+    DuckDB never opens the ledger file), on PostgreSQL the scanner of the ledger attached as `ledger`
+    (schema prefix `prefix`)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, *, engine: str, ledger: str, prefix: str,
-                 path: Path, alias: str, tables: list[str], recorder: HeadRecorder):
+                 path: Path, alias: str, tables: list[str], recorder: HeadRecorder,
+                 reader: FeedReader | NativeReader | None = None):
         self.con = con
+        self.reader = reader if reader is not None else (
+            FeedReader(con, recorder) if engine == "sqlite" else NativeReader(NATIVE[engine], ledger, prefix)
+        )
         self.engine = engine
         self.ledger = ledger
         self.prefix = prefix
@@ -129,9 +136,10 @@ class Companion:
 
     # -- reading the ledger ---------------------------------------------------------------------
 
-    def native(self, sql: str) -> str:
-        """A table expression running `sql` in the ledger's own engine (its indexes, its plan)."""
-        return f"{NATIVE[self.engine]}({_text(self.ledger)}, {_text(sql)})"
+    def native(self, sql: str, like: str = "claims") -> str:
+        """A table expression holding what `sql` returns, run in the ledger's own engine (its indexes,
+        its plan); its columns typed as the ledger table `like`'s."""
+        return self.reader.rows(sql, like=like)
 
     def head(self, mark: HeadMark, known_tx: int | None) -> Head:
         recorder = self.recorder
@@ -224,10 +232,12 @@ class Companion:
             self.forget_state()
             con.execute("ROLLBACK")
             raise
+        finally:
+            self.reader.release()
         return report
 
     def _insert(self, table: str, sql: str) -> int:
-        return self.con.execute(f"INSERT INTO {self.alias}.{table} SELECT * FROM {self.native(sql)}").fetchone()[0]
+        return self.con.execute(f"INSERT INTO {self.alias}.{table} SELECT * FROM {self.native(sql, table)}").fetchone()[0]
 
     def _new_versions(self, where: str, top: int) -> int:
         source = self.native(f"SELECT * FROM claims WHERE {where}")
@@ -259,7 +269,7 @@ class Companion:
 
     def _predicates(self) -> bool:
         """Replace the copied predicates when any row differs, and re-render the statements they shape."""
-        ledger = f"{self.prefix}.predicates"
+        ledger = self.reader.whole("predicates")
         mine = f"{self.alias}.predicates"
         changed = [
             r[0]
@@ -303,14 +313,15 @@ class Companion:
             con.execute(f"CREATE TABLE {self.alias}.{STATE} (format INTEGER, engine VARCHAR, first_tx_time VARCHAR,"
                         " last_tx BIGINT, last_tx_time VARCHAR, last_claim BIGINT, erase_mark VARCHAR,"
                         " predicates_mark VARCHAR)")
-            con.execute(f"CREATE TABLE {self.alias}.predicates AS SELECT * FROM {self.prefix}.predicates")
+            reader = self.reader
+            con.execute(f"CREATE TABLE {self.alias}.predicates AS SELECT * FROM {reader.whole('predicates')}")
             con.execute(
-                f"CREATE TABLE {self.alias}.transactions AS SELECT * FROM {self.prefix}.transactions WHERE id <= {top} ORDER BY id"
+                f"CREATE TABLE {self.alias}.transactions AS SELECT * FROM {reader.whole('transactions', f'id <= {top}')} ORDER BY id"
             )
             con.execute(
                 f"CREATE TABLE {self.alias}.claim_versions AS SELECT * FROM"
-                f" ({_with_ends(claims_projection(f'{self.prefix}.claims', f'{self.alias}.predicates'))})"
-                f" WHERE opened_by <= {top} ORDER BY id"
+                f" ({_with_ends(claims_projection(reader.whole('claims', f'opened_by <= {top}'), f'{self.alias}.predicates'))})"
+                " ORDER BY id"
             )
             self._unclose_after(top)
             con.execute(f"INSERT INTO {self.alias}.{STATE} (format, engine) VALUES (?, ?)", [FORMAT, self.engine])
@@ -319,6 +330,8 @@ class Companion:
         except BaseException:
             con.execute("ROLLBACK")
             raise
+        finally:
+            self.reader.release()
 
 
 def _with_ends(projection: str) -> str:
@@ -328,7 +341,8 @@ def _with_ends(projection: str) -> str:
 def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables: list[str], schema: str,
                recorder: HeadRecorder) -> None:
     """Write a new companion for a ledger to `path` (replacing any file there) through a connection of
-    its own: the analyst's connection cannot create files once it is locked down."""
+    its own: the analyst's connection cannot create files once it is locked down. A SQLite ledger is
+    read through private copies `recorder`'s library writes (feed.py), never attached to DuckDB."""
     temporary = path.with_name(path.name + ".rebuild")
     for leftover in (temporary, Path(f"{temporary}.wal")):
         leftover.unlink(missing_ok=True)
@@ -337,11 +351,16 @@ def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables
     try:
         con.execute("SET TimeZone = 'UTC'")
         con.execute(f"LOAD {_text(scanner)}")
-        con.execute(f"ATTACH {_text(ledger_sql)} AS ledger (TYPE {engine}, READ_ONLY)")
+        if engine != "sqlite":  # a SQLite ledger is read through private copies (feed.py), never attached
+            con.execute(f"ATTACH {_text(ledger_sql)} AS ledger (TYPE {engine}, READ_ONLY)")
         con.execute(f"ATTACH {_text(str(temporary))} AS fresh")
         prefix = f'ledger."{schema}"' if engine == "postgres" else "ledger"
-        Companion(con, engine=engine, ledger="ledger", prefix=prefix, path=temporary, alias="fresh", tables=tables,
-                  recorder=recorder).build()
+        companion = Companion(con, engine=engine, ledger="ledger", prefix=prefix, path=temporary, alias="fresh",
+                              tables=tables, recorder=recorder)
+        try:
+            companion.build()
+        finally:
+            companion.reader.close()
         con.execute("DETACH fresh")  # checkpoints: everything in the file, no WAL left
     finally:
         con.close()

@@ -57,7 +57,8 @@ from factledger.ledger.times import format_time, utc_now
 from . import companion as companion_file
 from .companion import Companion, RefreshReport
 from .errors import QueryRefused, SqlError, SqlExecutionError
-from .guard import SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
+from .feed import Feed, FeedReader
+from .guard import LEDGER_CATALOG, SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
 from .output import CsvWriter
 from .params import Params, bind
 from .recorder import HeadRecorder, head_recorder
@@ -73,7 +74,7 @@ from .views import (
     generic_view_sql,
 )
 
-ATTACHED = "ledger_file"
+ATTACHED = LEDGER_CATALOG  # "ledger_file": PostgreSQL's ledger, or a SQLite snapshot's copy while it loads
 COMPANION = "ledger_companion"  # the companion file, attached beside the ledger
 MODES = ("live", "snapshot", "companion")
 # From this many claim versions, a query without a mode reads through the companion (docs/BENCHMARKS.md,
@@ -246,6 +247,11 @@ class Analytics:
         self.views: dict[str, ViewDef] = {}
         self.temporal_views: dict[str, ViewDef] = {}
         self.macros: dict[str, MacroDef] = {}
+        # On SQLite (live and companion): the ledger's tables, fed to DuckDB through this session's own
+        # sqlite3 connection (feed.py); DuckDB never opens the ledger file. None on PostgreSQL and in a
+        # snapshot (which reads a private copy).
+        self._feed: Feed | None = None
+        self._statements: dict[str, str] = {}  # DuckDB view or macro name -> its CREATE (what it reads)
         self._con = _connect()
         self._opening(lambda: self._setup(_lockdown, first_query))
 
@@ -271,6 +277,8 @@ class Analytics:
             self._set_now()
             self._lock_down()
             return
+        fed = self.engine == "sqlite" and not self.snapshot
+        # On SQLite the scanner reads private copies only (a snapshot's, the feed's): never the ledger.
         con.execute(f"LOAD {_quote_text(str(scanner_path(self.engine)))}")
         copy_dir = Path(tempfile.mkdtemp(prefix="factledger-snapshot-")) if self.snapshot and self.engine == "sqlite" else None
         try:
@@ -279,6 +287,11 @@ class Analytics:
                 # DuckDB transaction (a snapshot's load) sees one committed state.
                 con.execute(f"ATTACH {_quote_text(str(self.path))} AS {ATTACHED} (TYPE postgres, READ_ONLY)")
                 schema = con.execute(f"SELECT * FROM postgres_query({_quote_text(ATTACHED)}, 'SELECT current_schema()')").fetchone()[0]
+            elif fed:
+                # DESIGN §8: DuckDB's sqlite scanner (a second SQLite library) must not open a ledger this
+                # process may hold a connection to; its rows come through this session's own connection.
+                self._feed = Feed(con, head_recorder(open_storage(self.path, read_only=True)))
+                schema = "main"
             else:
                 source = self.path
                 if copy_dir is not None:
@@ -297,6 +310,11 @@ class Analytics:
             if self.mode is None:
                 self.mode = self._choose_mode()
             con.execute(f"CREATE SCHEMA {RAW}")
+            if self._feed is not None:
+                self._feed.create(self.tables)
+                if self.mode == "companion":
+                    self._open_companion(ATTACHED)
+                return self._finish_setup(lockdown)
             kind = "TABLE" if self.snapshot else "VIEW"
             # One DuckDB transaction: the scanner then reads the ledger's catalog through one connection
             # (outside one it opens a connection, and SQLite parses this schema, for every statement),
@@ -313,6 +331,10 @@ class Analytics:
         finally:
             if copy_dir is not None:
                 shutil.rmtree(copy_dir, ignore_errors=True)
+        self._finish_setup(lockdown)
+
+    def _finish_setup(self, lockdown: bool) -> None:
+        con = self._con
         self._set_now()
         con.execute("BEGIN")  # as above: one scanner connection for the views' catalog reads
         self._register_views()
@@ -321,6 +343,8 @@ class Analytics:
             self._lock_down()
 
     def _table_names(self, schema: str) -> list[str]:
+        if self._feed is not None:
+            return self._feed.recorder.table_names()
         if self.engine == "sqlite":
             # SQLite's own catalog through the scanner: duckdb_tables() sizes every table of the file
             # to list them (0.4-0.9 s at a million versions, most of a session's open).
@@ -335,6 +359,8 @@ class Analytics:
     def _choose_mode(self) -> str:
         if self.companion_path.exists():
             return "companion"
+        if self._feed is not None:
+            return "companion" if self._feed.recorder.top_claim() >= COMPANION_FROM else "live"
         native = companion_file.NATIVE[self.engine]
         top = self._con.execute(f"SELECT * FROM {native}({_quote_text(ATTACHED)}, 'SELECT max(id) FROM claims')").fetchone()[0]
         return "companion" if int(top or 0) >= COMPANION_FROM else "live"
@@ -354,7 +380,8 @@ class Analytics:
             self._fall_back(f"the companion {path} cannot be opened ({_first_line(exc)})")
             return
         try:
-            recorder = head_recorder(open_storage(self.path, read_only=True), self.tables)
+            recorder = (self._feed.recorder if self._feed is not None
+                        else head_recorder(open_storage(self.path, read_only=True), self.tables))
         except LedgerError as exc:
             companion_file.release(path)
             self._fall_back(f"the ledger's head cannot be read for the companion ({exc})")
@@ -362,10 +389,13 @@ class Analytics:
         self._companion = Companion(
             self._con, engine=self.engine, ledger=ATTACHED, prefix=prefix, path=path, alias=COMPANION,
             tables=self.tables, recorder=recorder,
+            reader=FeedReader(self._con, recorder, self._feed.scratch) if self._feed is not None else None,
         )
         self.refresh()
         for table in companion_file.COPIED:
             if table in self.tables:
+                if self._feed is not None:
+                    self._feed.drop(table)  # read from the companion's copy instead
                 self._con.execute(f"CREATE OR REPLACE VIEW {RAW}.{_quote_name(table)} AS SELECT * FROM {COMPANION}.{_quote_name(table)}")
 
     def _open_companion_only(self, first_query: str) -> bool:
@@ -467,7 +497,10 @@ class Analytics:
         way, on a new connection; relations from the old one end with it."""
         self._con.close()
         self._close_companion()
-        self.views, self.temporal_views, self.macros, self._deferred = {}, {}, {}, {}
+        if self._feed is not None:
+            self._feed.close()
+            self._feed = None
+        self.views, self.temporal_views, self.macros, self._deferred, self._statements = {}, {}, {}, {}, {}
         self.mode, self.ledger_attached = self._requested_mode, True
         self._con = _connect()
         self._opening(lambda: self._setup(self._lockdown))
@@ -538,6 +571,7 @@ class Analytics:
         plain, generic, temporal, macros = self._answerable(only)
 
         def create(name: str, statement: str) -> None:
+            self._statements[name.lower()] = statement
             if deferred and name not in BASE_VIEWS:
                 self._deferred[name] = statement
             else:
@@ -600,6 +634,11 @@ class Analytics:
     def translate(self, query: str, params: Params = None) -> str:
         """Check `query` and return the DuckDB SQL it runs as (temporal clauses become predicates,
         parameters — `$name` with a mapping, `?` or `$1` with a list — become literals)."""
+        return self._translate(query, params, every_view=False)
+
+    def _translate(self, query: str, params: Params, *, every_view: bool) -> str:
+        """translate(); on SQLite the ledger tables the query reads are brought in step first (feed.py),
+        with `every_view` those every view reads too (a relation may be built on with any of them)."""
         described = describing_prefix(query)
         if described is not None:
             command, inner = described
@@ -611,7 +650,7 @@ class Analytics:
                 bind(exp.Select(), params, query)  # refuses parameters given for nothing
                 names = sorted({*self.temporal_views, *self.views})
                 return "SELECT * FROM (VALUES " + ", ".join(f"({_quote_text(n)})" for n in names) + ") AS t(name) ORDER BY name"
-            return f"{command} {self.translate(inner, params)}"
+            return f"{command} {self._translate(inner, params, every_view=every_view)}"
         checked, self._checked = self._checked, None
         if checked is not None and checked[0] == query:
             tree = checked[1]
@@ -631,13 +670,55 @@ class Analytics:
             interval_ends=(f"{COMPANION}.claim_versions", companion_file.INTERVAL_ENDS) if self.mode == "companion" else None,
         )
         try:
-            return rewriter.rewrite(tree).sql(dialect="duckdb")
+            rewritten = rewriter.rewrite(tree)
+            text = rewritten.sql(dialect="duckdb")
         except RecursionError:  # a long flat chain (1 + 1 + … + 1) nests in the tree
             raise QueryRefused("the query is too deeply nested", line=1, column=1, text="") from None
+        if self._feed is not None:
+            needed = self._raw_tables_read(rewritten)
+            if every_view:
+                for name in self._statements:
+                    needed |= self._raw_tables_read(exp.Table(this=exp.to_identifier(name)))
+            self._feed.ensure(needed)
+        return text
+
+    def _raw_tables_read(self, tree: exp.Expression) -> set[str]:
+        """The ledger tables (in `raw`) a rewritten query reads, through the views and macros it names;
+        every fed table when it names something else of the catalog (a schema-qualified name)."""
+        fed = self._feed.tables if self._feed is not None else set()
+        tables: set[str] = set()
+        seen: set[str] = set()
+        pending = [tree]
+        while pending:
+            reads, names, anything = _references(pending.pop())
+            if anything:
+                return fed
+            tables |= reads
+            for name in names - seen:
+                seen.add(name)
+                statement = self._statements.get(name)
+                if statement is not None:
+                    parsed = _parse_statement(statement)
+                    if parsed is None:  # not sqlglot's to read: what its definition says it needs
+                        tables |= set(self._requires(name))
+                    else:
+                        pending.append(parsed)
+        return tables & fed
+
+    def _requires(self, name: str) -> tuple[str, ...]:
+        for group in (self.views, self.temporal_views, self.macros):
+            if name in group:
+                return group[name].requires
+        return ()
 
     def sql(self, query: str, params: Params = None) -> duckdb.DuckDBPyRelation:
-        """Run one read-only query (our dialect: DuckDB's plus temporal clauses); returns a relation."""
-        text = self.translate(query, params)
+        """Run one read-only query (our dialect: DuckDB's plus temporal clauses); returns a relation.
+        Queries built on the relation read the views as of this call (on SQLite the tables behind every
+        view are brought in step now; `raw.*` tables only through a query here)."""
+        return self._relation(query, params, every_view=True)
+
+    def _relation(self, query: str, params: Params, *, every_view: bool) -> duckdb.DuckDBPyRelation:
+        text = self._translate(query, params, every_view=every_view)
         with self._limits():
             return self._con.sql(text)
 
@@ -670,7 +751,7 @@ class Analytics:
 
     def run(self, query: str, params: Params = None) -> QueryResult:
         """Column names and at most `max_rows` rows (`truncated` says whether there were more)."""
-        relation = self.sql(query, params)
+        relation = self._relation(query, params, every_view=False)
         with self._limits():
             if self.max_rows is None:
                 return QueryResult(list(relation.columns), relation.fetchall())
@@ -684,7 +765,7 @@ class Analytics:
 
     def arrow(self, query: str, params: Params = None) -> Any:
         """The result as a pyarrow Table (every row: it goes to a file; memory and time limits apply)."""
-        relation = self.sql(query, params)
+        relation = self._relation(query, params, every_view=False)
         with self._limits():
             return relation.to_arrow_table()
 
@@ -700,10 +781,15 @@ class Analytics:
     def close(self) -> None:
         self._con.close()
         self._close_companion()
+        if self._feed is not None:
+            self._feed.close()
+            self._feed = None
 
     def _close_companion(self) -> None:
         if self._companion is not None:
-            self._companion.recorder.close()
+            self._companion.reader.close()
+            if self._feed is None or self._companion.recorder is not self._feed.recorder:
+                self._companion.recorder.close()
             companion_file.release(self.companion_path)
             self._companion = None
 
@@ -790,6 +876,46 @@ def _analyst_tables(names: Iterable[str]) -> list[str]:
         # ledger_secret keys the tombstones: shown to no analyst, written to no export.
         if not name.startswith(("sqlite_", "recall_")) and name != "ledger_secret" and name not in ENGINE_TABLES
     )
+
+
+_SYSTEM_SCHEMAS = {"information_schema", "pg_catalog"}
+_parsed: dict[str, exp.Expression | None] = {}  # a view's or macro's CREATE -> its tree (the same in every session)
+
+
+def _parse_statement(statement: str) -> exp.Expression | None:
+    if statement not in _parsed:
+        import sqlglot
+
+        body = statement
+        if re.match(r"\s*CREATE\s+MACRO\b", statement, re.IGNORECASE):  # a table macro: what it selects
+            body = re.split(r"\bAS\s+TABLE\b", statement, maxsplit=1, flags=re.IGNORECASE)[-1]
+        try:
+            _parsed[statement] = sqlglot.parse_one(body, read="duckdb")
+        except Exception:  # noqa: BLE001 - a parse sqlglot cannot do falls back to the definition's list
+            _parsed[statement] = None
+    return _parsed[statement]
+
+
+def _references(tree: exp.Expression) -> tuple[set[str], set[str], bool]:
+    """What a tree reads: raw.<table> names, other names (views, macros, CTEs), and whether it names
+    another schema or catalog (then anything may be read)."""
+    reads: set[str] = set()
+    names: set[str] = set()
+    for node in tree.walk():
+        if isinstance(node, exp.Table):
+            catalog, db, name = node.catalog.lower(), node.db.lower(), node.name.lower()
+            if catalog or db == COMPANION:  # the companion's own tables need nothing from the ledger
+                if COMPANION not in (catalog, db):
+                    return reads, names, True
+            elif db == RAW:
+                reads.add(name)
+            elif db in ("", "main"):
+                names.add(name)
+            elif db not in _SYSTEM_SCHEMAS:
+                return reads, names, True
+        elif isinstance(node, exp.Anonymous):
+            names.add(str(node.name).lower())
+    return reads, names, False
 
 
 def _first_line(exc: BaseException) -> str:

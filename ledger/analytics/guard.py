@@ -40,6 +40,13 @@ _FORBIDDEN_NAMES = (
 )
 FORBIDDEN_NODES: tuple[type, ...] = tuple(getattr(exp, n) for n in _FORBIDDEN_NAMES if hasattr(exp, n))
 
+# The catalog name under which DuckDB attaches a PostgreSQL ledger (and a SQLite snapshot's private copy,
+# while it loads). Analysts read the ledger through the views; a name through the attached catalog would
+# pass them by, and with them the rule that no query reads the ledger's secret (the key of the
+# tombstones' hashes: with it a guessed erased value could be confirmed).
+LEDGER_CATALOG = "ledger_file"
+SECRET_TABLES = {"ledger_secret"}
+
 # Table functions a query may call in FROM: generators, DuckDB's duckdb_* catalog functions, and the
 # audit helpers (views.MACROS adds them).
 SAFE_TABLE_FUNCTIONS = {"range", "generate_series", "unnest"}
@@ -195,6 +202,13 @@ class Guard:
         for part in (table.args.get("db"), table.args.get("catalog")):
             if isinstance(part, exp.Identifier) and _looks_like_path(part.name):
                 raise self.refuse_node("files cannot be read here: name a ledger view", table, start)
+            if isinstance(part, exp.Identifier) and part.name.lower() == LEDGER_CATALOG:
+                raise self.refuse_node(
+                    f"the ledger is read through its views (claims, transactions, …), not through {LEDGER_CATALOG}",
+                    table, start,
+                )
+        if table.name.lower() in SECRET_TABLES:
+            raise self.refuse_node(f"{table.name} keys the tombstones' hashes: no query reads it", table, start)
 
 
 _TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.(\w+), text: ([^,]*),[^>]*>")

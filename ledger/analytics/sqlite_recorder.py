@@ -1,4 +1,6 @@
-"""The companion's head reads on a SQLite ledger (see recorder.py)."""
+"""The companion's head reads on a SQLite ledger (see recorder.py), and every ledger row DuckDB reads on
+SQLite: the feed (feed.py) reads tables and the companion's deltas through this connection, because
+DuckDB's own sqlite scanner must not open a ledger this process holds (DESIGN §8)."""
 
 from __future__ import annotations
 
@@ -42,9 +44,33 @@ class SqliteHeadRecorder(SharedHeadReads):
             self.storage = Storage(path, read_only=True)
             self._file = current
 
+    def top_claim(self) -> int:
+        """The largest claim id (a ledger's size, for choosing the companion)."""
+        return int(self.storage.one("SELECT max(id) FROM claims")[0] or 0)
+
+    def columns(self, table: str) -> list[tuple[str, str]]:
+        """(name, declared type) of each stored column of `table`, in order."""
+        return [(r[1], r[2]) for r in self.storage.query(f"PRAGMA table_info({_quote(table)})")]
+
+    def version(self) -> tuple[object, ...]:
+        """Changes whenever the ledger may hold other rows than before: a commit by any other connection
+        (`PRAGMA data_version`), or another file moved into the ledger's place."""
+        self._follow_the_file()
+        return (self._file, id(self.storage), self.storage.data_version())
+
+    def copy_out(self, target: object, selects: Sequence[str]) -> list[str]:
+        """The rows of each SELECT copied into the new SQLite file `target` in one read transaction
+        (the analytics feed: DuckDB reads that copy, never the ledger)."""
+        self._follow_the_file()
+        return self.storage.copy_out(target, selects)
+
     def tx_time(self, tx_id: int) -> str | None:
         row = self.storage.one("SELECT tx_time FROM transactions WHERE id = ?", (tx_id,))
         return None if row is None else row[0]
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _identity(path: str) -> tuple[int, int] | None:
