@@ -48,6 +48,11 @@ from .worker import DigestWorker
 logger = logging.getLogger(__name__)
 
 SESSION_END_WAIT = 30.0  # seconds `digest_pending(wait=True)` waits for a library caller
+# Hermes journals a finished turn (sync_turn) on its background worker, and runs the next turn's
+# prefetch on another thread without waiting for it: prefetch waits at most this long for the turns
+# owed, so what was just said is in the block ("said since"), never longer (a turn Hermes does not sync,
+# an empty one, is not waited for again).
+SYNC_WAIT = 1.0
 DELEGATION_TASK_CHARS = 300  # the task is context for the result, not evidence itself
 PROFILE_LINE_CHARS = 300  # one fact of the profile list; the value policy caps values, this caps the line
 MEMORY_WRITE_WORDS = {"add": "Noted in", "replace": "Updated in", "remove": "Removed from"}
@@ -134,6 +139,10 @@ class MemorySession:
         # An operator-excluded chat or platform: no journal, no recall, no tools (settings `exclude`).
         self.excluded = settings.excludes(self._identity.platform, self._identity.chat_id)
         self.prefetch_failures = 0  # counted (and logged): Hermes itself would only log them at DEBUG
+        # Turns Hermes started and turns it synced (sync_turn calls), for prefetch's wait (SYNC_WAIT).
+        self._turns = threading.Condition()
+        self._turns_started: int | None = None
+        self._turns_synced = 0
         config = digest_config(settings, os.environ if environ is None else environ, self.notices)
         recall_config = RecallConfig.preset(settings.recall_configuration) if settings.recall_configuration else None
         paths.state_dir.mkdir(parents=True, exist_ok=True)
@@ -236,10 +245,34 @@ class MemorySession:
 
     # -- the turn ---------------------------------------------------------------------------------
 
+    def turn_started(self, turn_number: int) -> None:
+        """Hermes's on_turn_start: turn `turn_number` (counted from 1, resumed conversations included)
+        begins, so every turn before it finished and its sync_turn is on Hermes's worker."""
+        with self._turns:
+            if self._turns_started is None:  # the first turn this instance sees: nothing owed before it
+                self._turns_synced = turn_number - 1
+            self._turns_started = turn_number
+
+    def turn_synced(self) -> None:
+        with self._turns:
+            self._turns_synced += 1
+            self._turns.notify_all()
+
+    def _wait_for_owed_turns(self) -> None:
+        """Until the turns before this one are journaled (at most SYNC_WAIT)."""
+        with self._turns:
+            started = self._turns_started
+            if started is None:
+                return
+            if not self._turns.wait_for(lambda: self._turns_synced >= started - 1, timeout=SYNC_WAIT):
+                self._turns_synced = started - 1  # not coming (a turn Hermes did not sync): not again
+
     def prefetch(self, query: str) -> str:
-        """The recall block for this turn's message ('' when nothing relevant clears the gate)."""
+        """The recall block for this turn's message ('' when nothing relevant clears the gate). The
+        previous turns are journaled first (their episodes count at once: "said since")."""
         if self.excluded or not query or not query.strip():
             return ""
+        self._wait_for_owed_turns()
         try:
             # Never wait for the vector lane inside the turn (Hermes drops a prefetch after 8 s): until
             # the worker has loaded it, the lexical and exact lanes answer alone.

@@ -138,6 +138,11 @@ class FactledgerMemoryProvider(MemoryProvider):
     def system_prompt_block(self) -> str:
         return SYSTEM_PROMPT_BLOCK
 
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        session = self._session
+        if session is not None:
+            session.turn_started(turn_number)
+
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         session = self._session
         return session.prefetch(query) if session is not None else ""
@@ -152,7 +157,10 @@ class FactledgerMemoryProvider(MemoryProvider):
                   messages: list[dict[str, Any]] | None = None) -> None:
         session = self._session
         if session is not None:
-            session.record_turn(user_content, assistant_content)
+            try:
+                session.record_turn(user_content, assistant_content)
+            finally:
+                session.turn_synced()
 
     def on_memory_write(self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None) -> None:
         session = self._session

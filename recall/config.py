@@ -75,15 +75,17 @@ class RecallConfig:
     # or its value (the user's first; an assistant turn only beside the user turn it answers). 0 = off,
     # which hides newer evidence behind older facts: only for measuring what it changes.
     prompt_since_items: int = 2
+    prompt_since_chars: int = 160
     # An excerpt of the assistant's is held back (shown only beside the user turn it answers) when a
-    # user turn matched about as well: its fused score at least this share of the assistant turn's.
-    prompt_user_tie: float = 0.85
+    # user turn matched as well: its fused score at least this share of the assistant turn's (1.0: as
+    # well or better; lower holds back more of the assistant's turns).
+    prompt_user_tie: float = 1.0
 
     def __post_init__(self) -> None:
         for name in ("lexical_budget", "local_scan_items"):
             if getattr(self, name) < 0:
                 raise ValidationError("must not be negative", field=name)
-        for name in ("lane_depth", "prompt_items", "prompt_chars", "prompt_excerpt_chars"):
+        for name in ("lane_depth", "prompt_items", "prompt_chars", "prompt_excerpt_chars", "prompt_since_chars"):
             if getattr(self, name) < 1:
                 raise ValidationError("must be at least 1", field=name)
         for name in (

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
+import re
 import shutil
 import tempfile
 import threading
@@ -34,7 +35,8 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    STOP_WORDS, asks_about_past, content_words, is_question, lexical_query, qualified_elsewhere, sentence, words,
+    STOP_WORDS, asks_about_past, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    words,
 )
 
 if TYPE_CHECKING:
@@ -126,7 +128,7 @@ class Hit:
 
 
 def excerpt(episode: Episode, limit: int | None = None) -> str:
-    """An episode as one line the host reads: '2023-05-08, Caroline: "I went to the support group"'."""
+    """An episode as one line the host reads: '2024-03-14, Ines: "I joined the rowing club"'."""
     return f'{episode.said_at[:10]}, {one_line(episode.speaker)}: "{one_line(episode.text, limit)}"'
 
 
@@ -944,7 +946,8 @@ class Recall:
             # turns those facts came from (they would only repeat them)
             gone = {ref for h in hits if h.key in leave_out and h.kind == FACT for ref in h.sources}
             hits = [h for h in hits if h.key not in leave_out and not (h.kind == EPISODE and h.episode.ref in gone)]  # type: ignore[union-attr]
-        hits = self._about_what_was_asked(query, hits, found.named, found.before)
+        seen = self._visibility(scopes, valid_at, known_at)
+        hits = self._about_what_was_asked(query, hits, found.named, found.before, seen)
         facts = [h for h in hits if h.kind == FACT and h.scores.grounded]
         if config.named_subject_facts_only:
             named = found.named.fact_subjects
@@ -952,7 +955,6 @@ class Recall:
             # list them; the prompt must not suggest they answer).
             facts = [h for h in facts if not named or h.claim.subject_key in named]  # type: ignore[union-attr]
         facts = _above_floor(facts, config.prompt_relative_floor)[: config.prompt_items]
-        seen = self._visibility(scopes, valid_at, known_at)
         since = self._said_since(facts, seen)
         beside = [h for shown in since for h in shown]
         episode_room = config.prompt_episode_items
@@ -965,7 +967,7 @@ class Recall:
             if not is_question(h.text)  # a question asked is not evidence of anything
             and h.key not in {b.key for b in beside}
         ]
-        episodes = self._excerpts(pool, facts + beside, episode_room, found.before)
+        episodes = self._excerpts(pool, facts + beside, episode_room, found.before, found.named, seen)
         block = self._render(facts, since, episodes, scopes, valid_at, known_at)
         return dataclasses.replace(block, vector_lane=found.vector_lane)
 
@@ -976,7 +978,9 @@ class Recall:
         """A small block for the host's prompt; "" when nothing clears the gate."""
         return self.prompt(query, scopes, valid_at=valid_at, known_at=known_at, vectors=vectors).text
 
-    def _about_what_was_asked(self, query: str, hits: list[Hit], named: NamedSlots, before: dict[int, int | None]) -> list[Hit]:
+    def _about_what_was_asked(
+        self, query: str, hits: list[Hit], named: NamedSlots, before: dict[int, int | None], seen: Visibility,
+    ) -> list[Hit]:
         """The hits without those that match only beside what the query asks: a question qualifying a
         word with one never said in these scopes ("the production DB host") is not answered by a turn
         or fact qualifying it otherwise ("the staging DB host"); nor "where does my wife work" by the
@@ -991,7 +995,10 @@ class Recall:
         for kind in KINDS:
             for word, n in self._terms[kind].df(asked).items():
                 counts[word] += n
-        never_said = frozenset(w for w, n in counts.items() if n == 0)
+        # The cached counts only say which words may be unknown (cheap); the index decides, under the
+        # visibility predicate, which were never said in these scopes (one statement).
+        maybe = [w for w, n in counts.items() if n == 0]
+        never_said = frozenset(self._recorder.never_said(maybe, seen)) if maybe else frozenset()
         if not never_said:
             return hits
         kept, gone = [], set()
@@ -1036,33 +1043,55 @@ class Recall:
             since.append(tuple(Hit(claim=None, text=r.episode.text, scores=LaneScores(), episode=r.episode) for r in chosen))
         return tuple(since)
 
-    def _excerpts(self, pool: Sequence[Hit], shown: Sequence[Hit], room: int, before: dict[int, int | None]) -> list[Hit]:
-        """The excerpts of past conversation, best first: a turn is left out when what is shown says
-        what it says already. The user's words outrank the assistant's: an assistant turn that a user
-        turn matched about as well (`prompt_user_tie`) is shown only right after the user turn it
-        answers, when that one is shown, never alone in its place."""
+    def _excerpts(
+        self, pool: Sequence[Hit], shown: Sequence[Hit], room: int, before: dict[int, int | None], named: NamedSlots,
+        seen: Visibility,
+    ) -> list[Hit]:
+        """The excerpts of past conversation, best first (at most `room` of them; an exchange counts as
+        one): a turn is left out when what is shown says what it says already.
+
+        The user's words outrank the assistant's. An assistant turn that a user turn matched about as
+        well (`prompt_user_tie`) never stands alone in its place: it is shown right after the user turn
+        it answers (that turn is shown with it, as one excerpt), and not at all when there is none (its
+        session's turn before it is not the user's) or when that turn says only what is shown already. Unless the query names the assistant's speaker ("what did
+        <assistant's name> suggest"): then its words are what is asked."""
         tie = self.config.prompt_user_tie
         users = [h for h in pool if h.episode.role == "user"]  # type: ignore[union-attr]
-        chosen: list[Hit] = []
-        held: list[Hit] = []
+        held = [
+            h for h in pool
+            if h.episode.role == "assistant"  # type: ignore[union-attr]
+            and key_normalise(h.episode.speaker) not in named.subjects  # type: ignore[union-attr]
+            and any(u.scores.fused >= tie * h.scores.fused for u in users)
+        ]
+        # The turns the held ones answer, read at once under the same visibility (one statement).
+        wanted = sorted({a for h in held if (a := before.get(h.episode.id)) is not None})  # type: ignore[union-attr]
+        answered = {r.episode.id: r.episode for r in self._recorder.read_episodes(wanted, seen)} if wanted else {}
+        held_keys = {h.key for h in held}
+        units: list[list[Hit]] = []
         for hit in pool:
-            if len(chosen) >= room:
+            if len(units) >= room:
                 break
-            episode = hit.episode
-            assert episode is not None
-            if episode.role == "assistant" and any(u.scores.fused >= tie * hit.scores.fused for u in users):
-                held.append(hit)
+            flat = list(shown) + [h for unit in units for h in unit]
+            if hit.key in {h.key for h in flat}:
                 continue
-            if _adds_to(hit, list(shown) + chosen):
-                chosen.append(hit)
-        for hit in held:
-            if len(chosen) >= room:
-                break
-            answered = before.get(hit.episode.id)  # type: ignore[union-attr]
-            at = next((i for i, c in enumerate(chosen) if c.episode.id == answered), None)  # type: ignore[union-attr]
-            if at is not None and _adds_to(hit, list(shown) + chosen):
-                chosen.insert(at + 1, hit)
-        return chosen
+            if hit.key not in held_keys:
+                if _adds_to(hit, flat):
+                    units.append([hit])
+                continue
+            if not _adds_to(hit, flat):
+                continue
+            asked = answered.get(before.get(hit.episode.id))  # type: ignore[arg-type, union-attr]
+            if asked is None or asked.role != "user":
+                continue  # nothing of the user's to stand beside: never alone
+            at = next((i for i, unit in enumerate(units) if unit[-1].episode.id == asked.id), None)  # type: ignore[union-attr]
+            if at is not None:
+                units[at].append(hit)  # right after the user turn it answers, already shown
+                continue
+            context = Hit(claim=None, text=asked.text, scores=LaneScores(), episode=asked)
+            if not is_question(asked.text) and not _adds_to(context, flat):
+                continue  # what the user said there is shown already (a fact it became): nothing to stand beside
+            units.append([context, hit])
+        return [h for unit in units for h in unit]
 
     def _render(
         self, facts: list[Hit], since: Sequence[Sequence[Hit]], episodes: list[Hit], scopes: Sequence[str] | str,
@@ -1083,7 +1112,7 @@ class Recall:
         shown_since: list[tuple[Hit, ...]] = []
         units: list[tuple[str, Hit, list[str], tuple[Hit, ...]]] = []
         for fact, later in zip(facts, since):
-            beside = [SAID_SINCE + excerpt(h.episode, config.prompt_excerpt_chars) for h in later]  # type: ignore[arg-type]
+            beside = [SAID_SINCE + excerpt(h.episode, config.prompt_since_chars) for h in later]  # type: ignore[arg-type]
             units.append((FACT, fact, [f"- {one_line(fact.sentence)}", *beside], tuple(later)))
         for hit in episodes:
             units.append((EPISODE, hit, [f"- {excerpt(hit.episode, config.prompt_excerpt_chars)}"], ()))  # type: ignore[arg-type]
@@ -1095,6 +1124,12 @@ class Recall:
             header = 0 if shown[kind] else len(section) + 1
             extra = sum(len(line) + 1 for line in unit) + header
             if used + extra > config.prompt_chars:
+                if len(unit) > 2 and not shown[FACT] and not shown[EPISODE]:
+                    # Tight: the fact with the newest of the user's turns said since (the first and
+                    # only unit, cut to fit), rather than no fact or a fact without its evidence.
+                    users = [h for h in later if h.episode.role == "user"]  # type: ignore[union-attr]
+                    later = (users[-1],)
+                    unit = [unit[0], SAID_SINCE + excerpt(later[0].episode, config.prompt_since_chars)]  # type: ignore[arg-type]
                 room = config.prompt_chars - used - 1 - header - len(unit)
                 if shown[FACT] or shown[EPISODE] or room < 41 * len(unit):
                     full[kind] = True
@@ -1126,10 +1161,11 @@ def _fit(lines: list[str], room: int) -> list[str]:
     return lines
 
 
-# A value's words of at most this many are each a mention of it; of a longer value, any two of its
-# longest words together are (one shared word of "baking sourdough bread" is not a mention of it).
-_VALUE_WORDS_ALONE = 2
+# A value's words mention it together: one word alone only when it is the value, or a name in it
+# (capitalised: "Globex", "Miso"); else any two of a value of two or three words ("creating art": one
+# shared word is not a mention of it), any three of a longer one's (a note) six longest words.
 _VALUE_WORDS_KEPT = 6
+_NAME = re.compile(r"[^\W\d_]{3,}")
 
 
 def _value_groups(value: str, subject: str) -> tuple[tuple[str, ...], ...]:
@@ -1140,9 +1176,10 @@ def _value_groups(value: str, subject: str) -> tuple[tuple[str, ...], ...]:
     if not letters:  # a date or a number: all of its longer digit runs (a year, a street number)
         digits = tuple(w for w in found if len(w) >= 3)[:3]
         return (digits,) if digits else ()
-    if len(letters) <= _VALUE_WORDS_ALONE:
-        return tuple((w,) for w in letters)
-    return tuple(itertools.combinations(letters, 2))
+    names = [w for w in dict.fromkeys(normalise(m) for m in _NAME.findall(value) if m[0].isupper()) if w in letters]
+    together = 1 if len(letters) == 1 else 2 if len(letters) <= 3 else 3
+    groups = [(w,) for w in names] + [g for g in itertools.combinations(letters, together) if not set(g) & set(names)]
+    return tuple(groups)
 
 
 def _slot_groups(subject_key: str, predicate: str) -> tuple[tuple[str, ...], ...]:

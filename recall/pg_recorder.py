@@ -245,6 +245,26 @@ class PostgresRecallRecorder:
         rows = self.storage.query(" UNION ALL ".join(arms), params)
         return [(r["probe"], EpisodeRecord(Episode.from_row(r), r["before"], None)) for r in rows]
 
+    def never_said(self, words: Sequence[str], seen: Visibility) -> set[str]:
+        if not words:
+            return set()
+        params: dict[str, object] = dict(self._params(seen))
+        arms = []
+        for n, word in enumerate(words):
+            params[f"w{n}"] = [word]
+            query = f"factledger_any(factledger_lexemes(%(w{n})s::text[]))"
+            if len(word) >= 7:  # or a word it is a form of that the stemmer keeps apart ("precaution")
+                params[f"p{n}"] = word[:6]
+                query = f"({query} || (SELECT to_tsquery('simple', quote_literal(lower(%(p{n})s)) || ':*')))"
+            held = " OR ".join(
+                f"EXISTS (SELECT 1 FROM {t[0]} f JOIN {t[2]} c ON c.id = f.id"
+                f" WHERE f.terms @@ {query} AND {self.visible})"
+                for t in _TABLES.values()
+            )
+            arms.append(f"SELECT {n} AS n, COALESCE(({held}), false) AS held")
+        rows = self.storage.query(" UNION ALL ".join(arms), params)
+        return {words[r["n"]] for r in rows if not r["held"]}
+
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         rows = self.storage.query(f"SELECT id, text FROM {_TABLES[kind][3]} WHERE id = ANY(%s::bigint[])", (list(ids),))
         return {r["id"]: r["text"] for r in rows}

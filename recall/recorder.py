@@ -87,6 +87,11 @@ class RecallRecorder(Protocol):
         `per_probe` per probe, the user's turns first, then newest first. One statement for all the
         probes (a block's facts), whatever their number."""
 
+    def never_said(self, words: Sequence[str], seen: Visibility) -> set[str]:
+        """The words among `words` that no fact or episode visible under `seen` holds: as the lexical
+        index stems them, nor (for a word of seven letters or more) as any word beginning with its first
+        six ("precautionary" was said when "precaution" was: the stemmers keep those apart)."""
+
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         """The indexed sentence of each item among `ids` that exists."""
 

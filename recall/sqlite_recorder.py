@@ -273,6 +273,22 @@ class SqliteRecallRecorder:
         rows = self.storage.query(" UNION ALL ".join(arms), params)
         return [(r["probe"], EpisodeRecord(Episode.from_row(r), r["before"], None)) for r in rows]
 
+    def never_said(self, words: Sequence[str], seen: Visibility) -> set[str]:
+        if not words:
+            return set()
+        params: dict[str, object] = dict(self._params(seen))
+        arms = []
+        for n, word in enumerate(words):
+            params[f"w{n}"] = quote_term(word) + (f" OR {quote_term(word[:6])}*" if len(word) >= 7 else "")
+            held = " OR ".join(
+                f"EXISTS (SELECT 1 FROM {t[0]} f CROSS JOIN {t[3]} c ON c.id = f.rowid"
+                f" WHERE {t[0]} MATCH :w{n} AND {self.visible})"
+                for t in _TABLES.values()
+            )
+            arms.append(f"SELECT {n} AS n, ({held}) AS held")
+        rows = self.storage.query(" UNION ALL ".join(arms), params)
+        return {words[r["n"]] for r in rows if not r["held"]}
+
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         view = _TABLES[kind][4]
         rows = self.storage.query(f"SELECT id, text FROM {view} WHERE id IN (SELECT value FROM json_each(?))", (_ids(ids),))

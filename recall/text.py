@@ -1,7 +1,7 @@
 """What users type, turned into lane queries; and claims turned into sentences with their valid time.
 
 Queries are NFKC-normalised and casefolded, split on anything that is not a letter or digit, stripped
-of possessives ("Caroline's" -> "caroline") and of stop words. FTS5's porter tokenizer stems both the
+of possessives ("Ines's" -> "ines") and of stop words. FTS5's porter tokenizer stems both the
 index and each query term (PostgreSQL's snowball stemmer likewise), so plurals and tenses meet. Scripts
 written without spaces (CJK) go to a trigram index instead, because a word token there is a whole clause.
 """
@@ -99,7 +99,7 @@ def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bo
     The thing is the run of content words right after the qualifier ("DB host"); the text qualifies it
     otherwise when a content word the query lacks, or a person ("I work" for "my wife work"), stands
     right before one of them ("staging DB", "DB host" for "database host"). Only words written next to each other count, on both sides, so a
-    paraphrase that words things apart ("what type of pottery" / "made a pottery bowl") is never taken
+    paraphrase that words things apart ("what type of kite" / "built a kite frame") is never taken
     for one; generic qualifiers ("my current job") never count."""
     asked = words(query)
     if not never_said or len(asked) < 2:

@@ -68,3 +68,30 @@ def test_a_query_that_matches_nothing_gets_no_block(hermes):
     chat.digest_now()
     chat.say("Tell me a joke about penguins.")
     assert server.requests[-1].memory_context() == ""
+
+
+def test_a_turn_of_this_session_contradicting_a_fact_is_shown_beside_it_before_any_digest(hermes):
+    """Issue 20: the older fact must not hide the newer turn. The turn is journaled by sync_turn and is
+    in the very next prefetch, with no digest run in between."""
+    server = hermes.server
+    server.push(ModelReply.say("Noted."))
+    first = hermes.chat(**CLI)
+    first.say("I work at Globex.")
+    durable = first.provider.session.scopes.durable
+    first.end()
+    with hermes.ledger() as ledger:
+        assert [c.value for c in ledger.current([durable])] == ["Globex"]
+
+    # digest only when asked; blocks may repeat items (so the fact shown a turn ago is shown again)
+    hermes.update_settings(digest={"batch_size": 100, "max_delay_seconds": 3600},
+                           recall={"repeat_after_turns": 0})
+    server.push(ModelReply.say("Congratulations!"), lambda request: ModelReply.say(request.memory_context()))
+    second = hermes.chat(**CLI)
+    second.say("Not at Globex anymore, I'm with Initech now.")
+    block = second.say("Where do I work?")
+    with hermes.ledger() as ledger:
+        assert [c.value for c in ledger.current([durable])] == ["Globex"]  # undigested
+    lines = block.splitlines()
+    (fact,) = [i for i, line in enumerate(lines) if line.startswith("- user works at Globex")]
+    assert lines[fact + 1].startswith("  said since, ")
+    assert lines[fact + 1].endswith('user: "Not at Globex anymore, I\'m with Initech now."')

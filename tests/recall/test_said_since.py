@@ -1,0 +1,237 @@
+"""The prompt block never hides what was said since: beside every fact it shows, the later turns in scope
+that mention the fact's slot or value ("said since"), the user's words before the assistant's, and an
+assistant line never alone; the excerpts prefer the user's turns; a question about something never said
+stays empty when only a neighbouring thing was said; the block stays within its bound (issue 20, part 3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from factledger.digest import Digester, Journal, RulesExtractor, Turn
+from factledger.ledger.times import parse_time
+from factledger.recall import EPISODES_HEADING, FACTS_HEADING, Recall
+
+from .conftest import define
+
+pytestmark = pytest.mark.both_engines  # every test on SQLite and on PostgreSQL
+
+SCOPE = "user:ines"
+INITECH = "Not at Globex anymore, I'm with Initech now."
+SINCE_INITECH = '  said since, 2026-04-03, user: "Not at Globex anymore, I\'m with Initech now."'
+
+
+def say(journal: Journal, clock, when: str, text: str, *, role: str = "user", session: str = "s1",
+        scope: str = SCOPE) -> int:
+    clock.now = parse_time(when)
+    outcome = journal.append(Turn(scope=scope, text=text, role=role, session=session, said_at=when))
+    assert outcome.entry_id is not None, outcome
+    return outcome.entry_id
+
+
+def hold(ledger, clock, when: str, subject: str, predicate: str, value: str, *, source: int | None = None,
+         scope: str = SCOPE) -> None:
+    """A fact written as the digest writes it: in its own transaction at `when`, citing its turn."""
+    clock.now = parse_time(when)
+    with ledger.transaction(principal="digest:test") as tx:
+        tx.add(scope, subject, predicate, value, valid_from=when,
+               source=[f"journal:{source}"] if source is not None else None)
+
+
+@pytest.fixture
+def journal(clocked_ledger):
+    return Journal(clocked_ledger)
+
+
+@pytest.fixture
+def globex(clocked_ledger, clock, journal):
+    """works_at = Globex, said and digested in January."""
+    define(clocked_ledger, clock, "works_at", "one", "{subject} works at {value}")
+    said = say(journal, clock, "2026-01-10T09:00:00Z", "I work at Globex.")
+    say(journal, clock, "2026-01-10T09:00:30Z", "Noted, you work at Globex.", role="assistant")
+    hold(clocked_ledger, clock, "2026-01-10T09:05:00Z", "user", "works_at", "Globex", source=said)
+    return said
+
+
+def fact_lines(block) -> list[str]:
+    lines = block.text.splitlines()
+    end = lines.index(EPISODES_HEADING) if EPISODES_HEADING in lines else len(lines)
+    return lines[lines.index(FACTS_HEADING) + 1 : end]
+
+
+def test_a_later_turn_that_contradicts_a_fact_is_shown_beside_it(clocked_ledger, clock, journal, globex, recall):
+    say(journal, clock, "2026-04-03T18:00:00Z", INITECH, session="s2")  # journaled, never digested
+    clock.now = parse_time("2026-04-05")
+    block = recall.prompt("Where do I work?", SCOPE)
+    lines = fact_lines(block)
+    assert lines[0].startswith("- user works at Globex")
+    assert lines[1] == SINCE_INITECH  # right under the fact it contradicts
+    (fact,) = block.facts
+    assert [h.text for h in block.said_since(fact)] == [INITECH]
+    assert [h.kind for h in block.hits] == ["fact", "episode"]  # what the host is shown, in order
+    assert INITECH not in "\n".join(block.text.splitlines()[block.text.splitlines().index(FACTS_HEADING) + 3 :])
+
+
+def test_the_digest_leaving_the_fact_as_it_was_still_shows_the_turn(clocked_ledger, clock, journal, recall):
+    say(journal, clock, "2026-01-10T09:00:00Z", "I work at Globex.")
+    Digester(clocked_ledger, RulesExtractor()).run()
+    assert [c.value for c in clocked_ledger.current([SCOPE])] == ["Globex"]
+    say(journal, clock, "2026-04-03T18:00:00Z", INITECH, session="s2")
+    Digester(clocked_ledger, RulesExtractor()).run()  # whatever the rules make of it
+    clock.now = parse_time("2026-04-05")
+    block = recall.prompt("Where do I work?", SCOPE)
+    current = [c.value for c in clocked_ledger.current([SCOPE])]
+    if current == ["Globex"]:  # the digest missed the change: the turn is beside the stale fact
+        assert SINCE_INITECH in block.text.splitlines()
+    else:  # it caught it: the new value is the fact, and nothing hides it
+        assert "Initech" in block.text and "user works at Globex" not in block.text
+
+
+def test_what_was_said_before_the_fact_or_the_fact_itself_is_not_said_since(clocked_ledger, clock, journal, recall):
+    define(clocked_ledger, clock, "works_at", "one", "{subject} works at {value}")
+    say(journal, clock, "2026-01-02T09:00:00Z", "Globex called me for an interview.")
+    said = say(journal, clock, "2026-01-10T09:00:00Z", "I work at Globex.")
+    # digested a week later: a turn said between the source turn and the digest is still "since"
+    between = say(journal, clock, "2026-01-12T09:00:00Z", "My badge at Globex does not work yet.")
+    hold(clocked_ledger, clock, "2026-01-17T09:00:00Z", "user", "works_at", "Globex", source=said)
+    clock.now = parse_time("2026-02-01")
+    block = recall.prompt("Where do I work?", SCOPE)
+    (fact,) = block.facts
+    assert [h.episode.id for h in block.said_since(fact)] == [between]
+
+
+def test_a_slot_mention_without_the_old_value_counts_for_a_one_slot(clocked_ledger, clock, journal, globex, recall):
+    say(journal, clock, "2026-04-03T18:00:00Z", "I started a new job at Initech today.", session="s2")
+    clock.now = parse_time("2026-04-05")
+    block = recall.prompt("Where do I work?", SCOPE)
+    assert '  said since, 2026-04-03, user: "I started a new job at Initech today."' in block.text.splitlines()
+
+
+def test_a_many_slot_needs_its_value_mentioned(clocked_ledger, clock, journal, recall):
+    said = say(journal, clock, "2026-01-10T09:00:00Z", "I like baking sourdough bread.")
+    hold(clocked_ledger, clock, "2026-01-10T09:05:00Z", "user", "likes", "baking sourdough bread", source=said)
+    say(journal, clock, "2026-02-01T09:00:00Z", "I bought bread at the market.")  # one word of three
+    say(journal, clock, "2026-02-02T09:00:00Z", "I like cycling too.")  # the slot, not the value
+    gave_up = say(journal, clock, "2026-03-01T09:00:00Z", "I gave up baking sourdough, no more starters.")
+    clock.now = parse_time("2026-03-05")
+    block = recall.prompt("sourdough", SCOPE)
+    (fact,) = block.facts
+    assert [h.episode.id for h in block.said_since(fact)] == [gave_up]
+
+
+def test_the_current_sessions_turn_counts_before_any_digest(clocked_ledger, clock, journal, globex, recall):
+    # the same Recall instance that answered before the turn was journaled (caches warmed)
+    clock.now = parse_time("2026-04-03T17:59:00Z")
+    assert "said since" not in recall.prompt("Where do I work?", SCOPE).text
+    say(journal, clock, "2026-04-03T18:00:00Z", INITECH, session="s2")
+    assert SINCE_INITECH in recall.prompt("Where do I work?", SCOPE).text.splitlines()
+
+
+def test_as_of_sees_only_what_had_been_said_and_known_then(clocked_ledger, clock, journal, globex, recall):
+    say(journal, clock, "2026-04-03T18:00:00Z", INITECH, session="s2")
+    clock.now = parse_time("2026-04-05")
+    assert "said since" not in recall.prompt("Where do I work?", SCOPE, valid_at="2026-03-01").text
+    assert "said since" not in recall.prompt("Where do I work?", SCOPE, known_at="2026-03-01").text
+    assert SINCE_INITECH in recall.prompt("Where do I work?", SCOPE, valid_at="2026-04-04").text.splitlines()
+
+
+def test_another_scopes_turn_is_not_said_since(clocked_ledger, clock, journal, globex, recall):
+    say(journal, clock, "2026-04-03T18:00:00Z", INITECH, scope="user:someone-else")
+    clock.now = parse_time("2026-04-05")
+    block = recall.prompt("Where do I work?", SCOPE)
+    assert block.facts and "said since" not in block.text
+
+
+def test_a_question_is_not_said_since(clocked_ledger, clock, journal, globex, recall):
+    say(journal, clock, "2026-04-03T18:00:00Z", "Do you think Globex will promote me?", session="s2")
+    clock.now = parse_time("2026-04-05")
+    assert "said since" not in recall.prompt("Where do I work?", SCOPE).text
+
+
+def test_an_assistant_restatement_is_never_shown_alone(clocked_ledger, clock, journal, globex, recall):
+    say(journal, clock, "2026-04-03T18:00:00Z", "Let's plan the sprint.", session="s2")
+    say(journal, clock, "2026-04-03T18:00:30Z", "Sure. Since you left Globex for Initech, which board do you use?",
+        role="assistant", session="s2")
+    clock.now = parse_time("2026-04-05")
+    block = recall.prompt("Where do I work?", SCOPE)
+    assert block.facts and "said since" not in block.text  # the assistant's words never stand in for the user's
+    assert "Initech" not in block.text
+
+
+def test_an_assistant_line_is_shown_only_after_the_user_turn_it_answers(clocked_ledger, clock, journal, globex, recall):
+    say(journal, clock, "2026-04-03T18:00:00Z", INITECH, session="s2")
+    say(journal, clock, "2026-04-03T18:00:30Z", "Congratulations on leaving Globex for Initech!", role="assistant",
+        session="s2")
+    clock.now = parse_time("2026-04-05")
+    lines = fact_lines(recall.prompt("Where do I work?", SCOPE))
+    assert lines[1] == SINCE_INITECH
+    assert lines[2] == '  said since, 2026-04-03, assistant: "Congratulations on leaving Globex for Initech!"'
+
+
+def test_excerpts_prefer_the_users_words(clocked_ledger, clock, journal, recall):
+    say(journal, clock, "2026-03-01T09:00:00Z", "The Ridge Loop trail was muddy after the storm.")
+    say(journal, clock, "2026-03-01T09:00:30Z", "Sounds like a tough walk.", role="assistant")
+    say(journal, clock, "2026-03-08T09:00:00Z", "What should I pack for Sunday?", session="s2")
+    say(journal, clock, "2026-03-08T09:00:30Z", "For the Ridge Loop trail after a storm, pack gaiters and poles.",
+        role="assistant", session="s2")
+    clock.now = parse_time("2026-03-10")
+    block = recall.prompt("what did I say about the Ridge Loop trail storm", SCOPE)
+    roles = [h.episode.role for h in block.episodes]
+    assert roles and roles[0] == "user"
+    for i, hit in enumerate(block.episodes):  # an assistant line only right after the turn it answers
+        if hit.episode.role == "assistant":
+            assert i > 0 and block.episodes[i - 1].episode.role == "user"
+            assert block.episodes[i - 1].episode.session == hit.episode.session
+
+
+def test_a_never_said_neighbour_stays_empty(clocked_ledger, clock, journal, globex, recall):
+    say(journal, clock, "2026-02-01T09:00:00Z", "The staging DB host is db-staging.internal, port 5433.")
+    say(journal, clock, "2026-02-01T09:00:30Z", "Got it: staging database host db-staging.internal.", role="assistant")
+    clock.now = parse_time("2026-02-05")
+    assert recall.prompt_block("What is the production DB host?", SCOPE) == ""
+    assert recall.prompt_block("production database host", SCOPE) == ""
+    assert recall.prompt_block("Where does my wife work?", SCOPE) == ""  # no wife was ever mentioned
+    # positive controls in the same store: what was said is found
+    assert "db-staging.internal" in recall.prompt_block("What is the staging DB host?", SCOPE)
+    assert "user works at Globex" in recall.prompt_block("Where do I work?", SCOPE)
+    assert "user works at Globex" in recall.prompt_block("What's my current job?", SCOPE)
+
+
+def test_the_block_stays_bounded_and_never_shows_a_fact_without_its_since(clocked_ledger, clock, journal, recall,
+                                                                             index_dir, embedder):
+    for i in range(8):
+        said = say(journal, clock, f"2026-01-{10 + i:02d}T09:00:00Z", f"I keep a kite called Gale{i}.")
+        hold(clocked_ledger, clock, f"2026-01-{10 + i:02d}T09:05:00Z", "user", "has_kite", f"a kite called Gale{i}",
+             source=said)
+    for i in range(8):
+        for n in range(3):
+            say(journal, clock, f"2026-03-{1 + i:02d}T09:0{n}:00Z",
+                f"The kite Gale{i} tore again on the beach, attempt {n}; " + "the wind was strong " * 12)
+    clock.now = parse_time("2026-04-01")
+    for config in (recall.config, recall.config.but(prompt_chars=500), recall.config.but(prompt_chars=300)):
+        engine = Recall(clocked_ledger, index_dir, config=config, embedder=embedder)
+        block = engine.prompt("kite called Gale", SCOPE)
+        assert 0 < len(block.text) <= config.prompt_chars
+        assert block.facts
+        for fact in block.facts:  # each fact shown with its newest evidence, within the per-fact bound
+            later = block.said_since(fact)
+            assert 1 <= len(later) <= config.prompt_since_items
+        lines = block.text.splitlines()
+        assert sum(line.startswith("  said since, ") for line in lines) == sum(len(s) for s in block.since)
+    # too small for a fact and its evidence: no fact at all rather than one hiding what was said since
+    tiny = Recall(clocked_ledger, index_dir, config=recall.config.but(prompt_chars=200), embedder=embedder)
+    assert not tiny.prompt("kite called Gale", SCOPE).facts
+
+
+def test_one_statement_finds_every_facts_turns(clocked_ledger, clock, journal, globex, recall, monkeypatch):
+    define(clocked_ledger, clock, "lives_in", "one", "{subject} lives in {value}")
+    said = say(journal, clock, "2026-01-11T09:00:00Z", "I live in Lyon.")
+    hold(clocked_ledger, clock, "2026-01-11T09:05:00Z", "user", "lives_in", "Lyon", source=said)
+    say(journal, clock, "2026-04-03T18:00:00Z", INITECH, session="s2")
+    say(journal, clock, "2026-04-04T18:00:00Z", "We left Lyon last week.", session="s2")
+    clock.now = parse_time("2026-04-05")
+    calls = []
+    original = recall.recorder.said_since
+    monkeypatch.setattr(recall.recorder, "said_since", lambda *a, **k: calls.append(1) or original(*a, **k))
+    block = recall.prompt("where do I work and where do I live", SCOPE)
+    assert len(block.facts) == 2 and len(calls) == 1
+    assert all(block.said_since(f) for f in block.facts)
