@@ -1,15 +1,15 @@
 """Everyday speech for the offline rules extractor: patterns as data, each with examples and counter-examples.
 
 The fixed-slot patterns of factledger.digest.rules know "I live in X" and "I work at Y". People say far
-more, in far looser words: "our stack is Django on Postgres", "remember: my dentist is Dr. Ruiz", "Not at
+more, in far looser words: "our stack is Django on Postgres", "remember: my dentist is Dr. Lund", "Not at
 Globex anymore, I'm with Initech now", "I don't have a dog anymore", "the dose went up to 20 mg". Each
 `Pattern` below names one such shape, the function that turns a match into drafts, and the sentences it
 must (examples) and must not (counter-examples) turn into facts; tests/digest/test_everyday.py runs every
 pattern's table through the real digest. The first pattern whose regular expression matches a clause and
 whose builder returns drafts (not None) decides the clause.
 
-Time: a statement of how things are ("my dentist is Dr. Patel") is undated: the digest gives it an
-unknown start (DESIGN §2). A statement of change ("my dentist is now Dr. Ruiz", "I'm with Initech now",
+Time: a statement of how things are ("my dentist is Dr. Osei") is undated: the digest gives it an
+unknown start (DESIGN §2). A statement of change ("my dentist is now Dr. Lund", "I'm with Initech now",
 "I stopped taking X") is news when it was said, or at the time words it carries ("last week").
 """
 
@@ -175,7 +175,7 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _thing_on(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'the billing service is on CockroachDB now': where a thing of the user's runs (a `one` slot)."""
+    """'the billing service is on YugabyteDB now': where a thing of the user's runs (a `one` slot)."""
     thing = " ".join(m["thing"].split())
     key = attribute_key(thing)
     if not key or key.split("_")[-1] in _ATTR_STOP:
@@ -191,8 +191,8 @@ _FROM_OLD = re.compile(r"(?i)\b(?:cut\s*over|cutover|migrat(?:ion|ed|ing)|switch
 
 
 def replaced_mentions(c: Clause, new: str, *, exclude: str) -> list[Draft]:
-    """'… on CockroachDB now, we finished the cutover from Postgres': held values naming Postgres (or
-    PostgreSQL 14) now name CockroachDB, from the time words of the cutover."""
+    """'… on YugabyteDB now, we finished the cutover from Postgres': held values naming Postgres (or
+    PostgreSQL 14) now name YugabyteDB, from the time words of the cutover."""
     m = _FROM_OLD.search(c.turn)
     if not m or len(m["old"]) < 3:
         return []
@@ -335,7 +335,7 @@ def _mentioning(c: Clause, words: str) -> list[ClaimVersion]:
 
 
 def _ended(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'I stopped taking lisinopril', 'I quit caffeine', 'Sold the Civic', 'I don't have a dog anymore':
+    """'I stopped taking metformin', 'I quit caffeine', 'Sold the Octavia', 'I don't have a dog anymore':
     every held fact that names it ends (from the time words, or when said); with none held, the ending
     itself is the fact."""
     what = clean_value(m["what"])
@@ -438,7 +438,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^(?:.*?\b)?(?P<verb>put\s+me\s+on|switched\s+me\s+(?:over\s+)?to|prescribed\s+me|I(?:'m|\s+am)\s+(?:now\s+)?(?:on|taking)|I\s+(?:now\s+)?take|I\s+started\s+(?:on|taking)|(?:the\s+)?dose\s+(?:went|is|was\s+(?:raised|lowered|increased|reduced))(?:\s+(?:up|down))?\s+to)\s+(?P<rest>.+)$"),
         _medication,
         examples=(
-            (("My doctor put me on 10 mg of lisinopril for my blood pressure.",), (("user", "medication", "lisinopril 10 mg"),)),
+            (("My doctor put me on 500 mg of metformin for my blood sugar.",), (("user", "medication", "metformin 500 mg"),)),
             (("I take 50mg of sertraline", "The dose went up to 100 mg of sertraline after my check-up."), (("user", "medication", "sertraline 100 mg"),)),
         ),
         counter=("I take the bus to school", "I'm on my way"),
@@ -477,7 +477,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "booked",
         re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|also))*\s+booked\s+(?P<v>.+)$"),
         _booked,
-        examples=((("I booked a flight to Oslo for March 3",), (("user", "booked", "a flight to Oslo for March 3"),)),),
+        examples=((("I booked a flight to Tromsø for March 3",), (("user", "booked", "a flight to Tromsø for March 3"),)),),
         counter=(),
     ),
     Pattern(
@@ -527,7 +527,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "reports to",
         re.compile(rf"^I(?:\s+now)?\s+report\s+(?:directly\s+)?to\s+{PROPER}"),
         _report_to,
-        examples=((("My manager is Ana Ruiz", "I report to Ben Ode now"), (("user", "manager", "Ben Ode"),)),),
+        examples=((("My manager is Ana Lind", "I report to Ben Ode now"), (("user", "manager", "Ben Ode"),)),),
     ),
     Pattern(
         "team",

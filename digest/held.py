@@ -14,10 +14,10 @@ among them. So the facts are retrieved for the window:
   most words;
 - candidates are ranked here: subject words count most (a named person or thing), then value words,
   then predicate words; a version still valid now ranks before a past one; newest first on ties;
-- other held facts of a person or thing the window names come next ("my sister" names Ingrid through
-  (Ingrid, relation, sister), so Ingrid's lives_in is shown when the turn says "my sister moved");
+- other held facts of a person or thing the window names come next ("my sister" names Anja through
+  (Anja, relation, sister), so Anja's lives_in is shown when the turn says "my sister moved");
 - the user's own current `one` slots (where they live, work, their manager, ...) follow, up to
-  CORE_LIMIT, because a turn changes them without naming them ("New chapter: I joined Kestrel Labs");
+  CORE_LIMIT, because a turn changes them without naming them ("New chapter: I joined Brightline");
 - at most `limit` (HELD_LIMIT) in all, most relevant first.
 
 `terms`, `relevance` and `rank` are pure; `held_for_window` reads the ledger.
@@ -124,7 +124,7 @@ def like_patterns(term: str) -> tuple[str, ...]:
     """The database's filters for a term: the start a word with that stem must have (the stem minus its
     last letter when the stem is 4 letters or more, so "citi" finds "city", "liv" finds "lives"); for a
     long stem also its first five letters, so a held word that begins the turn's word is found too
-    ("cockroach" held, "CockroachDB" said)."""
+    ("yugabyte" held, "YugabyteDB" said)."""
     if len(term) < 4:
         return (term,)
     exact = term[:-1]
@@ -180,7 +180,7 @@ def rank(candidates: Iterable[ClaimVersion], window: Sequence[str], *, related: 
          core: Iterable[ClaimVersion] = (), limit: int = HELD_LIMIT, core_limit: int = CORE_LIMIT) -> list[ClaimVersion]:
     """The versions to show, at most `limit`, each once: those the window names (`candidates`), best
     first, then newest; among them the `related` versions (other facts of a person or thing the window
-    names: "my sister" names Ingrid through (Ingrid, relation, sister), so Ingrid's lives_in is shown)
+    names: "my sister" names Anja through (Anja, relation, sister), so Anja's lives_in is shown)
     score RELATED_FACTOR of their subject's best match; then `core` versions (up to `core_limit`)."""
     pool = {v.id: v for v in candidates}
     by_subject: dict[str, float] = {}

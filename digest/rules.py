@@ -75,7 +75,7 @@ _MODAL_MAY = re.compile(r"\bmay\b")  # lower-case only: "in May" is a month
 _JOINT = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
 )
-# A full stop after a title or inside a number ("Dr. Ruiz", "86.5 kg") does not end a sentence.
+# A full stop after a title or inside a number ("Dr. Lund", "86.5 kg") does not end a sentence.
 _SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d))+(?:[.!?;]+|$)")
 
 # A proper name: capitalised words, with a few lower-case joiners between them ("Rio de Janeiro").
@@ -214,7 +214,7 @@ def _named_relation(request: ExtractionRequest, relation: str) -> str | None:
 
 def _known_person(request: ExtractionRequest, name: str) -> str | None:
     """A first name the ledger knows: a subject ("Anna"), or a person named in a held value ("my manager
-    is Priya Raman" makes "Priya" that person). None when no one, or several, answer to it."""
+    is Mira Salo" makes "Mira" that person). None when no one, or several, answer to it."""
     wanted = normalise(name)
     subjects = {c.subject for c in request.current if c.subject_key == wanted and c.subject_key != SUBJECT}
     if subjects:
@@ -297,7 +297,7 @@ class RulesExtractor:
         if entry.role != "user":
             return []
         drafts: list[Draft] = []
-        self._last_third = ""  # "my sister moved to Oslo, she got a job at X": she is the sister
+        self._last_third = ""  # "my sister moved to Turku, she got a job at X": she is the sister
         for clause in _clauses(entry.text):
             third = self._third_person(clause, request)
             drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))

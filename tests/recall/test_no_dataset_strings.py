@@ -17,9 +17,44 @@ LOCOMO_NAMES = (
 def test_recall_and_the_plugin_name_no_locomo_speaker():
     pattern = re.compile(r"\b(" + "|".join(LOCOMO_NAMES) + r")\b")
     found = []
-    for folder in ("recall", "hermes_plugin"):
+    for folder in ("recall", "hermes_plugin", "digest", "ledger", "api", "cli"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
                 if pattern.search(line):
                     found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not found, "dataset names in product code:\n" + "\n".join(found)
+
+
+STYLES_DEV = ROOT.parent / "shared" / "datasets" / "styles-dev.json"
+
+
+def test_product_code_holds_no_styles_dev_answer():
+    """The styles-dev scenarios' expected and stale values (names, places, companies) are tuning data,
+    never patterns or examples in product code. Skipped where the dataset is not beside the checkout."""
+    import json
+
+    import pytest
+
+    if not STYLES_DEV.exists():
+        pytest.skip(f"{STYLES_DEV} is not here")
+    values: set[str] = set()
+    for scenario in json.loads(STYLES_DEV.read_text("utf-8"))["scenarios"]:
+        for question in scenario["questions"]:
+            for field in ("expect", "stale", "about"):
+                raw = question.get(field) or []
+                for value in [raw] if isinstance(raw, str) else raw:
+                    named = re.search(r"[A-Z]", value) and len(value) > 3
+                    rare = re.fullmatch(r"[a-z]{8,}", value)  # a drug, not a common word
+                    if not value.startswith("re:") and (named or rare):
+                        values.add(value)
+    # Words any example may use: weekdays, a database, a car make, and the two cities the product's own
+    # examples (demo, tool schemas) used before this dataset existed.
+    generic = {"PostgreSQL", "Postgres", "Tuesday", "Tuesdays", "Thursday", "Thursdays", "Honda", "Lisbon", "Porto"}
+    pattern = re.compile(r"(?i)\b(" + "|".join(re.escape(v) for v in sorted(values - generic)) + r")\b")
+    found = []
+    for folder in ("recall", "hermes_plugin", "digest", "ledger", "api", "cli"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+                if pattern.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "styles-dev answers in product code:\n" + "\n".join(found)
