@@ -318,5 +318,9 @@ def probe_times(src: SqliteTables | PostgresTables) -> list[str]:
         for t in row:
             if t is not None:
                 moment = to_datetime(t)
-                stamps.update(format_time(moment + timedelta(microseconds=d)) for d in (-1, 0, 1))
+                for d in (-1, 0, 1):
+                    try:
+                        stamps.add(format_time(moment + timedelta(microseconds=d)))
+                    except OverflowError:  # nothing lies before an unknown start (the earliest instant)
+                        pass
     return sorted(stamps)
