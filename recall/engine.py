@@ -35,7 +35,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    STOP_WORDS, asks_about_past, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    STOP_WORDS, asks_about_past, asks_about_unnamed_relative, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -1001,6 +1001,8 @@ class Recall:
         never_said = frozenset(self._recorder.never_said(maybe, seen)) if maybe else frozenset()
         if not never_said:
             return hits
+        if asks_about_unnamed_relative(query, never_said):
+            return []  # "where does my brother live?" when no brother was ever mentioned: nobody here is him
         kept, gone = [], set()
         for hit in hits:
             if qualified_elsewhere(query, hit.text, never_said):

@@ -90,6 +90,24 @@ _LOOSE_QUALIFIERS = frozenset(
 )
 
 
+# People a question names by their relation to the speaker ("my brother"): one such word never said in the
+# searched scopes means the person was never mentioned, and nobody else's facts answer for them.
+RELATIVES = frozenset(
+    "brother brothers sister sisters mother mom mum father dad wife husband partner son sons daughter daughters "
+    "boyfriend girlfriend fiance fiancee cousin aunt uncle niece nephew grandma grandpa grandmother grandfather "
+    "stepmom stepdad stepson stepdaughter roommate flatmate twin".split()
+)
+
+
+def asks_about_unnamed_relative(query: str, never_said: frozenset[str]) -> bool:
+    """Whether `query` asks about the speaker's relative ("my brother", "our daughter") whose relation word
+    was never said in the searched scopes."""
+    asked = words(query)
+    return any(
+        owner in ("my", "our") and word in RELATIVES and word in never_said for owner, word in zip(asked, asked[1:])
+    )
+
+
 def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
     """Whether `text` matches `query` only beside what it asks: the query qualifies a thing with a word
     never said in the searched scopes ("the *production* DB host"), and the text holds that thing with

@@ -196,6 +196,16 @@ def test_a_never_said_neighbour_stays_empty(clocked_ledger, clock, journal, glob
     assert "user works at Globex" in recall.prompt_block("What's my current job?", SCOPE)
 
 
+def test_a_relative_never_mentioned_is_nobody_here(clocked_ledger, clock, journal, recall):
+    define(clocked_ledger, clock, "lives_in", "one", "{subject} lives in {value}")
+    said = say(journal, clock, "2026-01-20T19:00:00Z", "My sister Anja lives in Turku.")
+    hold(clocked_ledger, clock, "2026-01-20T19:05:00Z", "Anja", "lives_in", "Turku", source=said)
+    hold(clocked_ledger, clock, "2026-01-20T19:05:01Z", "Anja", "relation", "sister", source=said)
+    clock.now = parse_time("2026-02-05")
+    assert recall.prompt_block("Where does my brother live?", SCOPE) == ""
+    assert "Turku" in recall.prompt_block("Where does my sister live?", SCOPE)  # the one who was mentioned
+
+
 def test_the_block_stays_bounded_and_never_shows_a_fact_without_its_since(clocked_ledger, clock, journal, recall,
                                                                              index_dir, embedder):
     for i in range(8):
