@@ -31,8 +31,8 @@ Scoring, per question (mention = case-insensitive, whole words; a `re:` value is
   An empty answer, not an absent word.
 
 Figures: facts right / questions with an answer (kinds current and past), blocks right / current and past
-questions, never-said empty / never questions, and stale shown as current (blocks), per data set and
-overall. The rules extractor always runs; when FACTLEDGER_DIGEST_MODEL (and FACTLEDGER_DIGEST_BASE_URL,
+questions, never-said empty / never questions (and, beside it, the block alone empty), and stale shown as
+current (blocks), per data set and overall. The rules extractor always runs; when FACTLEDGER_DIGEST_MODEL (and FACTLEDGER_DIGEST_BASE_URL,
 key) are set, the model's digest runs on the same scenarios in the same process (`--model-only` skips
 the rules).
 """
@@ -222,6 +222,7 @@ def figures(items: list[Outcome]) -> dict:
         "facts_right": share(sum(o.facts_right for o in answered), len(answered)),
         "blocks_right": share(sum(o.block_right for o in answered), len(answered)),
         "never_empty": share(sum(o.block_right and o.facts_right for o in never), len(never)),
+        "never_block_empty": share(sum(o.block_right for o in never), len(never)),
         "stale_shown_as_current": sum(bool(o.stale_shown) for o in answered),
         "answered": len(answered),
         "never": len(never),
@@ -250,14 +251,14 @@ def evaluate(datasets: list[tuple[str, list[dict]]], label: str) -> dict:
 
 def print_report(report: dict, verbose: bool) -> None:
     print(f"digest: {report['digest']}  ({report['seconds']} s)")
-    print(f"  {'set':<28} {'questions':>9} {'facts right':>12} {'blocks right':>13} {'never empty':>12} {'stale shown':>12}")
+    print(f"  {'set':<28} {'questions':>9} {'facts right':>12} {'blocks right':>13} {'never empty':>12} {'(block only)':>13} {'stale shown':>12}")
 
     def cell(value: float | None) -> str:
         return "—" if value is None else f"{value:.3f}"
 
     for name, f in [("overall", report["overall"]), *report["groups"].items()]:
         print(f"  {name:<28} {f['questions']:>9} {cell(f['facts_right']):>12} {cell(f['blocks_right']):>13}"
-              f" {cell(f['never_empty']):>12} {f['stale_shown_as_current']:>12}")
+              f" {cell(f['never_empty']):>12} {cell(f['never_block_empty']):>13} {f['stale_shown_as_current']:>12}")
     if verbose:
         for o in report["failures"]:
             marks = []
