@@ -144,10 +144,9 @@ def state(c: Clause, predicate: str, value: str, quote: str, *, template: str, c
     said (or its time words) when it is news of a change, else an undated add."""
     value = clean_value(value)
     others = [v for v in c.open_held(predicate) if v.value_key != normalise(value)]
-    start, phrase = change_time(c, c.text, value) if (changed or others) else (None, "")
     timed = find_time_phrase(c.text)
-    if timed and timed not in value and not changed and not others:
-        start, phrase = change_time(c, c.text)
+    dated = bool(timed) and timed not in value  # time words of the statement, not inside its value
+    start, phrase = change_time(c, c.text, value) if (changed or others or dated) else (None, "")
     if cardinality == "one" and others:
         start = start if phrase else None  # the digest dates an undated change when it was said
         return draft("supersede", c.subject, predicate, value, quote, cardinality=cardinality, template=template, valid_from=start, phrase=phrase)
@@ -262,8 +261,11 @@ def _not_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return None
 
 
+_NOT_NAMES = {"done", "good", "fine", "back", "here", "sorry", "british", "american", "french", "german", "english", "ok", "okay", "new", "sure"}
+
+
 def _name(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    if c.subject != "user":
+    if c.subject != "user" or m["v"].casefold() in _NOT_NAMES:
         return None
     greeting = re.search(r"(?i)\b(?:hi|hello|hey|hiya|howdy)\b", c.lead) or m.group(0) == c.turn.strip(" .!").split(", ")[-1]
     if not greeting and not m.groupdict().get("called"):
@@ -607,33 +609,18 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "greeting name",
-        re.compile(r"^(?:I'm|I\s+am)\s+(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$|^(?P<called>(?:[Pp]lease\s+)?call\s+me|[Mm]y\s+friends\s+call\s+me|[Ii]t's)\s+(?P<v2>[A-Z][a-z]+)"),
-        lambda m, c: _name(_NameMatch(m), c),
+        re.compile(r"^(?:I'm|I\s+am)\s+(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$"),
+        _name,
         examples=((("Hi, I'm Anouk",), (("user", "name", "Anouk"),)),),
         counter=("I'm British", "I'm Done"),
     ),
+    Pattern(
+        "call me",
+        re.compile(r"^(?P<called>(?:[Pp]lease\s+)?call\s+me|[Mm]y\s+friends\s+call\s+me|[Ii]t's)\s+(?P<v>[A-Z][a-z]+)"),
+        _name,
+        examples=((("My friends call me Jo",), (("user", "name", "Jo"),)),),
+    ),
 )
-
-
-class _NameMatch:
-    """The greeting pattern's two alternatives read as one match (`v`, `called`)."""
-
-    def __init__(self, m: re.Match[str]) -> None:
-        self._m = m
-
-    def __getitem__(self, name: str) -> str | None:
-        if name == "v":
-            return self._m["v"] or self._m["v2"]
-        return self._m[name]
-
-    def group(self, index: int = 0) -> str:
-        return self._m.group(index)
-
-    def groupdict(self) -> dict[str, str | None]:
-        return self._m.groupdict()
-
-
-_NOT_NAMES = {"done", "good", "fine", "back", "here", "sorry", "british", "american", "french", "german", "english", "ok", "okay", "new", "sure"}
 
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
@@ -649,10 +636,6 @@ def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draf
         m = pattern.regex.match(clause.text)
         if not m:
             continue
-        if pattern.name == "greeting name":
-            name = m["v"] or m["v2"]
-            if not name or name.casefold() in _NOT_NAMES:
-                continue
         drafts = pattern.build(m, clause)
         if drafts is not None:
             return drafts

@@ -13,15 +13,23 @@ LOCOMO_NAMES = (
     "Caroline Melanie Jon Gina John Maria Joanna Nate Tim Audrey Andrew James Deborah Jolene Evan Sam Calvin Dave"
 ).split()
 
+PRODUCT = ("recall", "hermes_plugin", "digest", "ledger", "api", "cli")
 
-def test_recall_and_the_plugin_name_no_locomo_speaker():
-    pattern = re.compile(r"\b(" + "|".join(LOCOMO_NAMES) + r")\b")
+
+def lines_matching(pattern: re.Pattern[str]) -> list[str]:
+    """Every line of product code that `pattern` finds, as 'path:line: text'."""
     found = []
-    for folder in ("recall", "hermes_plugin", "digest", "ledger", "api", "cli"):
+    for folder in PRODUCT:
         for path in sorted((ROOT / folder).rglob("*.py")):
             for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
                 if pattern.search(line):
                     found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    return found
+
+
+def test_recall_and_the_plugin_name_no_locomo_speaker():
+    pattern = re.compile(r"\b(" + "|".join(LOCOMO_NAMES) + r")\b")
+    found = lines_matching(pattern)
     assert not found, "dataset names in product code:\n" + "\n".join(found)
 
 
@@ -51,10 +59,5 @@ def test_product_code_holds_no_styles_dev_answer():
     # examples (demo, tool schemas) used before this dataset existed.
     generic = {"PostgreSQL", "Postgres", "Tuesday", "Tuesdays", "Thursday", "Thursdays", "Honda", "Lisbon", "Porto"}
     pattern = re.compile(r"(?i)\b(" + "|".join(re.escape(v) for v in sorted(values - generic)) + r")\b")
-    found = []
-    for folder in ("recall", "hermes_plugin", "digest", "ledger", "api", "cli"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-                if pattern.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    found = lines_matching(pattern)
     assert not found, "styles-dev answers in product code:\n" + "\n".join(found)
