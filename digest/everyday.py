@@ -173,9 +173,24 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed)]
 
 
+# Words that are no attribute of the speaker's when said as "<word> is <value>".
+_NOT_PLAIN = frozenset(
+    "it this that these those there here today tomorrow yesterday tonight everything everyone everybody nothing "
+    "something someone somebody anything anyone which what who where when why how one he she they we you i "
+    "weather life time answer problem question reason result point plan idea thing stuff".split()
+)
+
+
+def _plain_attribute(attr: str) -> bool:
+    words = attr.casefold().split()
+    return bool(words) and words[0] not in _NOT_PLAIN and words[-1] not in _NOT_PLAIN
+
+
 def _thing_on(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'the billing service is on YugabyteDB now': where a thing of the user's runs (a `one` slot)."""
-    thing = " ".join(m["thing"].split())
+    thing = " ".join((m["thing"] or m["bare"]).split())
+    if not _plain_attribute(thing):
+        return None
     key = attribute_key(thing)
     if not key or key.split("_")[-1] in _ATTR_STOP:
         return None
@@ -233,6 +248,25 @@ def _role_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return _job(c, m["v"], m.group(0), role=m["role"], changed=bool(_CHANGE.search(m.group(0)))) or None
 
 
+# Work people name themselves by ("I'm a pharmacist"): a list, and the endings of trades (-ist, -eer, -ician, -ologist).
+_JOBS = frozenset(
+    "nurse dev developer programmer chef cook pilot consultant lawyer solicitor attorney doctor physician surgeon engineer "
+    "teacher lecturer professor designer analyst scientist manager architect accountant barista electrician plumber welder "
+    "carpenter firefighter paramedic midwife vet dentist pharmacist journalist editor writer translator librarian baker "
+    "butcher mechanic nanny carer cleaner courier driver farmer gardener hairdresser accountant auditor banker broker "
+    "recruiter researcher technician therapist tutor paralegal receptionist cashier waiter waitress bartender".split()
+)
+_NOT_JOBS = frozenset("perfectionist pacifist optimist pessimist minimalist realist idealist tourist cyclist finalist".split())
+
+
+def _role(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    role = " ".join(m["role"].split())
+    head = role.split()[-1].casefold()
+    if head in _NOT_JOBS or not (head in _JOBS or re.search(r"(?:ist|eer|ician|ologist)$", head)):
+        return None
+    return [state(c, "job_title", role, m.group(0), template=ROLE[1], changed=bool(_CHANGE.search(m.group(0))))]
+
+
 def _left_joined(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return _job(c, m["v"], c.text, role=m.groupdict().get("role")) or None
 
@@ -261,14 +295,22 @@ def _not_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return None
 
 
+_CALENDAR_WORDS = frozenset(
+    "january february march april may june july august september october november december monday tuesday wednesday "
+    "thursday friday saturday sunday today tomorrow tonight".split()
+)
 _NOT_NAMES = {"done", "good", "fine", "back", "here", "sorry", "british", "american", "french", "german", "english", "ok", "okay", "new", "sure"}
 
 
 def _name(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if c.subject != "user" or m["v"].casefold() in _NOT_NAMES:
         return None
-    greeting = re.search(r"(?i)\b(?:hi|hello|hey|hiya|howdy)\b", c.lead) or m.group(0) == c.turn.strip(" .!").split(", ")[-1]
-    if not greeting and not m.groupdict().get("called"):
+    greeting = (re.search(r"(?i)\b(?:hi|hello|hey|hiya|howdy)\b", c.lead) or m.group(0) == c.turn.strip(" .!").split(", ")[-1]
+                or re.match(r"(?i)^\W*(?:hi|hello|hey|hiya|howdy|morning|good\s+(?:morning|afternoon|evening))\b", c.turn))
+    called = m.groupdict().get("called")
+    if called and called.casefold() == "it's" and (not greeting or normalise(m["v"]) in _CALENDAR_WORDS):
+        return None  # "correction: it's October 21" is no name
+    if not greeting and not called:
         return None
     return [state(c, "name", m["v"], m.group(0), template="{subject}'s name is {value}", changed=False)]
 
@@ -283,7 +325,8 @@ TEAM = "{subject} is on the {value}"
 def _team(m: re.Match[str], c: Clause) -> list[Draft] | None:
     value = clean_value(m["team"])
     changed = not re.match(r"(?i)^I(?:'m| am)\s+on\b", m.group(0))
-    return [state(c, "team", value, m.group(0), template=TEAM, changed=changed)]
+    drafts = [state(c, "team", value, m.group(0), template=TEAM, changed=changed)]
+    return drafts + (_job(c, m["v"], m.group(0), changed=changed) if m["v"] else [])
 
 
 def _weight(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -295,10 +338,14 @@ def _weight(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 MEDICATION = ("many", "{subject} takes the medication {value}")
 _DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|g|ml|iu|units?)"
-_DRUG_DOSE = re.compile(rf"(?i)(?:(?P<dose>{_DOSE})\s+(?:of\s+)?(?P<drug>[a-z][\w\-]+)|(?P<drug2>[a-z][\w\-]+)\s+(?P<dose2>{_DOSE}))")
+_DRUG_DOSE = re.compile(
+    rf"(?i)(?:(?P<dose>{_DOSE})\s+(?:of\s+)?(?P<drug>[a-z][\w\-]+)|(?P<drug2>[a-z][\w\-]+)\s+(?:dose\s+)?(?:(?:up|down)\s+)?(?:to\s+)?(?P<dose2>{_DOSE}))"
+)
 
 
 def _medication(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    if not m["verb"] and not re.search(r"(?i)\b(?:meds|medications?|prescriptions?|pills|taking)\b", c.lead):
+        return None  # "sertraline 50 mg" alone is a dose only after "meds:"
     found = _DRUG_DOSE.search(m["rest"])
     if not found:
         return None
@@ -430,18 +477,138 @@ def _cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [draft("retract", c.subject, "booked", h.value, m.group(0), cardinality="many", template=BOOKED[1], valid_from=c.said_at) for h in held]
 
 
+def _held_naming(c: Clause, word: str) -> list[ClaimVersion]:
+    pattern = re.compile(rf"(?i)(?<!\w){re.escape(word)}(?!\w)")
+    return [h for h in c.open_held() if h.predicate not in ("note", "ended") and pattern.search(h.value)]
+
+
+_NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by)\s+(?-i:{PROPER.replace('<v>', '<new>')})|(?-i:{PROPER.replace('<v>', '<new2>')})\s+(?:now|instead)\b)")
+
+
+def replacement_in_turn(turn: str) -> tuple[str, str] | None:
+    """'we ditched CircleCI, everything runs on Buildkite now', 'scratch EKS, we moved to GKE': (old, new)."""
+    m = _DITCHED.search(turn)
+    if not m:
+        return None
+    after = _NEW_AFTER.search(turn, m.end())
+    new = (after["new"] or after["new2"]) if after else None
+    if not new or normalise(new) == normalise(m["old"]):
+        return None
+    return m["old"], new
+
+
+_DITCHED = re.compile(
+    r"(?i)\b(?:ditched|dropped|dumped|got\s+rid\s+of|moved\s+off(?:\s+of)?|moved\s+away\s+from|migrated\s+off|switched\s+off|scratch|replaced)\s+"
+    r"(?-i:(?P<old>[A-Z][\w.+\-]*(?:\s+\d[\d.]*)?))"
+)
+
+
+def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """Held values naming X now name Y, from when it was said (or its time words)."""
+    found = replacement_in_turn(c.turn)
+    if found is None:
+        return None
+    old, new = found
+    held = _held_naming(c, old)
+    if not held:
+        return None
+    start, phrase = change_time(c, c.turn)
+    word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
+    return [draft("supersede", c.subject, h.predicate, word.sub(new, h.value, count=1), m.group(0), cardinality=h.cardinality,
+                  template=f"{{subject}}'s {h.predicate.replace('_', ' ')} is {{value}}", valid_from=start,
+                  replaces=h.value if h.cardinality == "many" else None, phrase=phrase) for h in held]
+
+
+def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'we bumped to Rails 7.2', 'ops upgraded the db to MySQL 8.4': held values naming Rails (with
+    another version) now name the new one; with none held, the thing (or the tool's version) is the fact."""
+    name, version = m["name"], m["ver"]
+    new = f"{name} {version}"
+    old = re.compile(rf"(?i)(?<!\w){re.escape(name)}\s+v?\d+(?:\.\d+)*(?!\w)")
+    start, phrase = change_time(c, c.text[m.end():] or c.text)
+    held = [h for h in c.open_held() if old.search(h.value) and not re.search(rf"(?i)(?<!\w){re.escape(new)}(?!\w)", h.value)]
+    if held:
+        return [draft("supersede", c.subject, h.predicate, old.sub(new, h.value, count=1), m.group(0), cardinality=h.cardinality,
+                      template=f"{{subject}}'s {h.predicate.replace('_', ' ')} is {{value}}", valid_from=start,
+                      replaces=h.value if h.cardinality == "many" else None, phrase=phrase) for h in held]
+    if "." not in version and not re.search(r"(?i)(?:bumped|upgraded|updated)\s", m.group(0)):
+        return None  # "I moved to Room 4": a place, not a version
+    thing = _ARTICLES.sub("", (m["thing"] or "").strip())
+    key = attribute_key(thing) if thing and _plain_attribute(thing) else attribute_key(f"{name} version")
+    noun = thing if thing and _plain_attribute(thing) else f"{name} version"
+    return [state(c, key, new, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=True)]
+
+
+_SLOT_CUE = re.compile(
+    r"(?i)\b(?:new\s+(?P<a>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)|(?P<b>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:changed|is\s+different)|"
+    r"(?:switched|changed)\s+(?P<c>[a-z][\w\-]*?)s\b)"
+)
+
+
+def _slot_named_in_turn(c: Clause) -> ClaimVersion | None:
+    """The one held open slot the turn says changed ("new landlord", "pool locker changed", "switched
+    gyms"): its key holds every word named (singular)."""
+    for cue in _SLOT_CUE.finditer(c.turn):
+        words = [w.rstrip("s") if len(w) > 3 else w for w in (cue["a"] or cue["b"] or cue["c"]).casefold().split()]
+        words = [w for w in words if w not in ("my", "our", "the", "a")]
+        if not words:
+            continue
+        held = [h for h in c.open_held() if h.cardinality == "one"
+                and all(any(part.startswith(w) for part in h.predicate.split("_")) for w in words)]
+        if len({h.predicate for h in held}) == 1:
+            return held[0]
+    return None
+
+
+def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'pool locker changed, it's 2093 now', 'new landlord … it's Greystone Lettings now', 'switched gyms,
+    I'm at Ironleaf now': the named slot's new value."""
+    held = _slot_named_in_turn(c)
+    value = clean_value(m["v"])
+    if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
+        return None
+    start, phrase = change_time(c, c.text)
+    return [draft("supersede", c.subject, held.predicate, value, m.group(0), cardinality="one",
+                  template=f"{{subject}}'s {held.predicate.replace('_', ' ')} is {{value}}", valid_from=start, phrase=phrase)]
+
+
 # -- the table -----------------------------------------------------------------------------------
 
 _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actually|officially))*"
 
 PATTERNS: tuple[Pattern, ...] = (
     Pattern(
+        "ditched X for Y",
+        re.compile(_DITCHED.pattern.replace(r"\b(?:ditched", r"^(?:.*?\s)?(?:ditched", 1)),
+        _ditched,
+        examples=((("CI is Travis", "we ditched Travis, everything runs on Drone now"), (("user", "ci", "Drone"),)),
+                  (("our stack is Go on Kubernetes (AKS)", "scratch AKS, we moved to DOKS last month"), (("user", "stack", "Go on Kubernetes (DOKS)"),))),
+    ),
+    Pattern(
+        "version bump",
+        re.compile(r"^(?:.*?\s)?(?:bumped|upgraded|updated|moved|migrated|went)\s+(?:(?P<thing>the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|[a-z][\w\-]*)\s+)?(?:up\s+)?to\s+(?P<name>[A-Z][\w.+\-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)(?!\w)"),
+        _version_bump,
+        examples=((("our stack is Django 4.2 on Postgres 15", "we bumped to Django 5.1 last week"), (("user", "stack", "Django 5.1 on Postgres 15"),)),
+                  (("ops upgraded the db to MariaDB 11.4 over the weekend",), (("user", "db", "MariaDB 11.4"),))),
+        counter=("I moved to Room 4",),
+    ),
+    Pattern(
+        "it's Y now",
+        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+at|I\s+am\s+at|I\s+go\s+to)\s+(?:now\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?))\s+now\b"),
+        _now_it_is,
+        examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
+                  (("my gym is Fitbox", "switched gyms, I'm at Corehouse now"), (("user", "gym", "Corehouse"),))),
+        counter=("it's Monday now",),
+    ),
+    Pattern(
         "medication",
-        re.compile(r"(?i)^(?:.*?\b)?(?P<verb>put\s+me\s+on|switched\s+me\s+(?:over\s+)?to|prescribed\s+me|I(?:'m|\s+am)\s+(?:now\s+)?(?:on|taking)|I\s+(?:now\s+)?take|I\s+started\s+(?:on|taking)|(?:the\s+)?dose\s+(?:went|is|was\s+(?:raised|lowered|increased|reduced))(?:\s+(?:up|down))?\s+to)\s+(?P<rest>.+)$"),
+        re.compile(r"(?i)^(?:.*?\b)?(?P<verb>put\s+me\s+on|switched\s+me\s+(?:over\s+)?to|prescribed\s+me|I(?:'m|\s+am)\s+(?:now\s+)?(?:on|taking)|I\s+(?:now\s+)?take|I\s+started\s+(?:on|taking)|(?:the\s+)?dose\s+(?:went|is|was\s+(?:raised|lowered|increased|reduced))(?:\s+(?:up|down))?\s+to|"
+                   r"(?:bumped|raised|upped|increased|lowered|reduced|dropped|doubled|halved)(?=\s+(?:me|the|my)\s+[\w\- ]*?\d)|^(?=[a-z][\w\-]+\s+\d))\s*(?P<rest>.+)$"),
         _medication,
         examples=(
             (("My doctor put me on 500 mg of metformin for my blood sugar.",), (("user", "medication", "metformin 500 mg"),)),
             (("I take 50mg of sertraline", "The dose went up to 100 mg of sertraline after my check-up."), (("user", "medication", "sertraline 100 mg"),)),
+            (("meds: lisinopril 10 mg in the morning", "doc bumped the lisinopril to 20 mg"), (("user", "medication", "lisinopril 20 mg"),)),
         ),
         counter=("I take the bus to school", "I'm on my way"),
     ),
@@ -449,7 +616,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "ended",
         re.compile(
             r"(?i)^(?:I\s+|we\s+)?(?:(?:have|'ve)\s+)?(?:just\s+|finally\s+|officially\s+|recently\s+)?"
-            r"(?P<verb>stopped\s+taking|stopped\s+using|stopped\s+drinking|stopped\s+eating|quit|gave\s+up|sold|gave\s+away|got\s+rid\s+of|"
+            r"(?P<verb>stopped\s+taking|stopped\s+using|stopped\s+drinking|stopped\s+eating|stopped(?=\s+(?:the|my)\s)|quit|gave\s+up|sold|gave\s+away|got\s+rid\s+of|"
             r"no\s+longer\s+(?:have|own|take|drive|use)|(?:don't|do\s+not)\s+(?:have|own|take|drive|use)(?=.*\bany\s?more\b))\s+(?P<what>.+)$"
         ),
         _ended,
@@ -506,8 +673,15 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
     ),
     Pattern(
+        "role",
+        re.compile(rf"{_I}\s+(?:a|an)\s+(?P<role>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})$"),
+        _role,
+        examples=((("I'm a pharmacist",), (("user", "job_title", "pharmacist"),)), (("I'm now a senior data engineer",), (("user", "job_title", "senior data engineer"),))),
+        counter=("I'm a perfectionist", "I'm a big fan", "I'm a mess", "I'm a vegetarian"),
+    ),
+    Pattern(
         "joined",
-        re.compile(rf"{_I}\s+(?:joined|started\s+at|started\s+working\s+at|started\s+a\s+new\s+job\s+at)\s+{PROPER}(?:\s+(?:on|last|this)\s+[A-Z]?[a-z]+)?(?:\s+as\s+an?\s+(?P<role>[a-z][\w\- ]*?))?(?=\s*(?:$|[,.;!]))"),
+        re.compile(rf"{_I}\s+(?:joined|started\s+at|started\s+working\s+at|started\s+a\s+new\s+job\s+at)\s+{PROPER}(?:\s+(?:on|last|this)\s+[A-Z]?[a-z]+)?(?:\s+as\s+an?\s+(?P<role>[A-Za-z][\w\- ]*?))?(?=\s*(?:$|[,.;!]))"),
         _joined,
         examples=((("I started at Pellwood on Monday as a product designer",), (("user", "works_at", "Pellwood"), ("user", "job_title", "product designer"))),),
         counter=("I joined Strava",),
@@ -533,9 +707,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "team",
-        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?to|joined|(?:'m|am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+team)\b"),
+        re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?to|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+team)\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
         _team,
-        examples=((("I moved over to the payments team",), (("user", "team", "payments team"),)),),
+        examples=((("I moved over to the payments team",), (("user", "team", "payments team"),)),
+                  (("I'm on the payments team at Brightwater Foods.",), (("user", "team", "payments team"), ("user", "works_at", "Brightwater Foods")))),
     ),
     Pattern(
         "weight",
@@ -568,10 +743,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "thing on",
-        re.compile(rf"(?i)^(?:the|our)\s+(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+(?:is|runs)\s+(?:now\s+)?(?P<prep>on|in)\s+(?-i:{PROPER})"),
+        re.compile(rf"(?i)^(?:(?:the|our)\s+(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+(?:is|runs|lives|sits|is\s+hosted)|(?P<bare>(?-i:[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?))\s+(?:lives|runs|sits|is\s+hosted|are\s+hosted))\s+(?:now\s+)?(?P<prep>on|in)\s+(?-i:{PROPER})"),
         _thing_on,
         examples=((("Our stack is Rails on MySQL 8.", "The checkout service is on Postgres now, we finished the migration from MySQL last week."),
-                   (("user", "checkout_service", "on Postgres"), ("user", "stack", "Rails on Postgres"))),),
+                   (("user", "checkout_service", "on Postgres"), ("user", "stack", "Rails on Postgres"))),
+                  (("code lives on Codeberg",), (("user", "code", "on Codeberg"),))),
         counter=("The meeting is in March",),
     ),
     Pattern(
@@ -592,6 +768,14 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("remember: locker code at the gym is 5521", "remember: locker code at the gym is 8830 now"),
                    (("user", "locker_code_at_the_gym", "8830"),)),),
         counter=("the weather is lovely",),
+    ),
+    Pattern(
+        "X is Y, said plainly",
+        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})\s+(?:is|are)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+)?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)$"),
+        lambda m, c: _open_attribute(m, c) if _plain_attribute(m["attr"]) else None,
+        examples=((("CI is Jenkins, repos are on Bitbucket",), (("user", "ci", "Jenkins"), ("user", "repos", "on Bitbucket"))),
+                  (("rent is €900 a month",), (("user", "rent", "€900 a month"),))),
+        counter=("Today is Monday", "It is March", "That is Kai's", "the weather is lovely", "Everything is OK"),
     ),
     Pattern(
         "Y is my X",
@@ -625,7 +809,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"ditched X for Y", "version bump", "it's Y now", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -38,7 +38,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .events import EVENT_PREDICATES, event_draft
-from .everyday import FIRST_PATTERNS, POSSESSIONS, everyday
+from .everyday import FIRST_PATTERNS, POSSESSIONS, everyday, replacement_in_turn
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
@@ -63,7 +63,7 @@ _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
     r"please|actually|sorry|correction|no|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|"
     r"oh and|guess what|news|these days|nowadays|currently|now|"
-    r"[A-Za-z]+(?:\s+[A-Za-z]+){0,2}:)[,!:]?\s+)+",
+    r"[A-Za-z]+(?:\s+[A-Za-z]+){0,4}:)[,!:]?\s+)+",
     re.I,
 )
 _HEDGE = re.compile(
@@ -74,9 +74,11 @@ _HEDGE = re.compile(
 _MODAL_MAY = re.compile(r"\bmay\b")  # lower-case only: "in May" is a month
 _JOINT = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
+    # a list of how things are: "Rails 7.1 on MySQL 8.0, CI is CircleCI, code lives on GitLab"
+    r"|,\s+(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
 )
 # A full stop after a title or inside a number ("Dr. Lund", "86.5 kg") does not end a sentence.
-_SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d))+(?:[.!?;]+|$)")
+_SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d)|\.(?=[\w/]))+(?:[.!?;]+|$)")
 
 # A proper name: capitalised words, with a few lower-case joiners between them ("Rio de Janeiro").
 _PROPER = (
@@ -110,7 +112,7 @@ _LEFT_JOB = re.compile(
     rf"(?:got|was)\s+(?:laid\s+off|fired)\s+from|retired\s+from|resigned\s+from|stopped\s+working\s+(?:at|for))"
     rf"\s+{_PROPER}{_TAIL}"
 )
-_NAME = re.compile(r"^(?:my\s+name\s+is|my\s+name's|call\s+me|I'm\s+called|I\s+am\s+called)\s+(?P<v>[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})(?=\s*(?:$|[,.!;]|\s(?:and|but)\b))", re.I)
+_NAME = re.compile(r"^(?:(?:my\s+)?name\s+is|(?:my\s+)?name's|(?:you\s+can\s+)?call\s+me|I'm\s+called|I\s+am\s+called)\s+(?P<v>[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})(?=\s*(?:$|[,.!;]|\s(?:and|but)\b))", re.I)
 _DATE_WORDS = (
     r"(?P<v>(?:[A-Za-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[A-Za-z]+\.?(?:,?\s+\d{4})?|\d{4}-\d{2}-\d{2}))"
 )
@@ -272,6 +274,27 @@ def _clauses(text: str) -> list[_Clause]:
     return out
 
 
+# A clause that drops its "I", as people do in chat ("booked Kyoto for April", "started at Corvane on
+# Monday", "stopped the vitamin D"): a verb of the patterns below at its start.
+_IMPLICIT_I = re.compile(
+    r"^(?:just\s+|finally\s+|also\s+|recently\s+)?(?:booked|rebooked|started|joined|moved|relocated|quit|left|sold|bought|adopted|"
+    r"stopped|switched|cancell?ed|signed\s+up|upgraded|got|gave|handed|retired|resigned|no\s+longer|don't|work|live|"
+    r"take|drive|ride|use|speak|report)\b",
+    re.I,
+)
+
+
+def _reworded(text: str) -> str | None:
+    """The clause as the patterns expect it, when it is said otherwise: the dropped "I" put back, a
+    leading time phrase moved after what it dates. None when neither applies."""
+    lead = _LEADING_TIME.match(text)
+    if lead and not re.match(r"(?i)(?:last|this|next|yesterday|today|on|in)\b", lead["phrase"]):
+        return f"{lead['rest']} {lead['phrase']}"  # "since October I work at X" (events read a leading date themselves)
+    if _IMPLICIT_I.match(text):
+        return "I " + text[0].lower() + text[1:]
+    return None
+
+
 def _strip_time(value: str) -> str:
     phrase = find_time_phrase(value)
     if phrase:
@@ -357,6 +380,20 @@ class RulesExtractor:
         first = self._everyday(clause, request, subject, text, only=FIRST_PATTERNS)
         if first:
             return first
+        read = self._fixed(clause, request, subject, text)
+        if read or clause.lead.endswith("\0"):
+            return read
+        rewritten = _reworded(text)
+        if rewritten is None:
+            return []
+        # "booked Kyoto for April", "since October I work at X": said as "I booked …", "I work at X since
+        # October"; the quote stays the words said (the whole clause).
+        again = self._clause(_Clause(rewritten, clause.offset, clause.lead + "\0"), request, subject)
+        return [Draft(**{**d.__dict__, "quote": text}) if not d.drop_reason else d for d in again]
+
+    def _fixed(self, clause: _Clause, request: ExtractionRequest, subject: str, text: str) -> list[Draft]:
+        """The fixed-slot patterns, then everyday speech's others, for one clause."""
+        said_at = request.entry.said_at
         who = _Who(request, subject)
 
         m = _LIVED_RANGE.match(text)
@@ -372,6 +409,9 @@ class RulesExtractor:
         for pattern in (_LIVES, _LIVED_SINCE, _MOVED):
             m = pattern.match(text)
             if m:
+                replaced = replacement_in_turn(request.entry.text)
+                if pattern is _MOVED and replaced and normalise(replaced[1]) == normalise(m["v"]):
+                    return []  # "scratch EKS, we moved to GKE": a tool replaced (read above), not a home
                 return [self._one_timed(who, "lives_in", m["v"], text, m.group(0), said_at)]
         m = _SWITCHED_FROM.match(text)
         if m:

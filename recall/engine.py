@@ -35,7 +35,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    STOP_WORDS, asks_about_past, asks_about_unnamed_relative, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    STOP_WORDS, asks_about_past, asks_about_unnamed_relative, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -668,6 +668,8 @@ class Recall:
             return _Found([], lane, named)
         before: dict[int, int | None] = {}
         hits = self._fuse(candidates, named, seen, vector_pending, limit, before)
+        # What matches only beside what was asked answers neither a search nor the block.
+        hits = self._about_what_was_asked(query, hits, named, before, seen)
         return _Found(hits, lane, named, before)
 
     def _small_sets(self, seen: Visibility, kinds: Sequence[str]) -> dict[str, dict[int, str] | None]:
@@ -947,7 +949,6 @@ class Recall:
             gone = {ref for h in hits if h.key in leave_out and h.kind == FACT for ref in h.sources}
             hits = [h for h in hits if h.key not in leave_out and not (h.kind == EPISODE and h.episode.ref in gone)]  # type: ignore[union-attr]
         seen = self._visibility(scopes, valid_at, known_at)
-        hits = self._about_what_was_asked(query, hits, found.named, found.before, seen)
         facts = [h for h in hits if h.kind == FACT and h.scores.grounded]
         if config.named_subject_facts_only:
             named = found.named.fact_subjects
@@ -1003,6 +1004,8 @@ class Recall:
             return hits
         if asks_about_unnamed_relative(query, never_said):
             return []  # "where does my brother live?" when no brother was ever mentioned: nobody here is him
+        if asks_unsaid_thing_of_someone(query, never_said, named.fact_subjects):
+            return []  # "Wren's phone number" when only "I report to Wren" was said: nothing here is it
         kept, gone = [], set()
         for hit in hits:
             if qualified_elsewhere(query, hit.text, never_said):

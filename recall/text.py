@@ -108,6 +108,33 @@ def asks_about_unnamed_relative(query: str, never_said: frozenset[str]) -> bool:
     )
 
 
+# "Wren's phone number": a capitalised name, its possessive, then the thing (up to three words).
+_THING_OF = re.compile(r"\b(?!(?:What|Who|Where|When|How|Why|Which|That|It|There|Here|He|She|Let)['’]s)([A-Z][\w-]*)['’]s\s+((?:[\w-]+\s*){1,3})")
+
+
+def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], fact_subjects: frozenset[str]) -> bool:
+    """Whether `query` asks for a thing of a named person ("Wren's phone number") who is no subject of
+    any fact here (only mentioned: "I report to Wren") and every word of that thing (two or more) was
+    never said in the searched scopes. Nothing here can answer it: what mentions the person is about something else."""
+    if not never_said:
+        return False
+    subject_words = {w for subject in fact_subjects for w in words(subject)}
+    for match in _THING_OF.finditer(query):
+        name = words(match.group(1))
+        if not name or name[0] in subject_words or name[0] in STOP_WORDS:
+            continue
+        thing = []
+        for word in words(match.group(2)):
+            if word in STOP_WORDS:
+                break
+            thing.append(word)
+        # Two words at least: one alone may name the person's tie to what was said ("Rex's owner" of
+        # "two dogs named Rex and Luna"); a thing of several words none of which was said is absent.
+        if len(thing) >= 2 and all(word in never_said for word in thing):
+            return True
+    return False
+
+
 def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
     """Whether `text` matches `query` only beside what it asks: the query qualifies a thing with a word
     never said in the searched scopes ("the *production* DB host"), and the text holds that thing with

@@ -39,3 +39,33 @@ def test_counter_examples(pattern: str, text: str) -> None:
     entry = JournalEntry(id=1, scope="s", session=None, role="user", text=text, said_at=SAID)  # type: ignore[arg-type]
     clause = Clause(text.strip(" .!"), "", text, "user", SAID, ExtractionRequest(entry=entry))
     assert everyday(clause, only=frozenset({pattern})) is None
+
+
+# The fixed patterns and everyday speech, for clauses said otherwise than they expect: the dropped "I" put
+# back, a leading time phrase moved after what it dates, lists of "X is Y" read one by one, dotted words
+# kept whole. (turns said in order, facts held afterwards, facts that must not be held.)
+REWORDED = [
+    (("started at Pellmark on Monday as a QA engineer",), {("user", "works_at", "Pellmark")}, set()),
+    (("booked a cabin in Abisko for May 3",), {("user", "booked", "a cabin in Abisko for May 3")}, set()),
+    (("I work at Pellmark", "since June I work at Orbisoft"), {("user", "works_at", "Orbisoft")}, {("user", "works_at", "Pellmark")}),
+    (("stack: Flask 2.3 on Postgres 15, CI is Drone, code lives on Codeberg",),
+     {("user", "ci", "Drone"), ("user", "code", "on Codeberg")}, set()),
+    (("the staging host is db-stage-3.lan",), {("user", "staging_host", "db-stage-3.lan")}, set()),
+    (("our stack is Go on Kubernetes (AKS)", "scratch AKS, we moved to DOKS last month"),
+     {("user", "stack", "Go on Kubernetes (DOKS)")}, {("user", "lives_in", "DOKS")}),
+    (("hey there. name's Ilona, I live in Brno",), {("user", "name", "Ilona"), ("user", "lives_in", "Brno")}, set()),
+    (("correction: it's October 3",), set(), {("user", "name", "October")}),
+    (("meds: lisinopril 10 mg", "stopped the lisinopril"), set(), {("user", "medication", "lisinopril 10 mg")}),
+]
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("turns", "held", "not_held"), REWORDED, ids=[t[-1][:40] for t, _, _ in REWORDED])
+def test_said_otherwise(talk, turns, held, not_held) -> None:
+    for day, text in enumerate(turns, start=1):
+        talk.say(text, f"2026-03-{day:02d}T10:00:00Z")
+        talk.digest()
+    facts = held_facts(talk)
+    assert held <= facts, facts
+    assert not (not_held & facts), facts

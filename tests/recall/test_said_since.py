@@ -203,7 +203,34 @@ def test_a_relative_never_mentioned_is_nobody_here(clocked_ledger, clock, journa
     hold(clocked_ledger, clock, "2026-01-20T19:05:01Z", "Anja", "relation", "sister", source=said)
     clock.now = parse_time("2026-02-05")
     assert recall.prompt_block("Where does my brother live?", SCOPE) == ""
+    assert recall.search("Where does my brother live?", SCOPE, kinds="fact") == []  # the agent's search too
     assert "Turku" in recall.prompt_block("Where does my sister live?", SCOPE)  # the one who was mentioned
+    assert [h.claim.value for h in recall.search("Where does my sister live?", SCOPE, kinds="fact")][:1] == ["Turku"]
+
+
+def test_a_thing_never_said_of_someone_only_mentioned_is_nothing(clocked_ledger, clock, journal, recall):
+    """"Wren's phone number" when only "I report to Wren" was said: neither the block nor the search answers
+    with the manager fact; a thing that was said of the person still is."""
+    define(clocked_ledger, clock, "manager", "one", "{subject}'s manager is {value}")
+    said = say(journal, clock, "2026-03-02T09:00:00Z", "I report to Wren Adeyi now, she runs the platform group.")
+    hold(clocked_ledger, clock, "2026-03-02T09:05:00Z", "user", "manager", "Wren Adeyi", source=said)
+    clock.now = parse_time("2026-03-10")
+    for question in ("What's Wren's phone number?", "what is Wren's home address"):
+        assert recall.prompt_block(question, SCOPE) == "", question
+        assert recall.search(question, SCOPE) == [], question
+    assert "Wren Adeyi" in recall.prompt_block("Who is my manager?", SCOPE)
+    assert "Wren Adeyi" in recall.prompt_block("What does Wren's group run?", SCOPE)  # "group" was said
+
+
+def test_the_search_drops_a_neighbour_never_said_like_the_block(clocked_ledger, clock, journal, recall):
+    define(clocked_ledger, clock, "weekly_sync", "one", "{subject}'s weekly sync is {value}")
+    said = say(journal, clock, "2026-02-24T09:00:00Z", "My weekly sync with the design team is on Tuesdays at 10.")
+    hold(clocked_ledger, clock, "2026-02-24T09:05:00Z", "user", "weekly_sync", "with the design team on Tuesdays at 10",
+         source=said)
+    clock.now = parse_time("2026-03-01")
+    assert recall.search("When is my marketing sync?", SCOPE, kinds="fact") == []
+    assert recall.prompt_block("When is my marketing sync?", SCOPE) == ""
+    assert recall.search("When is my design sync?", SCOPE, kinds="fact")  # the one that was said
 
 
 def test_the_block_stays_bounded_and_never_shows_a_fact_without_its_since(clocked_ledger, clock, journal, recall,
