@@ -113,8 +113,11 @@ def draft(op: str, subject: str, predicate: str, value: str | None, quote: str, 
 _SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that)\s+.*$")
 
 
+_TRAILING_SYMBOLS = re.compile(r"[\s\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+$")
+
+
 def clean_value(text: str) -> str:
-    value = _SUBORDINATE.sub("", text.strip(" ,.;:!"))
+    value = _SUBORDINATE.sub("", _TRAILING_SYMBOLS.sub("", text).strip(" ,.;:!"))
     phrase = find_time_phrase(value)
     if phrase and value.find(phrase) > 0 and re.match(r"(?i)(?:since|from|until|till|on|in|last|this|next|yesterday|today|tomorrow)\b|.*\bago$", phrase):
         value = value[: value.find(phrase)].strip(" ,")
@@ -471,6 +474,8 @@ def _cancel_rebook(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 def _cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
     what = clean_value(m["what"])
+    named = re.match(r"(?:the\s+|my\s+|our\s+)?([A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)*)", what)
+    what = named[1] if named else what  # "Kyoto 😩 work launch got moved": the booking named first
     held = [h for h in c.open_held("booked") if re.search(rf"(?i)(?<!\w){re.escape(_ARTICLES.sub('', what))}(?!\w)", h.value)]
     if not held:
         return None
@@ -482,7 +487,7 @@ def _held_naming(c: Clause, word: str) -> list[ClaimVersion]:
     return [h for h in c.open_held() if h.predicate not in ("note", "ended") and pattern.search(h.value)]
 
 
-_NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by)\s+(?-i:{PROPER.replace('<v>', '<new>')})|(?-i:{PROPER.replace('<v>', '<new2>')})\s+(?:now|instead)\b)")
+_NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by)\s+(?:[a-z][\w\-]*\s+){{0,2}}?(?-i:{PROPER.replace('<v>', '<new>')})|(?-i:{PROPER.replace('<v>', '<new2>')})\s+(?:now|instead)\b)")
 
 
 def replacement_in_turn(turn: str) -> tuple[str, str] | None:
@@ -498,7 +503,7 @@ def replacement_in_turn(turn: str) -> tuple[str, str] | None:
 
 
 _DITCHED = re.compile(
-    r"(?i)\b(?:ditched|dropped|dumped|got\s+rid\s+of|moved\s+off(?:\s+of)?|moved\s+away\s+from|migrated\s+off|switched\s+off|scratch|replaced)\s+"
+    r"(?i)\b(?:ditched|dropped|dumped|got\s+rid\s+of|(?:moved|migrated|switched)(?:\s+(?:the|our|my)\s+[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced)\s+"
     r"(?-i:(?P<old>[A-Z][\w.+\-]*(?:\s+\d[\d.]*)?))"
 )
 
@@ -519,6 +524,22 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   replaces=h.value if h.cardinality == "many" else None, phrase=phrase) for h in held]
 
 
+def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'the landlord is raising the rent to €1,530 from May': a held quantity's new value, from its time words."""
+    key = attribute_key(m["attr"])
+    held = c.open_held(key)
+    if not held or not re.search(r"\d", held[0].value):
+        return None  # only a number the ledger holds changes so ("cut the grass to 3 cm" is no fact)
+    value = clean_value(m["v"])
+    start, phrase = change_time(c, c.text[m.end():] or c.text, value)
+    return [draft("supersede", c.subject, key, value, m.group(0) + c.text[m.end():].split(".")[0], cardinality="one",
+                  template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", valid_from=start, phrase=phrase)]
+
+
+def held_any(c: Clause, word: str) -> bool:
+    return bool(_held_naming(c, word))
+
+
 def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'we bumped to Rails 7.2', 'ops upgraded the db to MySQL 8.4': held values naming Rails (with
     another version) now name the new one; with none held, the thing (or the tool's version) is the fact."""
@@ -531,6 +552,8 @@ def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return [draft("supersede", c.subject, h.predicate, old.sub(new, h.value, count=1), m.group(0), cardinality=h.cardinality,
                       template=f"{{subject}}'s {h.predicate.replace('_', ' ')} is {{value}}", valid_from=start,
                       replaces=h.value if h.cardinality == "many" else None, phrase=phrase) for h in held]
+    if not re.search(r"(?i)(?:bumped|upgraded|updated|moved|migrated|went)\s", m.group(0)) and not m["now"] and not held_any(c, name):
+        return None  # "we're on Go 1.24" is news only said as a change, or of a tool held at another version
     if "." not in version and not re.search(r"(?i)(?:bumped|upgraded|updated)\s", m.group(0)):
         return None  # "I moved to Room 4": a place, not a version
     thing = _ARTICLES.sub("", (m["thing"] or "").strip())
@@ -586,7 +609,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "version bump",
-        re.compile(r"^(?:.*?\s)?(?:bumped|upgraded|updated|moved|migrated|went)\s+(?:(?P<thing>the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|[a-z][\w\-]*)\s+)?(?:up\s+)?to\s+(?P<name>[A-Z][\w.+\-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)(?!\w)"),
+        re.compile(r"^(?:.*?\s)?(?:(?:bumped|upgraded|updated|moved|migrated|went)\s+(?:(?P<thing>the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|[a-z][\w\-]*)\s+)?(?:up\s+)?to|(?:we're|we\s+are|I'm|I\s+am|it's|it\s+is)\s+(?:now\s+)?on)\s+(?P<name>[A-Z][\w.+\-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)(?!\w)(?P<now>\s+now\b)?"),
         _version_bump,
         examples=((("our stack is Django 4.2 on Postgres 15", "we bumped to Django 5.1 last week"), (("user", "stack", "Django 5.1 on Postgres 15"),)),
                   (("ops upgraded the db to MariaDB 11.4 over the weekend",), (("user", "db", "MariaDB 11.4"),))),
@@ -651,7 +674,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "cancelled",
-        re.compile(r"(?i)^I(?:'ve)?\s+(?:just\s+)?cancell?ed\s+(?P<what>[^,]+)$"),
+        re.compile(r"(?i)^I(?:'ve)?\s+(?:just\s+)?(?:cancell?ed|had\s+to\s+cancel)\s+(?P<what>[^,]+)$"),
         _cancelled,
         examples=((("I booked a table at Nora's for Friday", "I cancelled Nora's"), ()),),
     ),
@@ -707,7 +730,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "team",
-        re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?to|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+team)\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
+        re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?(?:from\s+the\s+[\w\- ]+?\s+team\s+)?to|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+team)\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
         _team,
         examples=((("I moved over to the payments team",), (("user", "team", "payments team"),)),
                   (("I'm on the payments team at Brightwater Foods.",), (("user", "team", "payments team"), ("user", "works_at", "Brightwater Foods")))),
@@ -727,6 +750,13 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("Weekly mileage is 20 km", "Weekly mileage is up to 35 km."), (("user", "weekly_mileage", "35 km"),)),
                   (("My rent went up to €1,450 a month",), (("user", "rent", "€1,450 a month"),))),
         counter=("It is up to you",),
+    ),
+    Pattern(
+        "raising X to Y",
+        re.compile(r"(?i)^(?:.*?\s)?(?:rais(?:ing|ed|es)|increas(?:ing|ed|es)|put(?:ting)?\s+up|bump(?:ing|ed|s)|cut(?:ting|s)?|lower(?:ing|ed|s)|reduc(?:ing|ed|es)|dropp(?:ing|ed))\s+(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:up\s+|down\s+)?to\s+(?P<v>[$€£]?\d[\d,.]*(?:\s*(?!(?:from|in|on|at|by|next|this|last|starting|a|per)\b)(?:k|%|[a-z]+))?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        _raised,
+        examples=((("rent is €900 a month", "landlord's raising the rent to €975 from May"), (("user", "rent", "€975"),)),),
+        counter=("they cut the grass to 3 cm",),
     ),
     Pattern(
         "signed up",
@@ -809,7 +839,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"ditched X for Y", "version bump", "it's Y now", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -75,7 +75,7 @@ _MODAL_MAY = re.compile(r"\bmay\b")  # lower-case only: "in May" is a month
 _JOINT = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
     # a list of how things are: "Rails 7.1 on MySQL 8.0, CI is CircleCI, code lives on GitLab"
-    r"|,\s+(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
+    r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
 )
 # A full stop after a title or inside a number ("Dr. Lund", "86.5 kg") does not end a sentence.
 _SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d)|\.(?=[\w/]))+(?:[.!?;]+|$)")
@@ -277,7 +277,7 @@ def _clauses(text: str) -> list[_Clause]:
 # A clause that drops its "I", as people do in chat ("booked Kyoto for April", "started at Corvane on
 # Monday", "stopped the vitamin D"): a verb of the patterns below at its start.
 _IMPLICIT_I = re.compile(
-    r"^(?:just\s+|finally\s+|also\s+|recently\s+)?(?:booked|rebooked|started|joined|moved|relocated|quit|left|sold|bought|adopted|"
+    r"^(?:just\s+|finally\s+|also\s+|recently\s+)?(?:booked|rebooked|had\s+to\s+cancel|started|joined|moved|relocated|quit|left|sold|bought|adopted|"
     r"stopped|switched|cancell?ed|signed\s+up|upgraded|got|gave|handed|retired|resigned|no\s+longer|don't|work|live|"
     r"take|drive|ride|use|speak|report)\b",
     re.I,
