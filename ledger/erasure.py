@@ -162,6 +162,10 @@ class EraseResult:
     # The erased values' normalised words, for the parts that follow them into free text. In memory only:
     # neither stored nor printed.
     value_words: tuple[tuple[str, ...], ...] = field(default=(), repr=False)
+    # Transactions whose reason or sources mentioned the value: redacted (their chain rows hash a salted
+    # hash of the text, kept), or kept as written (a chain row that hashes the text itself: see chain.py).
+    reasons_redacted: tuple[int, ...] = ()
+    reasons_kept: tuple[int, ...] = ()
 
     @property
     def scopes(self) -> list[str]:
@@ -183,6 +187,8 @@ class EraseResult:
             "scopes": self.scopes,
             "tombstones": self.tombstones,
             "sources": self.sources,
+            "reasons_redacted": list(self.reasons_redacted),
+            "reasons_kept": list(self.reasons_kept),
         }
 
 
