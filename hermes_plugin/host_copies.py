@@ -73,25 +73,31 @@ def _holds(path: Path, words: Sequence[Sequence[str]]) -> bool:
 
 
 def _sessions(paths: HermesPaths, words: Sequence[Sequence[str]]) -> list[str]:
-    """Ids of the sessions whose messages mention the value, by the host's own search (read-only)."""
+    """Ids of the sessions whose messages mention the value, read with the host's SessionDB read-only
+    (its FTS search is off on a read-only handle, so every session's messages are read and matched)."""
     try:
         from hermes_state import SessionDB  # the host's module; absent when factledger runs without Hermes
+
+        from .transcript import message_text
 
         db = SessionDB(paths.home / "state.db", read_only=True)
     except Exception:
         return []
     found: list[str] = []
     try:
-        for phrase in words:
-            query = '"' + " ".join(phrase).replace('"', " ") + '"'
-            try:
-                rows = db.search_messages(query, limit=1000, include_inactive=True)
-            except Exception:
+        sessions = db.list_sessions_rich(limit=1_000_000, include_children=True, include_archived=True,
+                                         project_compression_tips=False, compact_rows=True)
+        for session in sessions:
+            sid = session.get("id")
+            if not sid:
                 continue
-            for row in rows:
-                sid = row.get("session_id")
-                if sid and sid not in found:
+            for message in db.get_messages(sid, include_inactive=True):
+                texts = [message_text(message.get(k)) for k in ("content", "api_content", "reasoning", "tool_calls")]
+                if any(t and mention_spans(t, words) for t in texts):
                     found.append(sid)
+                    break
+    except Exception:
+        return found
     finally:
         db.close()
     return found
