@@ -297,19 +297,25 @@ def test_sql_output_refuses_the_ledger_s_files_and_what_is_not_a_regular_file(le
     assert not path.is_file() or not path.read_bytes().startswith(b"id,")  # no CSV written there
 
 
-@pytest.mark.parametrize("target", ["ledger.db-wal", "ledger.db-shm", "ledger.db.analytics.duckdb", "/dev/null", "ledger.db.lance"])
+@pytest.mark.parametrize("target", ["ledger.db-wal", "ledger.db-shm", "ledger.db.analytics.duckdb", "fifo"])
 def test_backup_refuses_them_even_with_force(ledger_path, target):
+    """The issue's `backup --force /dev/null` replaced the device with a regular file. A FIFO stands in for
+    it here: the same refusal (it exists and is not a regular file), and a test run against code without
+    the refusal replaces a FIFO of its own folder rather than the machine's /dev/null."""
+    import os
+    import stat
+
     seed(ledger_path)
     assert run_cli(ledger_path, "sql", "--companion", "SELECT 1").exit_code == 0
-    (ledger_path.parent / "ledger.db.lance").mkdir(exist_ok=True)
-    path = Path(target) if target.startswith("/") else ledger_path.parent / target
-    was_device = path.is_char_device()
+    os.mkfifo(ledger_path.parent / "fifo")
+    path = ledger_path.parent / target
     before = _snapshot(store_files(ledger_path))
     result = run_cli(ledger_path, "backup", str(path), "--force")
     assert result.exit_code == 2, result.output
     assert str(path) in result.stderr
     assert _snapshot(store_files(ledger_path)) == before
-    assert path.is_char_device() == was_device
+    if target == "fifo":
+        assert stat.S_ISFIFO(os.stat(path).st_mode)  # still the FIFO, not a regular file in its place
     assert not list(ledger_path.parent.glob(".*partial*"))
 
 
