@@ -7,9 +7,10 @@ formats as safe for another program to rewrite (a running Hermes holds state.db 
 keeps its own FTS triggers), so erase does not change them: it looks for the value in each file's bytes
 (word-level, normalised as every key is) and names every file that holds it with the command that
 reaches it: Hermes's own `hermes sessions delete <id> --yes` for each session whose messages mention it
-(found with the host's SessionDB, read-only: the search `session_search` runs) followed by `hermes
-sessions optimize` (merges FTS5 segments and VACUUMs), and for the history and the logs, which no
-Hermes command edits, the file to edit or delete while Hermes is stopped.
+(found by reading every session's messages with the host's SessionDB, read-only: its FTS search is off
+on a read-only handle) followed by `hermes sessions optimize` (merges FTS5 segments and VACUUMs), and for
+the history and the logs, which no Hermes command edits, the file to edit or delete while Hermes is
+stopped.
 """
 
 from __future__ import annotations
