@@ -11,31 +11,47 @@ file of the store holds the value. Exports already written are listed: they are 
 
 from __future__ import annotations
 
+import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import click
 
 from factledger.digest import MentionsErased, erase_mentions
+from factledger.hermes_plugin.host_copies import hermes_home_of, host_copies
 from factledger.hermes_plugin.scope import scope_family
 from factledger.ledger import EraseResult, Ledger, ScrubReport
 from factledger.ledger.exports import ExportRecord, exports_since
 from factledger.recall import Recall
 
 from .app import INDEX_DIR_HELP, AppContext, CliError, emit_json, pass_app
+from .erase_copies import Remaining, manifest_copies
 
 @dataclass(frozen=True)
 class ScrubOutcome:
     vectors: dict[str, int]
     files: ScrubReport
+    companion: Remaining | None = None  # the analytics companion, when a session held it (else removed)
 
     @property
     def complete(self) -> bool:
-        return self.files.complete  # SQLite: the WAL truncated; PostgreSQL: every table rewritten, checkpointed
+        # SQLite: the WAL truncated; PostgreSQL: every table rewritten, checkpointed; the companion removed
+        return self.files.complete and self.companion is None
 
     def to_dict(self) -> dict:
-        return {**self.vectors, **self.files.to_dict(), "complete": self.complete}
+        return {**self.vectors, **self.files.to_dict(), "companion_removed": self.companion is None,
+                "complete": self.complete}
+
+
+@dataclass(frozen=True)
+class ErasedFrom:
+    """What the operator asked to erase (for the commands that reach the copies left elsewhere)."""
+
+    scope: str
+    subject: str
+    predicate: str
+    value_given: bool
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,12 @@ class ErasureReport:
     digest: MentionsErased
     scrub: ScrubOutcome
     exports: list[ExportRecord]
+    remaining: list[Remaining] = field(default_factory=list)  # copies out of reach, each with its command
+
+    @property
+    def complete(self) -> bool:
+        """No copy the erase knows of is left: the store scrubbed and nothing remaining elsewhere."""
+        return self.scrub.complete and not self.remaining
 
     def to_dict(self) -> dict:
         data = self.ledger.to_dict()
@@ -52,18 +74,59 @@ class ErasureReport:
         data["vector_changes"] = self.scrub.vectors["vector_changes"]
         data["scrub"] = self.scrub.to_dict()
         data["exports_holding_value"] = [e.to_dict() for e in self.exports]
+        data["remaining"] = [r.to_dict() for r in self.remaining]
+        data["complete"] = self.complete
         return data
+
+
+def _location(ledger: Ledger) -> str:
+    storage = ledger.storage
+    return str(storage.url if storage.engine == "postgres" else storage.path)  # type: ignore[union-attr]
 
 
 def scrub_files(ledger: Ledger, index_dir: Path | None) -> ScrubOutcome:
     """Rewrite what still holds deleted bytes: the vector index (without its history), the FTS
-    segments, the WAL."""
+    segments, the WAL; remove the analytics companion (derived: the next `sql` builds it again)."""
     recall = Recall(ledger, index_dir)
     try:
         vectors = recall.purge_erased()
     finally:
         recall.close()
-    return ScrubOutcome(vectors, ledger.scrub())
+    files = ledger.scrub()
+    held = None
+    location = _location(ledger)
+    if location != ":memory:":
+        from factledger.ledger.analytics.companion import default_path, discard  # duckdb: only here
+
+        path = default_path(location, ledger.storage.engine)
+        reason = discard(path)
+        if reason is not None:
+            held = Remaining(
+                "companion", str(path), f"the analytics companion ({reason}); it is rebuilt at that session's next query",
+                "factledger scrub  (once that session has ended)" if ledger.storage.engine == "sqlite"
+                else "factledger --db URL scrub  (once that session has ended)",
+            )
+    return ScrubOutcome(vectors, files, held)
+
+
+def copies_left(ledger: Ledger, result: EraseResult, exports: list[ExportRecord], asked: ErasedFrom) -> list[Remaining]:
+    """The copies of the value this erase could not reach, each with its path and command."""
+    where = dict(scope=asked.scope, subject=asked.subject, predicate=asked.predicate, value_given=asked.value_given)
+    found = manifest_copies(exports, **where)
+    location = _location(ledger)
+    for tx_id in result.reasons_kept:
+        found.append(Remaining(
+            "transaction", f"{location} (transaction {tx_id})",
+            "a reason or source written before reasons were salted: its chain row hashes the text itself,"
+            " so redacting it would break `verify`",
+            f"none in place: `factledger --db {shlex.quote(location)} sql \"SELECT id FROM transactions WHERE id = {tx_id}\"`"
+            " shows it; it goes only with a ledger rebuilt without it (export, then import into a new ledger)",
+        ))
+    home = hermes_home_of(location) if ledger.storage.engine == "sqlite" else None
+    if home is not None:
+        for copy in host_copies(home, result.value_words):
+            found.append(Remaining("hermes", str(copy.path), copy.what, copy.command))
+    return found
 
 
 def erase_everywhere(
@@ -85,11 +148,17 @@ def erase_everywhere(
         )
         digest = erase_mentions(ledger, result)
     exports = exports_since(ledger, digest.first_seen)
-    return ErasureReport(result, digest, scrub_files(ledger, index_dir), exports)
+    scrubbed = scrub_files(ledger, index_dir)
+    asked = ErasedFrom(scope, subject, predicate, value is not None)
+    left = ([scrubbed.companion] if scrubbed.companion else []) + copies_left(ledger, result, exports, asked)
+    return ErasureReport(result, digest, scrubbed, exports, left)
 
 
 def _say_scrub(outcome: ScrubOutcome) -> None:
-    if outcome.complete:
+    if outcome.companion is not None:
+        click.echo(f"warning: {outcome.companion.what}: {outcome.companion.path} may still hold the value."
+                   f" Run `{outcome.companion.command}`.", err=True)
+    if outcome.files.complete:
         return
     if outcome.files.engine == "sqlite":
         click.echo(
@@ -108,7 +177,8 @@ def confirm_erase(*, scope: str, subject: str, predicate: str, value: str | None
 
 
 def report_erasure(report: ErasureReport, as_json: bool) -> None:
-    """Print what an erase did; exit status 1 when a file could not be scrubbed yet."""
+    """Print what an erase did; exit status 1 unless complete (a file not scrubbed yet, or a copy left
+    out of its reach: each is named with its path and the command that reaches it)."""
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -118,18 +188,28 @@ def report_erasure(report: ErasureReport, as_json: bool) -> None:
             f" {d.source_turns_deleted} source journal entr{'y' if d.source_turns_deleted == 1 else 'ies'};"
             f" {d.turns_redacted + d.turns_deleted} other turn(s) and"
             f" {d.proposals_deleted + d.proposals_redacted} proposal(s) that mentioned it cleaned;"
+            f" {len(report.ledger.reasons_redacted)} transaction reason(s) redacted;"
             f" {len(report.ledger.tombstones)} tombstone(s) written"
         )
         for export in report.exports:
-            click.echo(f"  export {export.directory} ({export.format}, {export.exported_at})")
+            click.echo(f"  {export.kind} {export.directory} ({export.format}, {export.exported_at})")
+        for copy in report.remaining:
+            click.echo(f"  not reached: {copy.path}: {copy.what}\n    reach it with: {copy.command}")
     if report.exports:
         click.echo(
-            f"{len(report.exports)} export(s) made since the value was stored still hold it;"
+            f"{len(report.exports)} export(s), backup(s) or output file(s) made since the value was stored may hold it;"
             " they are yours to delete" + (" (listed in the JSON report)." if as_json else " (above)."),
             err=True,
         )
+    if report.remaining:
+        click.echo(
+            f"complete: false: {len(report.remaining)} cop{'y' if len(report.remaining) == 1 else 'ies'} of the value"
+            " remain out of this erase's reach" + (" (`remaining` in the JSON report, each with its command)."
+                                                 if as_json else " (above, each with its command; $VALUE is the value)."),
+            err=True,
+        )
     _say_scrub(report.scrub)
-    if not report.scrub.complete:
+    if not report.complete:
         sys.exit(1)
 
 

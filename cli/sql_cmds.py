@@ -20,11 +20,12 @@ from factledger.ledger.analytics import (
     export_snapshot,
     plan_write,
 )
-from factledger.ledger.exports import record_export
+from factledger.ledger.exports import SQL_OUTPUT_PREFIX, record_export
 from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
 from factledger.ledger.times import display
 
 from .app import INDEX_DIR_HELP, AppContext, CliError, emit_json, emit_table, pass_app
+from .own_files import checked_output, own_files
 
 
 def _cell(value: Any) -> str:
@@ -143,6 +144,10 @@ def sql_cmd(
         fmt = _format_of(output)
     if fmt == "parquet" and output is None:
         raise CliError("--format parquet writes a file: add --output FILE")
+    if output is not None:  # before the query runs: a refused path is left as it was
+        if fmt == "table":
+            raise CliError("--output needs --format csv, json or parquet")
+        checked_output(app, output, field="output", what="output")
     try:
         with Analytics(app.db_path, mode=mode, first_query=query, **limits) as analytics:
             if use_companion and analytics.mode != "companion":
@@ -152,6 +157,7 @@ def sql_cmd(
                 return
             if fmt == "parquet":
                 write_parquet(analytics.arrow(query, params), output)  # type: ignore[arg-type]
+                _record_output(app, output, fmt)  # type: ignore[arg-type]
                 click.echo(f"wrote {output}", err=True)
                 return
             result = analytics.run(query, params)
@@ -183,7 +189,17 @@ def sql_cmd(
             output.write_text(text, "utf-8")
         except OSError as exc:
             raise CliError(f"cannot write {output}: {exc.strerror}") from None
+        _record_output(app, output, fmt)
         click.echo(f"wrote {len(rows)} row(s) to {output}{cut}", err=True)
+
+
+def _record_output(app: AppContext, output: Path, fmt: str) -> None:
+    """Add a written result to the manifest of known exports (format `sql:<fmt>`), so that a later erase
+    names it: a file outside the ledger is beyond its reach."""
+    try:
+        record_export(app.ledger(), directory=output, fmt=f"{SQL_OUTPUT_PREFIX}{fmt}", snapshot_tx_time=None, tables=[])
+    except LedgerError as exc:
+        click.echo(f"warning: {output} is not in the ledger's manifest of exports ({exc}); an erase will not list it", err=True)
 
 
 def _format_of(output: Path | None) -> str:
@@ -254,7 +270,8 @@ def _write(
 def export_cmd(app: AppContext, directory: Path, fmt: str, as_json: bool) -> None:
     """Write a consistent snapshot of every ledger table to DIRECTORY, one file per table."""
     report = export_snapshot(
-        app.db_path, directory, fmt=fmt, progress=None if as_json else lambda name: click.echo(f"  wrote {name}", err=True)
+        app.db_path, directory, fmt=fmt, progress=None if as_json else lambda name: click.echo(f"  wrote {name}", err=True),
+        own=own_files(app),
     )
     # The manifest of known exports, so that a later erase can name the exports that hold its value.
     try:

@@ -18,6 +18,7 @@ from factledger.recall import Recall
 from factledger.recall.verify import verify_recall
 
 from .app import AppContext, CliError, emit_json, emit_table, pass_app
+from .own_files import own_files
 from .recall_cmds import index_dir_option
 
 
@@ -81,7 +82,7 @@ def backup_cmd(app: AppContext, dest: Path, force: bool, as_json: bool) -> None:
             f"db: backup copies a SQLite file; for {app.where} use pg_dump, or "
             "`factledger migrate --from URL --to FILE` for a SQLite copy"
         )
-    report = backup(app.ledger(), dest, force=force)
+    report = backup(app.ledger(), dest, force=force, own=own_files(app))
     summary = f"{'backed up' if report.ok else 'backed up, but the copy FAILED verification'}: {report.path} ({report.bytes:,} bytes, {report.verification.transactions} transactions)"
     _finish(report.to_dict(), report.verification, as_json, summary)
 

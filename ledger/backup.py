@@ -10,11 +10,14 @@ history up to it was not rewritten.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ValidationError
+from .exports import BACKUP_FORMAT, record_export
+from .outputs import check_output, ledger_own_paths
 from .store import Ledger
 from .verify import VerifyReport, verify_ledger
 
@@ -40,20 +43,25 @@ class BackupReport:
         }
 
 
-def backup(ledger: Ledger, dest: str | Path, *, force: bool = False) -> BackupReport:
-    """Copy the ledger to `dest` and verify the copy. Refuses an existing `dest` unless `force`."""
+def backup(ledger: Ledger, dest: str | Path, *, force: bool = False, own: Sequence[str | Path] = ()) -> BackupReport:
+    """Copy the ledger to `dest` and verify the copy. Refuses an existing `dest` unless `force`, and
+    always the ledger's own files (and `own`: what other parts keep, such as a moved vector folder) and
+    anything that exists and is not a regular file (outputs.py)."""
     target = Path(dest)
     if target.is_dir():
         raise ValidationError(f"{target} is a folder; give a file name", field="dest")
-    if target.exists() and not force:
-        raise ValidationError(f"{target} exists; pass --force to replace it", field="dest")
     if target.resolve() == Path(ledger.storage.path).resolve():
         raise ValidationError("the backup cannot replace the ledger itself", field="dest")
+    check_output(target, [*ledger_own_paths(ledger.storage.path), *own], field="dest", what="backup")
+    if target.exists() and not force:
+        raise ValidationError(f"{target} exists; pass --force to replace it", field="dest")
     if not target.parent.is_dir():
         raise ValidationError(f"folder {target.parent} does not exist", field="dest")
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
     try:
         ledger.storage.backup(partial)
+        # Listed in the manifest of known exports before it is in place, so that an erase names it (exports.py).
+        record_export(ledger, directory=target, fmt=BACKUP_FORMAT, snapshot_tx_time=None, tables=[])
         for suffix in ("-wal", "-shm"):  # an older copy's journal files must not be applied to the new one
             Path(f"{target}{suffix}").unlink(missing_ok=True)
         os.replace(partial, target)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .model import ClaimVersion, Transaction
-from .recorder import LedgerRecorder, VersionHash, ledger_recorder
+from .recorder import ChainText, LedgerRecorder, VersionHash, ledger_recorder
 
 if TYPE_CHECKING:
     from .engines import AnyStorage
@@ -31,6 +31,12 @@ if TYPE_CHECKING:
 GENESIS = "0" * 64
 _VERSION_TAG = "factledger-version-v1"
 _CHAIN_TAG = "factledger-chain-v1"
+# From migration 0021 (SQLite) / 0011 (PostgreSQL) a chain row hashes a salted hash of its transaction's
+# reason and sources, kept in the row, instead of the text: an erase can then redact a reason that names
+# the value (dropping the salt, as for a version's content) and the chain still verifies. Rows written
+# before hash the text itself (v1), and their text stays.
+_CHAIN_TAG_V2 = "factledger-chain-v2"
+_TEXT_TAG = "factledger-text-v1"
 
 
 # json.dumps with these options builds an encoder per call; one shared encoder writes the same text.
@@ -69,14 +75,39 @@ def version_hash(version: ClaimVersion, salt: str) -> str:
     )
 
 
+def text_hash(salt: str, reason: str, sources: Iterable[str]) -> str:
+    """The salted hash of a transaction's reason and sources, which its (v2) chain row hashes."""
+    return _sha256([_TEXT_TAG, salt, reason, list(sources)])
+
+
 def link_hash(
     previous: str,
     tx: Transaction,
     opened: Iterable[tuple[int, str]],
     closed: Iterable[int],
     erased: Iterable[int],
+    *,
+    text: str | None = None,
+    redacted: Iterable[int] = (),
 ) -> str:
-    """One chain row's hash. opened: (claim id, content hash) pairs; order does not matter."""
+    """One chain row's hash. opened: (claim id, content hash) pairs; order does not matter. With `text`
+    (the transaction's text_hash) the row is v2: it hashes that instead of the reason and sources, and
+    the ids of the transactions whose texts this one redacted."""
+    if text is not None:
+        return _sha256(
+            [
+                _CHAIN_TAG_V2,
+                previous,
+                tx.id,
+                tx.tx_time,
+                tx.principal,
+                text,
+                sorted([int(i), h] for i, h in opened),
+                sorted(int(i) for i in closed),
+                sorted(int(i) for i in erased),
+                sorted(int(i) for i in redacted),
+            ]
+        )
     return _sha256(
         [
             _CHAIN_TAG,
@@ -103,8 +134,10 @@ def record(
     opened: Sequence[ClaimVersion],
     closed: Sequence[int],
     erased: Sequence[int] = (),
+    redacted: Sequence[int] = (),
 ) -> str:
-    """Write the hash rows of the versions `tx` opened, mark the ones it erases, and append its chain row.
+    """Write the hash rows of the versions `tx` opened, mark the ones it erases, and append its chain row
+    (v2: over the salted hash of its reason and sources, and the transactions whose texts it redacts).
     Runs inside the transaction's own database transaction, after its versions were written."""
     rows = []
     for version in opened:
@@ -114,8 +147,13 @@ def record(
         recorder.insert_version_hashes(rows)
     if erased:
         recorder.mark_erased(tx.id, erased)
-    link = link_hash(last_link(recorder), tx, [(r.claim_id, r.content_hash) for r in rows], closed, erased)
-    recorder.append_chain(tx.id, link)
+    salt = new_salt()
+    text = ChainText(salt, text_hash(salt, tx.reason, tx.sources))
+    link = link_hash(
+        last_link(recorder), tx, [(r.claim_id, r.content_hash) for r in rows], closed, erased,
+        text=text.text_hash, redacted=redacted,
+    )
+    recorder.append_chain(tx.id, link, text)
     return link
 
 
@@ -179,11 +217,24 @@ def check(storage: AnyStorage) -> tuple[list[ChainProblem], int, str]:
     for claim_id in recorder.hashes_without_version():
         problems.append(ChainProblem("claims", claim_id, "missing, and no erase recorded: deleted outside factledger"))
     links = recorder.chain_links()
+    texts = recorder.chain_texts()
+    redacted: dict[int, list[int]] = {}
+    for tx_id, t in texts.items():
+        if t.redacted_by is not None:
+            redacted.setdefault(t.redacted_by, []).append(tx_id)
     previous = GENESIS
     count = 0
     for tx in recorder.transactions():
         count += 1
-        expected = link_hash(previous, tx, opened.get(tx.id, ()), closed.get(tx.id, ()), erased.get(tx.id, ()))
+        t = texts.get(tx.id)
+        if t is not None and t.salt is not None and text_hash(t.salt, tx.reason, tx.sources) != t.text_hash:
+            problems.append(ChainProblem("tx_chain", tx.id, "the transaction's reason or sources differ from the hash its chain row recorded: edited in place"))
+        elif t is not None and t.salt is None and t.redacted_by is None:
+            problems.append(ChainProblem("tx_chain", tx.id, "a reason's hash lost its salt with no erase recorded"))
+        expected = link_hash(
+            previous, tx, opened.get(tx.id, ()), closed.get(tx.id, ()), erased.get(tx.id, ()),
+            text=None if t is None else t.text_hash, redacted=redacted.get(tx.id, ()),
+        )
         stored = links.pop(tx.id, None)
         if stored is None:
             problems.append(ChainProblem("transactions", tx.id, "no chain row: written outside factledger"))

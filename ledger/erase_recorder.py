@@ -37,9 +37,17 @@ class ExportRecord:
             tuple(json.loads(row["tables"])),
         )
 
+    @property
+    def kind(self) -> str:
+        """What was written: `export` (a folder of files), `backup` (a ledger file) or `sql output` (a file)."""
+        if self.format == "backup":
+            return "backup"
+        return "sql output" if self.format.startswith("sql:") else "export"
+
     def to_dict(self) -> dict:
         return {
             "id": self.id,
+            "kind": self.kind,
             "directory": self.directory,
             "format": self.format,
             "snapshot_tx_time": self.snapshot_tx_time,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .erase_recorder import GuardRow, Recorder, TombstoneRow, erase_recorder
 from .errors import NotFoundError, PermissionDenied, StorageError, ValidationError
 from .keys import content_hash, key, keyed_hash, normalise, predicate_key
-from .model import ClaimVersion
+from .model import ClaimVersion, Transaction
 
 if TYPE_CHECKING:
     from .store import Ledger
@@ -162,6 +162,10 @@ class EraseResult:
     # The erased values' normalised words, for the parts that follow them into free text. In memory only:
     # neither stored nor printed.
     value_words: tuple[tuple[str, ...], ...] = field(default=(), repr=False)
+    # Transactions whose reason or sources mentioned the value: redacted (their chain rows hash a salted
+    # hash of the text, kept), or kept as written (a chain row that hashes the text itself: see chain.py).
+    reasons_redacted: tuple[int, ...] = ()
+    reasons_kept: tuple[int, ...] = ()
 
     @property
     def scopes(self) -> list[str]:
@@ -183,6 +187,8 @@ class EraseResult:
             "scopes": self.scopes,
             "tombstones": self.tombstones,
             "sources": self.sources,
+            "reasons_redacted": list(self.reasons_redacted),
+            "reasons_kept": list(self.reasons_kept),
         }
 
 
@@ -235,8 +241,12 @@ class Erasure:
                     field="reason",
                 )
             ids = [r.id for r in rows]
+            redacted, kept = self._mentioning_texts(words, family)
             with ledger.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
                 tx.record_erasure(ids)
+                tx.record_redaction([t.id for t in redacted])
+            if redacted:
+                ledger.recorder.redact_texts(tx.id, [t.id for t in redacted], redacted)
             repeated = recorder.delete_versions(tx.id, principal, ids)
             # A tombstone for every scope that held the value, every exact scope of the family, and every
             # prefix of it (so a scope of the person opened later is covered too).
@@ -251,8 +261,31 @@ class Erasure:
                 ]
             )
         return EraseResult(
-            erased=rows, tombstones=hashes, tx=tx.id, repeated_sources=tuple(repeated), family=family, value_words=words
+            erased=rows, tombstones=hashes, tx=tx.id, repeated_sources=tuple(repeated), family=family, value_words=words,
+            reasons_redacted=tuple(t.id for t in redacted), reasons_kept=tuple(kept),
         )
+
+    def _mentioning_texts(
+        self, words: Sequence[Sequence[str]], family: ScopeFamily
+    ) -> tuple[list[Transaction], list[int]]:
+        """The transactions whose reason or sources mention the value and that wrote in the person's scopes
+        (or wrote no version at all), redacted: those whose chain row hashes a salted hash of the text
+        (chain.py, v2), and the ids of the rest (v1 rows hash the text itself: it stays, and is named)."""
+        ledger_recorder = self.ledger.recorder
+        found: dict[int, Transaction] = {}
+        for tx in ledger_recorder.transactions():
+            reason, n = redact(tx.reason, words)
+            sources = [redact(src, words) for src in tx.sources]
+            if n or any(c for _, c in sources):
+                found[tx.id] = Transaction(tx.id, tx.tx_time, tx.principal, reason, tuple(t for t, _ in sources))
+        if not found:
+            return [], []
+        scopes = ledger_recorder.transaction_scopes(list(found))
+        mine = [i for i in found if not scopes.get(i) or any(family.contains(sc) for sc in scopes[i])]
+        texts = ledger_recorder.chain_texts()
+        redactable = [found[i] for i in mine if i in texts and texts[i].salt is not None]
+        kept = [i for i in mine if not (i in texts and texts[i].salt is not None)]
+        return redactable, kept
 
     # -- keyed hashes and the erased-text guard -------------------------------------------------
 

@@ -1,6 +1,8 @@
-"""The manifest of known exports (migration 0007): every `factledger export` of this ledger is recorded,
-so an erase can say which exports were made while the value was held. Files outside the ledger are out
-of its reach: they are the operator's to delete."""
+"""The manifest of known exports (migration 0007): every copy of the ledger's contents that factledger
+writes outside the ledger is recorded — `factledger export` (a folder), `factledger backup` (format
+`backup`, a ledger file) and `sql -o` (format `sql:<csv|json|parquet>`, a file) — so an erase can say
+which of them were made while the value was held. Files outside the ledger are out of its reach: they
+are the operator's to delete (or, for a backup, to erase in too)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,10 @@ from .errors import ValidationError
 if TYPE_CHECKING:
     from .store import Ledger
 
-__all__ = ["ExportRecord", "exports_since", "record_export"]
+__all__ = ["BACKUP_FORMAT", "SQL_OUTPUT_PREFIX", "ExportRecord", "exports_since", "record_export"]
+
+BACKUP_FORMAT = "backup"
+SQL_OUTPUT_PREFIX = "sql:"
 
 
 def record_export(

@@ -34,6 +34,16 @@ class NewVersion:
 
 
 @dataclass(frozen=True)
+class ChainText:
+    """A chain row's hash of its transaction's reason and sources (chain.py text_hash), with its salt,
+    which an erase that redacted the text dropped (`redacted_by`)."""
+
+    salt: str | None
+    text_hash: str
+    redacted_by: int | None = None
+
+
+@dataclass(frozen=True)
 class VersionHash:
     """A version's row in the hash chain (version_hashes): kept when an erase removes the version."""
 
@@ -154,7 +164,20 @@ class LedgerRecorder(Protocol):
 
     def last_chain_hash(self) -> str | None: ...
 
-    def append_chain(self, tx_id: int, chain_hash: str) -> None: ...
+    def append_chain(self, tx_id: int, chain_hash: str, text: "ChainText | None" = None) -> None: ...
+
+    def chain_texts(self) -> dict[int, "ChainText"]:
+        """The salted hash of each transaction's reason and sources, by transaction (none before 0021)."""
+        ...
+
+    def redact_texts(self, tx_id: int, redacted: Sequence[int], texts: Sequence[Transaction]) -> None:
+        """`tx_id` (an erase, the latest) redacts these transactions' reasons and sources: their salts
+        go, then their texts are rewritten to `texts` (same ids)."""
+        ...
+
+    def transaction_scopes(self, tx_ids: Sequence[int]) -> dict[int, set[str]]:
+        """The scopes of the versions each transaction opened or closed (still stored)."""
+        ...
 
     def legacy_through(self) -> int | None:
         """The last transaction written before the chain, when some of them are not hashed yet."""

@@ -15,6 +15,7 @@ from .recorder import (
     SPAN_COLUMNS,
     NewVersion,
     SlotQuery,
+    ChainText,
     VersionHash,
     encode_sources,
     history_entry_from_row,
@@ -222,8 +223,40 @@ class SqliteLedgerRecorder:
         row = self.storage.one("SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1")
         return row[0] if row else None
 
-    def append_chain(self, tx_id: int, chain_hash: str) -> None:
-        self.storage.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (?, ?)", (tx_id, chain_hash))
+    def append_chain(self, tx_id: int, chain_hash: str, text: ChainText | None = None) -> None:
+        if text is None:
+            self.storage.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (?, ?)", (tx_id, chain_hash))
+        else:
+            self.storage.execute(
+                "INSERT INTO tx_chain (tx_id, chain_hash, text_salt, text_hash) VALUES (?, ?, ?, ?)",
+                (tx_id, chain_hash, text.salt, text.text_hash),
+            )
+
+    def chain_texts(self) -> dict[int, ChainText]:
+        rows = self.storage.query("SELECT tx_id, text_salt, text_hash, redacted_by FROM tx_chain WHERE text_hash IS NOT NULL")
+        return {r[0]: ChainText(r[1], r[2], r[3]) for r in rows}
+
+    def redact_texts(self, tx_id: int, redacted: Sequence[int], texts: Sequence[Transaction]) -> None:
+        self.storage.execute(
+            "UPDATE tx_chain SET redacted_by = ?, text_salt = NULL WHERE tx_id IN (SELECT value FROM json_each(?))", (tx_id, json.dumps(list(redacted)))
+        )
+        self.storage.executemany(
+            "UPDATE transactions SET reason = ?, sources = ? WHERE id = ?",
+            [(t.reason, json.dumps(list(t.sources), ensure_ascii=False), t.id) for t in texts],
+        )
+
+    def transaction_scopes(self, tx_ids: Sequence[int]) -> dict[int, set[str]]:
+        found: dict[int, set[str]] = {}
+        rows = self.storage.query(
+            "SELECT opened_by, closed_by, scope FROM claims WHERE opened_by IN (SELECT value FROM json_each(?)) OR closed_by IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(tx_ids)), json.dumps(list(tx_ids))),
+        )
+        wanted = set(tx_ids)
+        for opened_by, closed_by, scope in rows:
+            for tx in (opened_by, closed_by):
+                if tx in wanted:
+                    found.setdefault(tx, set()).add(scope)
+        return found
 
     def legacy_through(self) -> int | None:
         row = self.storage.one(

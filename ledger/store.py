@@ -99,6 +99,7 @@ class LedgerTx:
         self._ops: list[OpResult] = []
         self._provenance: list[tuple[int, int, str]] = []  # (claim id, tx id, source) for no-op writes
         self._erasing: list[int] = []  # versions this (erase) transaction removes, named in its chain row
+        self._redacting: list[int] = []  # transactions whose reasons this (erase) transaction redacts
         self._has_erasures = ledger.recorder.has_tombstones()
         self.result: TxResult | None = None
 
@@ -289,6 +290,11 @@ class LedgerTx:
         schema lets exactly these be deleted, right after, in the same SQLite transaction."""
         self._erasing.extend(claim_ids)
 
+    def record_redaction(self, tx_ids: Iterable[int]) -> None:
+        """Name the transactions whose reasons and sources this one (an erase) redacts: its chain row
+        records them, and the schema lets exactly their texts change, right after."""
+        self._redacting.extend(tx_ids)
+
     # -- commit ---------------------------------------------------------------------------------
 
     def _flush(self) -> TxResult:
@@ -478,7 +484,7 @@ class Ledger:
                 yield tx
                 tx.result = tx._flush()
                 record = Transaction(tx_id, stamp, principal, reason, refs)
-                chain.record(self.recorder, record, tx.result.opened, tx.result.closed, tx._erasing)
+                chain.record(self.recorder, record, tx.result.opened, tx.result.closed, tx._erasing, tx._redacting)
             except BaseException:
                 self._predicates = None  # definitions made in the failed transaction are gone
                 raise

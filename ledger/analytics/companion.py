@@ -369,4 +369,51 @@ def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables
     Path(f"{path}.wal").unlink(missing_ok=True)  # the old file's log, if it had one
 
 
-__all__ = ["COPIED", "INTERVAL_ENDS", "RAW", "Companion", "RefreshReport", "build_file", "claim", "default_path", "release"]
+def companion_files(path: Path) -> list[Path]:
+    """The companion and what DuckDB or a rebuild leave beside it (its log, a rebuild's file and log)."""
+    rebuild = path.with_name(path.name + ".rebuild")
+    return [path, Path(f"{path}.wal"), rebuild, Path(f"{rebuild}.wal")]
+
+
+def discard(path: Path) -> str | None:
+    """Remove a companion after an erase: it is derived (the next session that reads it builds it again,
+    from the ledger as it is now) and may still hold what was erased. Each file is overwritten with zeros
+    before it is unlinked. A companion held by a session (DuckDB locks the file to one process, claim()
+    to one session of it) is left alone, and the reason returned: that session rebuilds it at its next
+    query (the erase moved the ledger's erase mark), and `factledger scrub` removes it once it ends."""
+    present = [f for f in companion_files(path) if f.exists()]
+    if not present:
+        return None
+    if not claim(path):
+        return "a session in this process holds the analytics companion"
+    try:
+        if path.exists():
+            try:
+                duckdb.connect(str(path)).close()  # refused while another process holds the file's lock
+            except duckdb.Error as exc:
+                if "lock" in str(exc).lower():
+                    return "another process holds the analytics companion open"
+                # not a DuckDB file: derived all the same, removed below
+        for item in present:
+            _zero_and_unlink(item)
+    finally:
+        release(path)
+    return None
+
+
+def _zero_and_unlink(item: Path) -> None:
+    try:
+        size = item.stat().st_size
+        with item.open("r+b") as stream:
+            block = b"\0" * (1 << 20)
+            for start in range(0, size, len(block)):
+                stream.write(block[: min(len(block), size - start)])
+            stream.flush()
+            os.fsync(stream.fileno())
+    except FileNotFoundError:
+        return
+    item.unlink(missing_ok=True)
+
+
+__all__ = ["COPIED", "INTERVAL_ENDS", "RAW", "Companion", "RefreshReport", "build_file", "claim", "companion_files", "default_path",
+           "discard", "release"]

@@ -39,7 +39,7 @@ import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +50,7 @@ from sqlglot import exp
 
 from factledger.ledger.engines import open_storage
 from factledger.ledger.errors import LedgerError, NotFoundError, StorageError, ValidationError
+from factledger.ledger.outputs import check_output, ledger_own_paths
 from factledger.ledger.pg_storage import is_postgres_url, redact_url
 from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import format_time, utc_now
@@ -806,6 +807,7 @@ def export_snapshot(
     *,
     fmt: str = "parquet",
     progress: Callable[[str], None] | None = None,
+    own: Sequence[str | Path] = (),
 ) -> ExportReport:
     """Write a consistent snapshot of every ledger table to DIRECTORY (one file per table).
 
@@ -818,7 +820,9 @@ def export_snapshot(
     out = Path(directory)
     if out.exists() and not out.is_dir():
         raise ValidationError(f"{out} exists and is not a directory", field="directory")
-    out.mkdir(parents=True, exist_ok=True)
+    # Never into the ledger's own files (its vector folder, say), nor over anything not a regular file.
+    protected = [*ledger_own_paths(ledger_path), *own]
+    check_output(out, protected, field="directory", what="export", folder=True)
     # A whole-ledger copy to files: no row cap or timeout, and DuckDB's default memory (80% of RAM).
     analytics = Analytics(ledger_path, snapshot=True, memory_limit=None, timeout=None, max_rows=None, _lockdown=False)
     try:
@@ -838,6 +842,9 @@ def export_snapshot(
             if last is not None and not isinstance(last, str):  # PostgreSQL's timestamptz: the canonical text
                 last = format_time(last)
         report = ExportReport(out, fmt, last)
+        for name in [*(f"{n}.{fmt}" for n in sources), "manifest.json"]:  # all checked before the first write
+            check_output(out / name, protected, field="directory", what="export")
+        out.mkdir(parents=True, exist_ok=True)
         for name, query in sources.items():
             target = out / f"{name}.{fmt}"
             if fmt == "parquet":

@@ -25,12 +25,15 @@ def test_erase_lists_the_exports_that_hold_the_value(ledger_path, tmp_path):
     assert "Zagreb" in (tmp_path / "held" / "claims.csv").read_text()
 
     result = run_cli(ledger_path, "erase", "--scope", "s", "--subject", "user", "--predicate", "lives_in", "--yes", "--json")
-    assert result.exit_code == 0, result.output
-    listed = json.loads(result.stdout)["exports_holding_value"]
+    assert result.exit_code == 1, result.output  # a copy remains: not complete
+    report = json.loads(result.stdout)
+    assert report["complete"] is False
+    assert [r["path"] for r in report["remaining"]] == [str((tmp_path / "held").resolve())]
+    listed = report["exports_holding_value"]
     assert [e["directory"] for e in listed] == [str((tmp_path / "held").resolve())]
     assert listed[0]["present"] and listed[0]["format"] == "csv"
     assert "yours to delete" in result.stderr
 
     plain = run_cli(ledger_path, "erase", "--scope", "s", "--subject", "user", "--predicate", "works_at", "--yes")
-    assert plain.exit_code == 0, plain.output
+    assert plain.exit_code == 1, plain.output
     assert str((tmp_path / "before").resolve()) in plain.stdout and "yours to delete" in plain.stderr

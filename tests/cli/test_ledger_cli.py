@@ -372,8 +372,9 @@ def test_erase_json_and_its_refusals(seeded, runner, ledger_path):
     report = json.loads(result.stdout)
     assert set(report) == {
         "tx", "erased", "scopes", "tombstones", "sources", "journal_entries", "vector_changes", "digest", "scrub",
-        "exports_holding_value",
+        "exports_holding_value", "remaining", "complete", "reasons_redacted", "reasons_kept",
     }
+    assert report["complete"] is True and report["remaining"] == []
     assert len(report["erased"]) == 1
     again = seeded("apply", "-", input=jsonl([dict(JAZZ, valid_from="2025-01-01")]))
     assert again.exit_code == 2 and "line 1: value:" in again.stderr and "erased" in again.stderr

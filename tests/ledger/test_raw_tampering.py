@@ -114,7 +114,7 @@ FORGERIES: list[tuple[str, list[str], str]] = [
     # -- the chain's own tables
     ("deleting a chain row", ["DELETE FROM tx_chain WHERE tx_id = 1"], "append-only"),
     ("rewriting a chain hash", [f"UPDATE tx_chain SET chain_hash = '{'0' * 64}' WHERE tx_id = 1"], "append-only"),
-    ("a chain row for an earlier transaction", [NEW_TX, f"INSERT INTO tx_chain VALUES (1, '{'0' * 64}')"], "in order"),
+    ("a chain row for an earlier transaction", [NEW_TX, f"INSERT INTO tx_chain (tx_id, chain_hash) VALUES (1, '{'0' * 64}')"], "in order"),
     ("deleting a version hash", ["DELETE FROM version_hashes"], "never deleted"),
     ("rewriting a version's content hash", [f"UPDATE version_hashes SET content_hash = '{'1' * 64}' WHERE claim_id = 1"],
      "changes only when"),
