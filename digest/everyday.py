@@ -333,6 +333,16 @@ def _team(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _weight(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    if m["bare"]:  # "weight 88.4": the unit of the weights already held, else none said
+        held = c.open_held("weight")
+        unit = held[0].value.split()[-1] if held and len(held[0].value.split()) == 2 else ""
+        value = f"{m['bare']} {unit}".strip()
+        return [state(c, "weight", value, m.group(0), template="{subject} weighs {value}", changed=True)]
+    if m["alone"]:  # "86.9 kg this morning!" said alone, in a turn about the body
+        if not (c.open_held("weight") or re.search(r"(?i)\b(?:weigh\w*|weight|log|scale|goal)\b", c.turn)):
+            return None
+        value = re.sub(r"(?i)(\d)\s*(kg|kgs|kilos|lbs)", r"\1 \2", m["alone"]).replace("kgs", "kg")
+        return [state(c, "weight", value, m.group(0), template="{subject} weighs {value}", changed=bool(c.open_held("weight")))]
     value = re.sub(r"\s+", " ", m["v"]).replace("kgs", "kg")
     value = re.sub(r"(?i)(\d)\s*(kg|lbs?|pounds|kilos)", r"\1 \2", value)
     changed = not re.match(r"(?i)^(?:current\s+weight|my\s+weight|weight)\b", m.group(0))
@@ -524,6 +534,51 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   replaces=h.value if h.cardinality == "many" else None, phrase=phrase) for h in held]
 
 
+_DIET_WORD = re.compile(r"(?i)\b(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free)\b")
+
+
+def _diet(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    value = m["v"].casefold().replace(" ", "-")
+    if m["no"]:
+        if m["no"].casefold() == "not" and not re.search(r"(?i)any\s?more", m.group(0)):
+            return None
+        held = [h for h in c.open_held("diet") if h.value_key == normalise(value)]
+        start, phrase = change_time(c, c.text)
+        then = _DIET_WORD.search(c.turn, c.turn.find(m.group(0)) + len(m.group(0)))
+        if then and held:  # "no longer vegetarian, so pescatarian I guess": the diet is the new one
+            return [draft("supersede", c.subject, "diet", then[0].casefold().replace(" ", "-"), m.group(0), cardinality="one",
+                          template="{subject}'s diet is {value}", valid_from=start, phrase=phrase)]
+        return [draft("retract", c.subject, "diet", h.value, m.group(0), cardinality="one", template="{subject}'s diet is {value}",
+                      valid_from=start, phrase=phrase) for h in held] or None
+    return [state(c, "diet", value, m.group(0), template="{subject}'s diet is {value}", changed=bool(_CHANGE.search(c.text)))]
+
+
+def _headcount(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    if not re.search(r"(?i)\b(?:us|we|team|staff|people|company|hired|hire|laid\s+off|lay\s+off|employees|startup|shop|bakery|studio)\b", c.turn):
+        return None
+    value = f"{m['n'] or m['n2']} people"
+    return [state(c, "headcount", value, m.group(0), template="{subject}'s team counts {value}", changed=bool(c.open_held("headcount")))]
+
+
+_REPLACE_IT = re.compile(r"(?i)\b(?:bought|got|ordered|picked\s+up)\s+(?P<v>(?:a|an|the)\s+[^,.;!]+?)\s+to\s+replace\s+(?:it|her|him|them)\b")
+
+
+def _stolen(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'bike got stolen, bought a Trek to replace it': the held bike is the new one (or none)."""
+    what = m["what"].casefold()
+    held = c.open_held(what) or _mentioning(c, what)
+    if not held:
+        return None
+    start, phrase = change_time(c, c.text)
+    new = _REPLACE_IT.search(c.turn)
+    target = held[0]
+    if new and target.cardinality == "one":
+        return [draft("supersede", c.subject, target.predicate, clean_value(new["v"]), new.group(0), cardinality="one",
+                      template=f"{{subject}}'s {target.predicate.replace('_', ' ')} is {{value}}", valid_from=start, phrase=phrase)]
+    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                  valid_from=start, phrase=phrase) for h in held]
+
+
 def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'the landlord is raising the rent to €1,530 from May': a held quantity's new value, from its time words."""
     key = attribute_key(m["attr"])
@@ -697,7 +752,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "role",
-        re.compile(rf"{_I}\s+(?:a|an)\s+(?P<role>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})$"),
+        re.compile(rf"{_I}\s+(?:a|an)\s+(?P<role>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}})(?=\s*(?:$|[,;]))"),
         _role,
         examples=((("I'm a pharmacist",), (("user", "job_title", "pharmacist"),)), (("I'm now a senior data engineer",), (("user", "job_title", "senior data engineer"),))),
         counter=("I'm a perfectionist", "I'm a big fan", "I'm a mess", "I'm a vegetarian"),
@@ -737,9 +792,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "weight",
-        re.compile(r"(?i)^(?:current\s+weight|my\s+weight\s+is(?:\s+now)?|weight|I\s+weigh|weighed\s+in\s+at|(?:I'm\s+)?down\s+to|(?:I'm\s+)?up\s+to|now\s+at)\s*(?::\s*|is\s+|of\s+)?(?P<v>\d+(?:\.\d+)?\s*(?:kg|kgs|kilos|lbs|lb|pounds))\b"),
+        re.compile(r"(?i)^(?:(?:current\s+weight|my\s+weight\s+is(?:\s+now)?|weight|I\s+weigh|weighed\s+in\s+at|(?:I'm\s+)?down\s+to|(?:I'm\s+)?up\s+to|now\s+at)\s*(?::\s*|is\s+|of\s+)?(?P<v>\d+(?:\.\d+)?\s*(?:kg|kgs|kilos|lbs|lb|pounds))\b"
+                   r"|(?:current\s+weight|weight|weighed)\s*:?\s*(?P<bare>\d{2,3}(?:\.\d)?)\s*$|(?P<alone>\d{2,3}(?:\.\d)?\s*(?:kg|kgs|kilos|lbs))(?:\s+(?:this\s+morning|today|now))?\s*!*$)"),
         _weight,
-        examples=((("Current weight 91 kg", "Log: down to 88 kg."), (("user", "weight", "88 kg"),)),),
+        examples=((("Current weight 91 kg", "Log: down to 88 kg."), (("user", "weight", "88 kg"),)),
+                  (("weigh-in log: 91 kg, goal 85", "weight 89.5", "88.2 kg this morning!"), (("user", "weight", "88.2 kg"),))),
         counter=("I bought 2 kg of apples",),
     ),
     Pattern(
@@ -757,6 +814,26 @@ PATTERNS: tuple[Pattern, ...] = (
         _raised,
         examples=((("rent is €900 a month", "landlord's raising the rent to €975 from May"), (("user", "rent", "€975"),)),),
         counter=("they cut the grass to 3 cm",),
+    ),
+    Pattern(
+        "diet",
+        re.compile(r"(?i)^(?:(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?)(?P<v>vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free)\b(?:\s+any\s?more)?"),
+        _diet,
+        examples=((("I'm vegan fyi",), (("user", "diet", "vegan"),)), (("I'm vegetarian", "no longer vegetarian btw, so pescatarian"), (("user", "diet", "pescatarian"),))),
+        counter=("not vegetarian food though",),
+    ),
+    Pattern(
+        "we're N",
+        re.compile(r"(?i)^(?:.*?\b)?(?:(?:we're|we\s+are)\s+(?:now\s+|down\s+to\s+|up\s+to\s+)?(?P<n>\d{1,5})(?:\s+(?:people|now|strong|of\s+us))*|(?P<n2>\d{1,5})\s+of\s+us(?:\s+(?:incl\w*\s+me|in\s+total|now))?)\s*$"),
+        _headcount,
+        examples=((("we're 8 people at the studio", "hired two more, we're 10 now"), (("user", "headcount", "10 people"),)),),
+        counter=("we're 5 minutes away",),
+    ),
+    Pattern(
+        "stolen",
+        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<what>[a-z][\w\-]*)\s+(?:got|was|has\s+been)\s+(?:stolen|nicked|totall?ed|written\s+off|wrecked)\b"),
+        _stolen,
+        examples=((("my bike is a blue Brompton", "bike got stolen last night, bought a Tern Link to replace it"), (("user", "bike", "a Tern Link"),)),),
     ),
     Pattern(
         "signed up",

@@ -61,7 +61,7 @@ PREDICATES: dict[str, tuple[str, str]] = {
 
 _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
-    r"please|actually|sorry|correction|no|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|"
+    r"please|actually|sorry|correction|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|"
     r"oh and|guess what|news|these days|nowadays|currently|now|"
     r"[A-Za-z]+(?:\s+[A-Za-z]+){0,4}:)[,!:]?\s+)+",
     re.I,
