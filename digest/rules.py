@@ -197,7 +197,7 @@ _RELATIONS = (
     r"grandfather|niece|nephew|roommate|flatmate|neighbou?r|twin|stepmom|stepdad|stepson|stepdaughter)"
 )
 _THIRD = re.compile(
-    rf"^(?:[Mm]y|[Oo]ur)\s+(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w'\-]*)(?=[\s,])(?!\s*'s\b),?)?\s+(?P<rest>(?!is\s+called|'s\s)[a-z].*)$"
+    rf"^(?:[Mm]y|[Oo]ur)\s+(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s)[a-z].*)$"
 )
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)\s+(?P<rest>[a-z].*)$")
 _THIRD_VERBS = {
@@ -359,7 +359,8 @@ class RulesExtractor:
                     break
             mirrored = _Clause("I " + " ".join(words), clause.offset, clause.lead)
             drafts += [Draft(**{**d.__dict__, "quote": text}) for d in self._clause(mirrored, request, subject) if not d.drop_reason]
-        if drafts and relation and m and m["name"]:
+        if relation and m and m["name"] and not _HEDGE.search(text):
+            # "my partner Anselm says hi": whatever else the clause says, it names the user's partner
             drafts.insert(0, self._draft("add", "relation", relation, text, subject=subject))
         return drafts
 
