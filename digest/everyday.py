@@ -579,6 +579,30 @@ def _stolen(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   valid_from=start, phrase=phrase) for h in held]
 
 
+_PEOPLE = re.compile(r"(?i)^(\d{1,5})\s+(?:people|staff|employees|of\s+us|heads)$")
+
+
+def _up_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'weekly mileage is up to 35 km'; 'the bakery's up to 11 people' is the held headcount's news."""
+    key = attribute_key(m["attr"])
+    if key.split("_")[-1] in _ATTR_STOP:
+        return None
+    people = _PEOPLE.match(clean_value(m["v"]))
+    if people and (c.open_held("headcount") or not c.open_held(key)):
+        return [state(c, "headcount", f"{people[1]} people", m.group(0), template="{subject}'s team counts {value}", changed=True)]
+    return [state(c, key, m["v"], m.group(0), template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", changed=True)]
+
+
+def future_or_change_time(c: Clause, text: str, value: str = "") -> tuple[str | None, str]:
+    """Like `change_time`, but a change announced ahead ("from May") starts then, not when it was said."""
+    phrase = find_time_phrase(text)
+    if phrase and not (value and phrase in value):
+        span = resolve_time_phrase(phrase, c.said_at)
+        if span is not None and re.match(r"(?i)(?:from|starting|as\s+of|in|on|next)\b", phrase):
+            return span.valid_from, phrase
+    return change_time(c, text, value)
+
+
 def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'the landlord is raising the rent to €1,530 from May': a held quantity's new value, from its time words."""
     key = attribute_key(m["attr"])
@@ -586,7 +610,7 @@ def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held or not re.search(r"\d", held[0].value):
         return None  # only a number the ledger holds changes so ("cut the grass to 3 cm" is no fact)
     value = clean_value(m["v"])
-    start, phrase = change_time(c, c.text[m.end():] or c.text, value)
+    start, phrase = future_or_change_time(c, c.text[m.end():] or c.text, value)
     return [draft("supersede", c.subject, key, value, m.group(0) + c.text[m.end():].split(".")[0], cardinality="one",
                   template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", valid_from=start, phrase=phrase)]
 
@@ -801,10 +825,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is up to Y",
-        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)\s+(?:is|are|went|has\s+gone|'s|was\s+(?:raised|cut|increased|reduced|lowered))\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*(?:\s*(?!(?:a|per)\b)[^\s,.;!]+)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
-        lambda m, c: [state(c, attribute_key(m["attr"]), m["v"], m.group(0), template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", changed=True)]
-        if attribute_key(m["attr"]).split("_")[-1] not in _ATTR_STOP else None,
+        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?:\s+(?:is|are|went|has\s+gone|was\s+(?:raised|cut|increased|reduced|lowered))|['’]s)\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*(?:\s*(?!(?:a|per)\b)[^\s,.;!]+)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        _up_to,
         examples=((("Weekly mileage is 20 km", "Weekly mileage is up to 35 km."), (("user", "weekly_mileage", "35 km"),)),
+                  (("we're 6 people", "the studio's up to 9 people since March"), (("user", "headcount", "9 people"),)),
                   (("My rent went up to €1,450 a month",), (("user", "rent", "€1,450 a month"),))),
         counter=("It is up to you",),
     ),
