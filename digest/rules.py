@@ -199,6 +199,9 @@ _RELATIONS = (
 _THIRD = re.compile(
     rf"^(?:[Mm]y|[Oo]ur)\s+(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s)[a-z].*)$"
 )
+_NAME_THEN_RELATION = re.compile(
+    rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
+)
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)\s+(?P<rest>[a-z].*)$")
 _THIRD_VERBS = {
     "lives": "live", "works": "work", "is": "am", "has": "have", "resides": "reside", "loves": "love", "likes": "like",
@@ -332,7 +335,8 @@ class RulesExtractor:
         """A clause about someone else: the first-person patterns with that subject, quoting the clause.
         None when the clause is not about a third person."""
         text = clause.text
-        m = _THIRD.match(text)
+        aside = _NAME_THEN_RELATION.match(text)  # "Marek (my brother) moved to …", "Marek, my brother, works …"
+        m = _THIRD.match(f"my {aside['rel'] or aside['rel2']} {aside['name']} {aside['rest']}" if aside else text)
         relation = None
         pronoun = _PRONOUN.match(text)
         if m:
@@ -359,10 +363,28 @@ class RulesExtractor:
                     break
             mirrored = _Clause("I " + " ".join(words), clause.offset, clause.lead)
             drafts += [Draft(**{**d.__dict__, "quote": text}) for d in self._clause(mirrored, request, subject) if not d.drop_reason]
+        if relation and m and m["name"]:
+            drafts += self._unnamed_ends(request, f"{SUBJECT}'s {relation}", drafts, text)
         if relation and m and m["name"] and not _HEDGE.search(text):
             # "my partner Anselm says hi": whatever else the clause says, it names the user's partner
             drafts.insert(0, self._draft("add", "relation", relation, text, subject=subject))
         return drafts
+
+    def _unnamed_ends(self, request: ExtractionRequest, unnamed: str, drafts: list[Draft], quote: str) -> list[Draft]:
+        """'my brother lives in Gdańsk', later 'Marek (my brother) moved to Wrocław': what the unnamed
+        brother held in a slot the named one now fills ends where the new value starts."""
+        key = normalise(unnamed)
+        held = [c for c in request.current if c.subject_key == key and c.tx_to is None and c.valid_to is None and c.cardinality == "one"]
+        ends = []
+        for d in drafts:
+            if d.op not in ("add", "supersede") or d.predicate == "relation":
+                continue
+            for c in held:
+                if c.predicate == d.predicate and c.value_key != normalise(d.value or ""):
+                    start = d.valid_from or request.entry.said_at
+                    ends.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote,
+                                      cardinality="one", valid_from=max(start, c.valid_from), time_phrase=d.time_phrase))
+        return ends
 
     # -- one clause ------------------------------------------------------------------------------
 

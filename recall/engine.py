@@ -1004,7 +1004,7 @@ class Recall:
             return hits
         if asks_about_unnamed_relative(query, never_said):
             return []  # "where does my brother live?" when no brother was ever mentioned: nobody here is him
-        if asks_unsaid_thing_of_someone(query, never_said, named.fact_subjects):
+        if asks_unsaid_thing_of_someone(query, never_said, named.subjects):
             return []  # "Wren's phone number" when only "I report to Wren" was said: nothing here is it
         kept, gone = [], set()
         for hit in hits:

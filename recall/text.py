@@ -112,13 +112,13 @@ def asks_about_unnamed_relative(query: str, never_said: frozenset[str]) -> bool:
 _THING_OF = re.compile(r"\b(?!(?:What|Who|Where|When|How|Why|Which|That|It|There|Here|He|She|Let)['’]s)([A-Z][\w-]*)['’]s\s+((?:[\w-]+\s*){1,3})")
 
 
-def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], fact_subjects: frozenset[str]) -> bool:
-    """Whether `query` asks for a thing of a named person ("Wren's phone number") who is no subject of
-    any fact here (only mentioned: "I report to Wren") and every word of that thing (two or more) was
+def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: frozenset[str]) -> bool:
+    """Whether `query` asks for a thing of a named person ("Wren's phone number") who is neither a fact's
+    subject nor a speaker here (only mentioned: "I report to Wren"; a speaker's own turns may answer) and every word of that thing (two or more) was
     never said in the searched scopes. Nothing here can answer it: what mentions the person is about something else."""
     if not never_said:
         return False
-    subject_words = {w for subject in fact_subjects for w in words(subject)}
+    subject_words = {w for subject in known for w in words(subject)}
     for match in _THING_OF.finditer(query):
         name = words(match.group(1))
         if not name or name[0] in subject_words or name[0] in STOP_WORDS:

@@ -56,6 +56,9 @@ REWORDED = [
     (("hey there. name's Ilona, I live in Brno",), {("user", "name", "Ilona"), ("user", "lives_in", "Brno")}, set()),
     (("correction: it's October 3",), set(), {("user", "name", "October")}),
     (("meds: lisinopril 10 mg", "stopped the lisinopril"), set(), {("user", "medication", "lisinopril 10 mg")}),
+    (("my brother lives in Tartu", "Joonas (my brother) moved to Pärnu last month"),
+     {("Joonas", "lives_in", "Pärnu"), ("Joonas", "relation", "brother")}, {("user's brother", "lives_in", "Tartu")}),
+    (("my partner Ruben says hi",), {("Ruben", "relation", "partner")}, set()),
 ]
 
 
