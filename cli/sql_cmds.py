@@ -21,6 +21,7 @@ from factledger.ledger.analytics import (
     plan_write,
 )
 from factledger.ledger.exports import record_export
+from factledger.ledger.analytics.bounded import run_bounded
 from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
 from factledger.ledger.times import display
 
@@ -144,19 +145,22 @@ def sql_cmd(
     if fmt == "parquet" and output is None:
         raise CliError("--format parquet writes a file: add --output FILE")
     try:
-        with Analytics(app.db_path, mode=mode, first_query=query, **limits) as analytics:
-            if use_companion and analytics.mode != "companion":
-                click.echo(f"note: reading live: {analytics.mode_note}", err=True)
-            if show_sql:
+        if show_sql:
+            with Analytics(app.db_path, mode=mode, first_query=query, **limits) as analytics:
                 click.echo(analytics.translate(query, params))
-                return
-            if fmt == "parquet":
-                write_parquet(analytics.arrow(query, params), output)  # type: ignore[arg-type]
-                click.echo(f"wrote {output}", err=True)
-                return
-            result = analytics.run(query, params)
+            return
+        # The query runs in a process of its own held to --memory-limit and --timeout (bounded.py).
+        answer = run_bounded(app.db_path, query, params, mode=mode, arrow=fmt == "parquet", **limits)
     except SqlError as exc:
         raise _pointed(exc, query) from None
+    if use_companion and answer.mode != "companion":
+        click.echo(f"note: reading live: {answer.mode_note}", err=True)
+    if fmt == "parquet":
+        write_parquet(answer.table, output)  # type: ignore[arg-type]
+        click.echo(f"wrote {output}", err=True)
+        return
+    result = answer.result
+    assert result is not None
     columns, rows = result.columns, result.rows
     cut = f"; more rows were cut at --max-rows {max_rows}" if result.truncated else ""
     if fmt == "table":

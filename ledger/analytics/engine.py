@@ -56,7 +56,7 @@ from factledger.ledger.times import format_time, utc_now
 
 from . import companion as companion_file
 from .companion import Companion, RefreshReport
-from .errors import QueryRefused, SqlError, SqlExecutionError
+from .errors import QueryRefused, SqlError, SqlExecutionError, memory_message, time_message
 from .feed import Feed, FeedReader
 from .guard import LEDGER_CATALOG, SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
 from .output import CsvWriter
@@ -739,11 +739,9 @@ class Analytics:
             yield
         except duckdb.Error as exc:
             if fired.is_set() or isinstance(exc, duckdb.InterruptException):
-                raise SqlExecutionError(f"the query ran longer than {self.timeout:g} s and was stopped (see --timeout)") from None
+                raise SqlExecutionError(time_message(self.timeout)) from None
             if isinstance(exc, duckdb.OutOfMemoryException):
-                raise SqlExecutionError(
-                    f"the query needs more memory than the limit of {self.memory_limit} (see --memory-limit): {_first_line(exc)}"
-                ) from None
+                raise SqlExecutionError(memory_message(self.memory_limit, _first_line(exc))) from None
             raise SqlExecutionError(self._masked(_first_line(exc))) from None
         finally:
             if timer is not None:
