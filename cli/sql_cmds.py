@@ -25,7 +25,7 @@ from factledger.ledger.analytics.bounded import run_bounded
 from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
 from factledger.ledger.times import display
 
-from .app import INDEX_DIR_HELP, AppContext, CliError, emit_json, emit_table, pass_app
+from .app import INDEX_DIR_HELP, SECONDS, AppContext, CliError, count, emit_json, emit_table, pass_app
 
 
 def _cell(value: Any) -> str:
@@ -65,9 +65,9 @@ def _pointed(exc: SqlError, query: str) -> CliError:
               " from 50,000 versions): built once, then only what changed is copied before each query.")
 @click.option("--memory-limit", default=DEFAULT_MEMORY_LIMIT, show_default=True,
               help="DuckDB's working memory for the query, e.g. 512MB, 4GB.")
-@click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
+@click.option("--timeout", type=SECONDS, default=DEFAULT_TIMEOUT, show_default=True,
               help="Stop the query after this many seconds (0: no limit).")
-@click.option("--max-rows", type=click.IntRange(min=0), default=DEFAULT_MAX_ROWS, show_default=True,
+@click.option("--max-rows", type=count(0), default=DEFAULT_MAX_ROWS, show_default=True,
               help="Print at most this many rows and say when more were cut (0: all; parquet files are never cut).")
 @click.option("--param", "param_items", multiple=True, metavar="NAME=VALUE",
               help="Bind $NAME in the query to VALUE (text; repeat for more). Values are data, never SQL.")

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -814,9 +815,22 @@ def export_snapshot(
     if fmt not in EXPORT_FORMATS:
         raise ValidationError(f"{fmt!r} is not an export format; use one of {', '.join(EXPORT_FORMATS)}", field="format")
     out = Path(directory)
-    if out.exists() and not out.is_dir():
-        raise ValidationError(f"{out} exists and is not a directory", field="directory")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:  # bytes of another encoding in the name (surrogate escapes): DuckDB writes UTF-8 paths only
+        raise ValidationError(f"{str(out)!r} is not a UTF-8 name; give a directory whose name is UTF-8",
+                              field="directory") from None
+    too_long = [part for part in out.parts if len(os.fsencode(part)) > 255]  # NAME_MAX: checked before any mkdir
+    if too_long:
+        raise ValidationError(f"a name in the path is {len(os.fsencode(too_long[0]))} bytes long; the limit is 255",
+                              field="directory")
+    try:
+        if out.exists() and not out.is_dir():
+            raise ValidationError(f"{out} exists and is not a directory", field="directory")
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a name past the file system's limit, a parent that is a file, no permission
+        raise ValidationError(f"cannot create {str(out)[:80]!r}{'…' if len(str(out)) > 80 else ''}: {exc.strerror}",
+                              field="directory") from None
     # A whole-ledger copy to files: no row cap or timeout, and DuckDB's default memory (80% of RAM).
     analytics = Analytics(ledger_path, snapshot=True, memory_limit=None, timeout=None, max_rows=None, _lockdown=False)
     try:
