@@ -153,6 +153,8 @@ def sql_cmd(
         answer = run_bounded(app.db_path, query, params, mode=mode, arrow=fmt == "parquet", **limits)
     except SqlError as exc:
         raise _pointed(exc, query) from None
+    if answer.note:
+        click.echo(f"note: {answer.note}", err=True)
     if use_companion and answer.mode != "companion":
         click.echo(f"note: reading live: {answer.mode_note}", err=True)
     if fmt == "parquet":

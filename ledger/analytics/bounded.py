@@ -79,6 +79,7 @@ class BoundedResult:
     table: Any = None  # a pyarrow Table when asked for (`arrow=True`)
     mode: str | None = None
     mode_note: str = ""
+    note: str = ""  # set when the query ran in this process (no child could start): its limits are weaker
 
 
 def run_bounded(
@@ -103,11 +104,15 @@ def run_bounded(
                "limit_bytes": limit_bytes, "timeout": timeout, "max_rows": max_rows, "arrow": arrow, "scratch": str(scratch)}
     errors = scratch / "stderr"
     try:
-        with errors.open("wb") as stderr:
-            child = subprocess.Popen(
-                [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                close_fds=True, start_new_session=True, env={**os.environ, "MALLOC_ARENA_MAX": "2"},
-            )
+        try:
+            with errors.open("wb") as stderr:
+                child = subprocess.Popen(
+                    [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                    close_fds=True, start_new_session=True, env={**os.environ, "MALLOC_ARENA_MAX": "2"},
+                )
+        except OSError as exc:  # this interpreter cannot be started again (a path this user may not execute)
+            return _in_process(request, f"the query ran in this process ({sys.executable} could not be started:"
+                               f" {exc.strerror}): only DuckDB's own memory limit and the interrupt bound it")
         try:
             assert child.stdin is not None and child.stdout is not None
             child.stdin.write(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
@@ -124,6 +129,17 @@ def run_bounded(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return _answer(message, memory_limit, timeout)
+
+
+def _in_process(request: dict[str, Any], note: str) -> BoundedResult:
+    from .engine import Analytics
+
+    query, params = request["query"], request["params"]
+    with Analytics(request["location"], mode=request["mode"], first_query=query, memory_limit=request["memory_limit"],
+                   timeout=request["timeout"], max_rows=request["max_rows"]) as analytics:
+        if request["arrow"]:
+            return BoundedResult(None, analytics.arrow(query, params), analytics.mode, analytics.mode_note, note)
+        return BoundedResult(analytics.run(query, params), None, analytics.mode, analytics.mode_note, note)
 
 
 # -- the parent ---------------------------------------------------------------------------------------

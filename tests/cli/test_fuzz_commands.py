@@ -99,7 +99,7 @@ def test_import(tmp_path_factory, seeded, data, source, seed_first) -> None:
     ends_cleanly(args, db=db if db.exists() else None)
 
 
-@fz.fuzz_settings(3)
+@fz.fuzz_settings(2)
 @given(garbage=st.binary(max_size=5000), target=names, pairs=st.sampled_from(["1", "3", "0", "-1", str(2**64), "x"]),
        seed=st.sampled_from(["1", str(10**30), "-3", "z"]), source_kind=st.sampled_from(["ledger", "garbage", "missing"]))
 def test_migrate(tmp_path_factory, seeded, garbage, target, pairs, seed, source_kind) -> None:
