@@ -346,13 +346,14 @@ class Database:
         """One read-only query in DuckDB over the ledger file, with the temporal clauses of
         `factledger sql` (`FOR VALID_TIME AS OF '2024-03-01'`, …). Returns `.columns`, `.rows` and
         `.truncated`; TIMESTAMP values come back as canonical strings, like every time in this API."""
-        from factledger.ledger.analytics import Analytics
+        from factledger.ledger.analytics.bounded import run_bounded
         from factledger.ledger.analytics.engine import QueryResult
 
         if self.path == ":memory:":
             raise ValidationError("SQL needs a ledger file or database; this one is in memory", field="path")
-        with Analytics(self.path, max_rows=max_rows, timeout=timeout, memory_limit=memory_limit) as analytics:
-            result = analytics.run(query)
+        # In a process of its own, held to memory_limit and timeout whatever the query builds (bounded.py).
+        result = run_bounded(self.path, query, max_rows=max_rows, timeout=timeout, memory_limit=memory_limit).result
+        assert result is not None
         rows = [tuple(_canonical(v) for v in row) for row in result.rows]
         return QueryResult(result.columns, rows, result.truncated)
 

@@ -116,6 +116,39 @@ class AppContext:
             self._database = None
 
 
+# Row ids and counts on the command line: SQLite's INTEGER range (a larger number was an OverflowError
+# from the driver: a traceback).
+MAX_ROW_ID = 2**63 - 1
+ROW_ID = click.IntRange(min=0, max=MAX_ROW_ID)
+
+
+def count(minimum: int = 0) -> click.IntRange:
+    """A count option (--limit N): at least `minimum`, at most what the database can hold."""
+    return click.IntRange(min=minimum, max=MAX_ROW_ID)
+
+
+class Seconds(click.ParamType):
+    """A finite number of seconds, at least 0 (`NaN` and `inf` passed FloatRange and ended in tracebacks)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")) and value >= 0:
+            return value
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if number != number or number in (float("inf"), float("-inf")):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        if number < 0:
+            self.fail(f"{value!r} is negative; give 0 or more seconds", param, ctx)
+        return number
+
+
+SECONDS = Seconds()
+
+
 class CliError(click.ClickException):
     """A library error shown to the user: 'error: <field>: <message>', exit status 2."""
 

@@ -33,7 +33,7 @@ from factledger.ledger import LedgerError
 from factledger.ledger.ops import decode_json_line
 from factledger.ledger.times import display
 
-from .app import TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, pass_app, read_input
+from .app import ROW_ID, TIMES, AppContext, CliError, count, note_unknown, warn_undeclared, emit_json, emit_table, interval, pass_app, read_input
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
@@ -86,7 +86,7 @@ def journal_add_cmd(app: AppContext, file: str, as_json: bool) -> None:
 
 @journal_group.command("list")
 @click.option("--scope", default=None, help="Only this scope.")
-@click.option("--limit", default=50, show_default=True, type=click.IntRange(min=1), help="Show at most this many entries, newest first.")
+@click.option("--limit", default=50, show_default=True, type=count(1), help="Show at most this many entries, newest first.")
 @json_option
 @pass_app
 def journal_list_cmd(app: AppContext, scope: str | None, limit: int, as_json: bool) -> None:
@@ -120,7 +120,7 @@ def journal_prune_cmd(app: AppContext, before: str, scopes: tuple[str, ...], as_
 
 
 @click.command("digest")
-@click.option("--limit", default=None, type=click.IntRange(min=0), help="Digest at most N entries.")
+@click.option("--limit", default=None, type=count(0), help="Digest at most N entries.")
 @click.option("--scope", "scopes", multiple=True, help="Only these scopes (repeatable).")
 @click.option("--policy", type=click.Choice(["auto", "strict"]), default=None, help="Default: auto (or FACTLEDGER_DIGEST_POLICY).")
 @click.option("--model", default=None, help="Chat model for the LLM extractor (or FACTLEDGER_DIGEST_MODEL). None: rules.")
@@ -221,7 +221,7 @@ def _short(text: str | None, width: int = 60) -> str:
     help="Which proposals: " + "; ".join(f"{name} = {meaning}" for name, meaning in STATUS_HELP.items()) + ".",
 )
 @click.option("--scope", default=None, help="Only proposals in this scope.")
-@click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1), help="Show at most this many proposals.")
+@click.option("--limit", default=100, show_default=True, type=count(1), help="Show at most this many proposals.")
 @json_option
 @pass_app
 def review_list_cmd(app: AppContext, status: str, scope: str | None, limit: int, as_json: bool) -> None:
@@ -241,8 +241,8 @@ def review_list_cmd(app: AppContext, status: str, scope: str | None, limit: int,
 
 
 @review_group.command("show")
-@click.argument("proposal_id", type=int)
-@click.option("--context", "context_turns", default=None, type=click.IntRange(min=0),
+@click.argument("proposal_id", type=ROW_ID)
+@click.option("--context", "context_turns", default=None, type=count(0),
               help="Context turns to show (default: as many as the digest gives its extractor).")
 @json_option
 @pass_app
@@ -316,7 +316,7 @@ scope_option = click.option("--scope", default=None, help="With --all-from-sessi
 
 
 @review_group.command("accept")
-@click.argument("proposal_ids", type=int, nargs=-1)
+@click.argument("proposal_ids", type=ROW_ID, nargs=-1)
 @session_option
 @scope_option
 @click.option("--value", default=None, help="Accept with this value instead (recorded as your correction).")
@@ -353,7 +353,7 @@ def review_accept_cmd(
 
 
 @review_group.command("reject")
-@click.argument("proposal_ids", type=int, nargs=-1)
+@click.argument("proposal_ids", type=ROW_ID, nargs=-1)
 @session_option
 @scope_option
 @click.option("--reason", default="", help="Why (recorded).")
@@ -372,7 +372,7 @@ def review_reject_cmd(app: AppContext, proposal_ids: tuple[int, ...], session: s
 
 
 @review_group.command("confirm")
-@click.argument("claim_id", type=int)
+@click.argument("claim_id", type=ROW_ID)
 @click.option("--reason", default="", help="Why (recorded).")
 @json_option
 @pass_app
@@ -383,7 +383,7 @@ def review_confirm_cmd(app: AppContext, claim_id: int, reason: str, as_json: boo
 
 
 @review_group.command("unconfirm")
-@click.argument("confirmation_id", type=int)
+@click.argument("confirmation_id", type=ROW_ID)
 @json_option
 @pass_app
 def review_unconfirm_cmd(app: AppContext, confirmation_id: int, as_json: bool) -> None:
@@ -393,7 +393,7 @@ def review_unconfirm_cmd(app: AppContext, confirmation_id: int, as_json: bool) -
 
 
 @review_group.command("lift")
-@click.argument("rejection_id", type=int)
+@click.argument("rejection_id", type=ROW_ID)
 @json_option
 @pass_app
 def review_lift_cmd(app: AppContext, rejection_id: int, as_json: bool) -> None:

@@ -9,7 +9,7 @@ import click
 
 from factledger.ledger import BUSY_TIMEOUT
 
-from .app import DEFAULT_DB, AppContext, FactledgerGroup, LedgerLocation, default_principal
+from .app import DEFAULT_DB, SECONDS, AppContext, FactledgerGroup, LedgerLocation, default_principal
 
 COMMANDS = {  # name -> "module:attribute" under factledger.cli
     "apply": "ledger_cmds:apply_cmd",
@@ -66,7 +66,7 @@ COMMANDS = {  # name -> "module:attribute" under factledger.cli
 @click.option(
     "--busy-timeout",
     envvar="FACTLEDGER_BUSY_TIMEOUT",
-    type=click.FloatRange(min=0.0),
+    type=SECONDS,
     default=BUSY_TIMEOUT,
     show_default=True,
     help="Seconds a write waits for other writers before giving up (it says so while it waits). Also FACTLEDGER_BUSY_TIMEOUT.",

@@ -15,7 +15,7 @@ from factledger.ledger.migrate import DEFAULT_PAIRS, MigrationReport, migrate
 from factledger.ledger.verify import Check, verify_ledger
 from factledger.recall import Recall
 from factledger.recall.config import PRESETS
-from factledger.recall.verify import check_lexical
+from factledger.recall.verify import verify_recall
 
 from .app import LedgerLocation, emit_json, emit_table
 
@@ -43,12 +43,15 @@ def compare_recall(source: str, target: str, queries: int = QUERIES) -> tuple[bo
 
 
 def verify_target(target: str) -> list[Check]:
-    """`verify`'s checks of the copy: every ledger check and the lexical index. The vector outbox is left
-    out: it waits for the target's own vector companion, which its first search builds."""
+    """`factledger verify` of the copy, the same checks (ledger and recall: outbox, lexical, vectors).
+    The target's vector companion is built first, as its first search would (the copy's triggers filled
+    its outbox), so that a `verify` run after the migrate agrees with what the migrate printed."""
+    with Ledger.open(target) as ledger, Recall(ledger) as recall:
+        recall.rebuild()
     with Ledger.open(target, read_only=True) as ledger:
         report = verify_ledger(ledger)
-        with _lexical(ledger) as recall, ledger.storage.snapshot():
-            return [*report.checks, check_lexical(recall)]
+        with Recall(ledger) as recall:
+            return [*report.checks, *verify_recall(recall)]
 
 
 def prove_parts(report: MigrationReport, source: str, target: str) -> list[Check]:
@@ -75,13 +78,13 @@ def migrate_cmd(source: str, target: str, pairs: int, seed: int | None, as_json:
     record, expired digest lease, the ledger secret and the chain start, with ids, times and sources as
     stored. Erased ledgers too: the schema's migrate gate, open only on an empty ledger and only for this
     copy, writes the hash rows erase left. Recall's lexical rows are rebuilt by the target's triggers;
-    its vector folder is the target's own, built from the ledger on first use.
+    its vector folder is the target's own, built from the ledger before the target is verified.
 
     Refused, writing nothing: a non-empty target, a source whose digest leases are held.
 
     Then the proof: as-of answers at random (valid_at, known_at) pairs, the chain heads, every table's row
-    count and content digest, recall's hits for a few of the source's values, and `verify` of the target.
-    Exit status 1 if any of them differs or fails."""
+    count and content digest, recall's hits for a few of the source's values, and `verify` of the target
+    (the same checks as `factledger verify`). Exit status 1 if any of them differs or fails."""
     report = migrate(str(source), str(target), pairs=pairs, seed=seed)
     checks = prove_parts(report, str(source), str(target))
     if as_json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from factledger.ledger.times import display
 from factledger.recall import KINDS, PRESETS, Hit, Recall, RecallConfig
 from factledger.recall.text import flat
 
-from .app import TIMES, AppContext, CliError, note_unknown, emit_json, emit_table, interval, pass_app, read_input
+from .app import TIMES, AppContext, CliError, count, note_unknown, emit_json, emit_table, interval, pass_app, read_input
 
 index_dir_option = click.option(
     "--index-dir",
@@ -52,6 +53,19 @@ def _score(value: float | None) -> str:
     return "" if value is None else f"{value:.3f}"
 
 
+def _batch_id(data: object, number: int) -> object:
+    """The line's `id` to echo back (any JSON value without a lone surrogate, which cannot be printed);
+    the line number when the line has none."""
+    if not isinstance(data, dict) or "id" not in data:
+        return number
+    try:
+        json.dumps(data["id"], ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(f"line {number}: holds a lone surrogate (\\ud800-\\udfff), which cannot be echoed back",
+                              field="id") from None
+    return data["id"]
+
+
 def _batch_line(recall: Recall, text: str, number: int) -> dict:
     try:
         data = decode_json_line(text)
@@ -59,6 +73,7 @@ def _batch_line(recall: Recall, text: str, number: int) -> dict:
         raise ValidationError(f"line {number}: {exc.message}", field="line") from None
     if not isinstance(data, dict):
         raise ValidationError(f"line {number}: each line must be a JSON object", field="line")
+    line_id = _batch_id(data, number)
     unknown = set(data) - {"id", "query", "scope", "scopes", "limit", "valid_at", "known_at"}
     if unknown:
         raise ValidationError(f"line {number}: unknown field", field=sorted(unknown)[0])
@@ -71,14 +86,14 @@ def _batch_line(recall: Recall, text: str, number: int) -> dict:
         data.get("query"), scopes, valid_at=data.get("valid_at"), known_at=data.get("known_at"),
         limit=data.get("limit", 10),
     )
-    return {"id": data.get("id", number), "results": [h.to_dict() for h in hits]}
+    return {"id": line_id, "results": [h.to_dict() for h in hits]}
 
 
 @click.command("search")
 @click.argument("query", required=False)
 @click.option("--scope", "scopes", multiple=True, help="Scope to search (repeatable; required for a single query).")
 @_with_time
-@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="At most this many results.")
+@click.option("--limit", type=count(1), default=10, show_default=True, help="At most this many results.")
 @click.option("--kind", "kinds", type=click.Choice(KINDS), multiple=True,
               help="Search only facts (claim versions) or only episodes (what was said). Default: both.")
 @click.option("--batch", "batch", default=None, help='JSON Lines file (or - for stdin) of {"id","query","scope","limit"}.')
@@ -108,12 +123,12 @@ def search_cmd(
                 emit_json(_batch_line(recall, text, number))
             except LedgerError as exc:
                 failures += 1
-                data = {}
+                line_id: object = number
                 try:
-                    data = decode_json_line(text)
+                    line_id = _batch_id(decode_json_line(text), number)
                 except ValidationError:
                     pass
-                emit_json({"id": data.get("id", number) if isinstance(data, dict) else number, "error": str(exc)})
+                emit_json({"id": line_id, "error": str(exc)})
         if failures:
             raise CliError(f"{failures} batch line(s) failed; see their error objects")
         return
@@ -186,7 +201,7 @@ def memories_cmd(app: AppContext, scopes: tuple[str, ...], valid_at: str | None,
 @click.option("--scope", "scopes", multiple=True, required=True, help="Scope to read (repeatable).")
 @click.option("--session", default=None, help="Only this conversation session.")
 @_with_time
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the latest N turns.")
+@click.option("--limit", type=count(1), default=None, help="Only the latest N turns.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @pass_app
 def episodes_cmd(

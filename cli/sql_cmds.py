@@ -21,10 +21,11 @@ from factledger.ledger.analytics import (
     plan_write,
 )
 from factledger.ledger.exports import SQL_OUTPUT_PREFIX, record_export
+from factledger.ledger.analytics.bounded import run_bounded
 from factledger.ledger.analytics.output import FORMATS, plain, render_text, write_parquet
 from factledger.ledger.times import display
 
-from .app import INDEX_DIR_HELP, AppContext, CliError, emit_json, emit_table, pass_app
+from .app import INDEX_DIR_HELP, SECONDS, AppContext, CliError, count, emit_json, emit_table, pass_app
 from .own_files import checked_output, own_files
 
 
@@ -65,9 +66,9 @@ def _pointed(exc: SqlError, query: str) -> CliError:
               " from 50,000 versions): built once, then only what changed is copied before each query.")
 @click.option("--memory-limit", default=DEFAULT_MEMORY_LIMIT, show_default=True,
               help="DuckDB's working memory for the query, e.g. 512MB, 4GB.")
-@click.option("--timeout", type=click.FloatRange(min=0), default=DEFAULT_TIMEOUT, show_default=True,
+@click.option("--timeout", type=SECONDS, default=DEFAULT_TIMEOUT, show_default=True,
               help="Stop the query after this many seconds (0: no limit).")
-@click.option("--max-rows", type=click.IntRange(min=0), default=DEFAULT_MAX_ROWS, show_default=True,
+@click.option("--max-rows", type=count(0), default=DEFAULT_MAX_ROWS, show_default=True,
               help="Print at most this many rows and say when more were cut (0: all; parquet files are never cut).")
 @click.option("--param", "param_items", multiple=True, metavar="NAME=VALUE",
               help="Bind $NAME in the query to VALUE (text; repeat for more). Values are data, never SQL.")
@@ -149,20 +150,25 @@ def sql_cmd(
             raise CliError("--output needs --format csv, json or parquet")
         checked_output(app, output, field="output", what="output")
     try:
-        with Analytics(app.db_path, mode=mode, first_query=query, **limits) as analytics:
-            if use_companion and analytics.mode != "companion":
-                click.echo(f"note: reading live: {analytics.mode_note}", err=True)
-            if show_sql:
+        if show_sql:
+            with Analytics(app.db_path, mode=mode, first_query=query, **limits) as analytics:
                 click.echo(analytics.translate(query, params))
-                return
-            if fmt == "parquet":
-                write_parquet(analytics.arrow(query, params), output)  # type: ignore[arg-type]
-                _record_output(app, output, fmt)  # type: ignore[arg-type]
-                click.echo(f"wrote {output}", err=True)
-                return
-            result = analytics.run(query, params)
+            return
+        # The query runs in a process of its own held to --memory-limit and --timeout (bounded.py).
+        answer = run_bounded(app.db_path, query, params, mode=mode, arrow=fmt == "parquet", **limits)
     except SqlError as exc:
         raise _pointed(exc, query) from None
+    if answer.note:
+        click.echo(f"note: {answer.note}", err=True)
+    if use_companion and answer.mode != "companion":
+        click.echo(f"note: reading live: {answer.mode_note}", err=True)
+    if fmt == "parquet":
+        write_parquet(answer.table, output)  # type: ignore[arg-type]
+        _record_output(app, output, fmt)  # type: ignore[arg-type]
+        click.echo(f"wrote {output}", err=True)
+        return
+    result = answer.result
+    assert result is not None
     columns, rows = result.columns, result.rows
     cut = f"; more rows were cut at --max-rows {max_rows}" if result.truncated else ""
     if fmt == "table":

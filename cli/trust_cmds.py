@@ -82,7 +82,11 @@ def backup_cmd(app: AppContext, dest: Path, force: bool, as_json: bool) -> None:
             f"db: backup copies a SQLite file; for {app.where} use pg_dump, or "
             "`factledger migrate --from URL --to FILE` for a SQLite copy"
         )
-    report = backup(app.ledger(), dest, force=force, own=own_files(app))
+    try:
+        report = backup(app.ledger(), dest, force=force, own=own_files(app))
+    except OSError as exc:  # a name past the file system's limit, a parent that is a file, no permission
+        shown = str(dest) if len(str(dest)) <= 80 else str(dest)[:80] + "…"
+        raise CliError(f"dest: cannot write {shown}: {exc.strerror or exc}") from None
     summary = f"{'backed up' if report.ok else 'backed up, but the copy FAILED verification'}: {report.path} ({report.bytes:,} bytes, {report.verification.transactions} transactions)"
     _finish(report.to_dict(), report.verification, as_json, summary)
 

@@ -26,8 +26,11 @@ def _is_loopback(host: str) -> bool:
 @click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Read the operator token from this file (mode 0600). Default: make one and print it once.")
 @click.option("--read-only", is_flag=True, help="No token: nobody can write through the page.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Also answer requests addressed to NAME (the page answers only as 127.0.0.1, localhost, [::1]"
+              " and --host: a foreign name is DNS rebinding). Repeat for more.")
 @pass_app
-def ui_cmd(app: AppContext, host: str, port: int, token_file: Path | None, read_only: bool) -> None:
+def ui_cmd(app: AppContext, host: str, port: int, token_file: Path | None, read_only: bool, allow_hosts: tuple[str, ...]) -> None:
     """Serve the reviewer's page: slot timelines, "as known at", subjects, the review queue.
 
     Writes (accept, reject, lift, confirm) need the operator token and are recorded as --principal.
@@ -58,7 +61,7 @@ def ui_cmd(app: AppContext, host: str, port: int, token_file: Path | None, read_
     if not guard.writable and not read_only:
         click.echo(f"note: {app.principal} is not an operator: the page is read-only", err=True)
     click.echo(f"factledger ui on http://{host}:{port}/ as {app.principal}", err=True)
-    uvicorn.run(create_app(app.db_path, guard=guard), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(app.db_path, guard=guard, hosts=(host, *allow_hosts)), host=host, port=port, log_level="warning")
 
 
 COMMANDS = [ui_cmd]

@@ -298,7 +298,14 @@ class Storage:
                 try:
                     self._conn.execute("COMMIT")
                 except sqlite3.Error:
-                    self._conn.execute("ROLLBACK")
+                    # SQLite may have ended the transaction itself (a damaged file: "database disk image
+                    # is malformed" rolls back), and then ROLLBACK fails too ("cannot rollback - no
+                    # transaction is active"), hiding the error that matters under a traceback.
+                    if self._conn.in_transaction:
+                        try:
+                            self._conn.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            pass
 
     @property
     def in_transaction(self) -> bool:

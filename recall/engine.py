@@ -343,8 +343,18 @@ class Recall:
         destination = Path(destination)
         if destination.resolve() == self._index_dir.resolve():
             raise ValidationError("the index already lives there", field="destination")
-        if destination.exists() and any(destination.iterdir()):
-            raise ValidationError(f"{destination} exists and is not empty", field="destination")
+        shown = str(destination) if len(str(destination)) <= 80 else str(destination)[:80] + "…"
+        try:
+            if destination.exists() and not destination.is_dir():
+                raise ValidationError(f"{shown} exists and is not a folder", field="destination")
+            parent = next((p for p in destination.absolute().parents if p.exists()), None)
+            if parent is not None and not parent.is_dir():  # a file where a folder of the path must go
+                raise ValidationError(f"{parent} is a file, so {shown} cannot be made", field="destination")
+            if destination.exists() and any(destination.iterdir()):
+                raise ValidationError(f"{shown} exists and is not empty", field="destination")
+            destination.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # no permission, a name too long
+            raise ValidationError(f"cannot make {shown}: {exc.strerror}", field="destination") from None
         old = self._index_dir
         with self._lock:
             from .vector_index import VectorIndex

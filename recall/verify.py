@@ -48,7 +48,9 @@ def check_lexical(recall: Recall) -> Check:
         "lexical_index",
         findings,
         "one lexical row per claim version and per episode, with its text",
-        "{n} lexical row(s) out of step with the ledger (`factledger index rebuild` rewrites them)",
+        "{n} lexical row(s) out of step with the ledger: the ledger's own triggers write them, so a client"
+        " outside factledger changed them; no command rewrites the lexical index (`index rebuild` writes the"
+        " vector index only): restore the ledger from a copy `factledger backup` made",
     )
 
 

@@ -9,12 +9,16 @@ Every page is a Jinja template with autoescape on; the chart spec goes in as JSO
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
@@ -38,10 +42,12 @@ from factledger.ledger import ConflictError, Ledger, LedgerError, NotFoundError,
 from factledger.ledger.times import display, parse_optional
 
 from . import timeline
-from .security import COOKIE, Guard, same_origin
+from .security import COOKIE, Guard, allowed_host, page_hosts, same_origin
 
 HERE = Path(__file__).parent
 STATUS_OF = {NotFoundError: 404, PermissionDenied: 403, ConflictError: 409, ValidationError: 400}
+# Row ids in paths: SQLite's INTEGER range (a larger number was an OverflowError, HTTP 500).
+Id = Annotated[int, PathParam(ge=0, le=2**63 - 1)]
 
 
 def _status(exc: LedgerError) -> int:
@@ -51,8 +57,12 @@ def _status(exc: LedgerError) -> int:
     return 400
 
 
-def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None) -> FastAPI:
+def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None, hosts: Iterable[str] = ()) -> FastAPI:
+    """The page over the ledger at `db_path`. It answers only requests whose Host is one of its own
+    names: 127.0.0.1, localhost, [::1] and `hosts` (the host it is bound to), so a page of another site
+    whose name was rebound to this machine (DNS rebinding) reads nothing (421)."""
     app = FastAPI(title="factledger", docs_url=None, redoc_url=None, openapi_url=None)
+    own_hosts = page_hosts(hosts)
     templates = Jinja2Templates(directory=str(HERE / "templates"))  # .html: autoescape on
     templates.env.filters["when"] = lambda t: display(t) if t else ""
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
@@ -76,6 +86,22 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None)
     def wants_json(request: Request) -> bool:
         return "application/json" in request.headers.get("accept", "")
 
+    @app.middleware("http")
+    async def only_own_host(request: Request, call_next: Any) -> Response:
+        host = request.headers.get("host")
+        if not allowed_host(host, own_hosts):
+            names = ", ".join(sorted(own_hosts))
+            message = f"host: this page answers only as {names}, not {host!r}" if host else "host: the request names no Host"
+            return PlainTextResponse(message + "\n", status_code=421 if host else 400)
+        return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        first = exc.errors()[0] if exc.errors() else {}
+        field = str(first.get("loc", ["", "request"])[-1])
+        reason = str(first.get("msg", "malformed request"))
+        return await ledger_error(request, ValidationError(reason, field=field))
+
     @app.exception_handler(LedgerError)
     async def ledger_error(request: Request, exc: LedgerError) -> Response:
         if wants_json(request) or request.url.path.startswith("/api/"):
@@ -96,8 +122,13 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None)
         if not guard.token_ok(presented):
             raise PermissionDenied("writes refused: sign in with the operator's token", field="token")
         if request.headers.get("content-type", "").startswith("application/json"):
-            body = await request.json()
-            fields = {k: str(v) for k, v in body.items()} if isinstance(body, dict) else {}
+            try:
+                body = json.loads(await request.body())
+            except (ValueError, RecursionError):  # not JSON, not UTF-8, nested past the parser
+                raise ValidationError("the request body is not valid JSON", field="body") from None
+            if not isinstance(body, dict):
+                raise ValidationError("the request body must be a JSON object of fields", field="body")
+            fields = {str(k): str(v) for k, v in body.items()}
         else:
             fields = {k: str(v) for k, v in (await request.form()).items()}
         if not guard.csrf_ok(fields.get("csrf") or request.headers.get("x-csrf-token")):
@@ -125,13 +156,18 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None)
 
     @app.post("/logout")
     async def logout(request: Request) -> Response:
+        # A write like the others: a foreign page must not sign the reviewer out (login CSRF's twin).
+        if not same_origin(request.headers.get("origin"), request.headers.get("referer"), request.headers.get("host")):
+            raise PermissionDenied("sign-out refused: the request does not come from this page's origin", field="origin")
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(COOKIE)
         return response
 
     @app.post("/proposal/{proposal_id}/accept")
-    async def accept_view(request: Request, proposal_id: int) -> Response:
+    async def accept_view(request: Request, proposal_id: Id) -> Response:
         form = await check_write(request)
+        if form.get("edit_valid_to") and "valid_to" not in form:
+            raise ValidationError("edit_valid_to needs valid_to (a time, or empty for an open end)", field="valid_to")
         edit = Edit(
             value=form.get("value") or None,
             valid_from=form.get("valid_from") or None,
@@ -142,28 +178,28 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None)
         return done(request, {**outcome.to_dict(), "message": outcome.message()}, f"/proposal/{outcome.proposal.id}")
 
     @app.post("/proposal/{proposal_id}/reject")
-    async def reject_view(request: Request, proposal_id: int) -> Response:
+    async def reject_view(request: Request, proposal_id: Id) -> Response:
         form = await check_write(request)
         with ledger() as lg:
             p = reject(lg, proposal_id, principal=guard.principal, reason=form.get("reason", ""))
         return done(request, p.to_dict(), f"/proposal/{p.id}")
 
     @app.post("/rejection/{rejection_id}/lift")
-    async def lift_view(request: Request, rejection_id: int) -> Response:
+    async def lift_view(request: Request, rejection_id: Id) -> Response:
         await check_write(request)
         with ledger() as lg:
             r = lift(lg, rejection_id, principal=guard.principal)
         return done(request, r.to_dict(), "/queue")
 
     @app.post("/claim/{claim_id}/confirm")
-    async def confirm_view(request: Request, claim_id: int) -> Response:
+    async def confirm_view(request: Request, claim_id: Id) -> Response:
         form = await check_write(request)
         with ledger() as lg:
             c = confirm(lg, claim_id, principal=guard.principal, reason=form.get("reason", ""))
         return done(request, c.to_dict(), "/queue")
 
     @app.post("/confirmation/{confirmation_id}/unconfirm")
-    async def unconfirm_view(request: Request, confirmation_id: int) -> Response:
+    async def unconfirm_view(request: Request, confirmation_id: Id) -> Response:
         await check_write(request)
         with ledger() as lg:
             c = unconfirm(lg, confirmation_id, principal=guard.principal)
@@ -222,7 +258,7 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None)
         )
 
     @app.get("/tx/{tx_id}", response_class=HTMLResponse)
-    def tx_view(request: Request, tx_id: int) -> Response:
+    def tx_view(request: Request, tx_id: Id) -> Response:
         with ledger() as lg:
             tx = lg.transaction_record(tx_id)
             if tx is None:
@@ -249,7 +285,7 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None)
         return page(request, "queue.html", details=details, rejections=rejections, confirmations=confirmations, scope=scope)
 
     @app.get("/proposal/{proposal_id}", response_class=HTMLResponse)
-    def proposal_view(request: Request, proposal_id: int) -> Response:
+    def proposal_view(request: Request, proposal_id: Id) -> Response:
         with ledger() as lg:
             d = detail(lg, proposal_id, context_turns=turns_shown)
         if wants_json(request):

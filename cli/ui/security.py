@@ -14,6 +14,7 @@ import hmac
 import os
 import secrets
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -84,3 +85,24 @@ def same_origin(origin: str | None, referer: str | None, host: str | None) -> bo
         return False
     parts = urlsplit(claimed)
     return parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+def page_hosts(extra: Iterable[str] = ()) -> frozenset[str]:
+    """The host names the page answers to: loopback's and those it was bound to (lower case, no brackets)."""
+    return frozenset(h.strip().strip("[]").lower() for h in (*LOOPBACK_NAMES, *extra) if h and h.strip())
+
+
+def host_name(host: str) -> str:
+    """The name of a Host header without its port: `[::1]:8765` -> `::1`, `Localhost:80` -> `localhost`."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def allowed_host(host: str | None, names: frozenset[str]) -> bool:
+    """Whether a request's Host header names this page (DNS rebinding sends the attacker's name)."""
+    return bool(host) and host_name(host) in names  # type: ignore[arg-type]

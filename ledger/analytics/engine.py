@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -57,7 +58,7 @@ from factledger.ledger.times import format_time, utc_now
 
 from . import companion as companion_file
 from .companion import Companion, RefreshReport
-from .errors import QueryRefused, SqlError, SqlExecutionError
+from .errors import QueryRefused, SqlError, SqlExecutionError, memory_message, time_message
 from .feed import Feed, FeedReader
 from .guard import LEDGER_CATALOG, SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
 from .output import CsvWriter
@@ -740,11 +741,9 @@ class Analytics:
             yield
         except duckdb.Error as exc:
             if fired.is_set() or isinstance(exc, duckdb.InterruptException):
-                raise SqlExecutionError(f"the query ran longer than {self.timeout:g} s and was stopped (see --timeout)") from None
+                raise SqlExecutionError(time_message(self.timeout)) from None
             if isinstance(exc, duckdb.OutOfMemoryException):
-                raise SqlExecutionError(
-                    f"the query needs more memory than the limit of {self.memory_limit} (see --memory-limit): {_first_line(exc)}"
-                ) from None
+                raise SqlExecutionError(memory_message(self.memory_limit, _first_line(exc))) from None
             raise SqlExecutionError(self._masked(_first_line(exc))) from None
         finally:
             if timer is not None:
@@ -818,11 +817,25 @@ def export_snapshot(
     if fmt not in EXPORT_FORMATS:
         raise ValidationError(f"{fmt!r} is not an export format; use one of {', '.join(EXPORT_FORMATS)}", field="format")
     out = Path(directory)
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:  # bytes of another encoding in the name (surrogate escapes): DuckDB writes UTF-8 paths only
+        raise ValidationError(f"{str(out)!r} is not a UTF-8 name; give a directory whose name is UTF-8",
+                              field="directory") from None
+    too_long = [part for part in out.parts if len(os.fsencode(part)) > 255]  # NAME_MAX: checked before any mkdir
+    if too_long:
+        raise ValidationError(f"a name in the path is {len(os.fsencode(too_long[0]))} bytes long; the limit is 255",
+                              field="directory")
     if out.exists() and not out.is_dir():
         raise ValidationError(f"{out} exists and is not a directory", field="directory")
     # Never into the ledger's own files (its vector folder, say), nor over anything not a regular file.
     protected = [*ledger_own_paths(ledger_path), *own]
     check_output(out, protected, field="directory", what="export", folder=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a name past the file system's limit, a parent that is a file, no permission
+        raise ValidationError(f"cannot create {str(out)[:80]!r}{'…' if len(str(out)) > 80 else ''}: {exc.strerror}",
+                              field="directory") from None
     # A whole-ledger copy to files: no row cap or timeout, and DuckDB's default memory (80% of RAM).
     analytics = Analytics(ledger_path, snapshot=True, memory_limit=None, timeout=None, max_rows=None, _lockdown=False)
     try:

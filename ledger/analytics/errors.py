@@ -36,6 +36,19 @@ class SqlExecutionError(LedgerError):
         super().__init__(message, field="query")
 
 
+def memory_message(limit: str | None, detail: str = "") -> str:
+    """The error of a query stopped at its memory limit: which limit, and how to raise it."""
+    said = f": {detail}" if detail else ""
+    return (f"the query needed more memory than the limit of {limit} and was stopped"
+            f" (raise it with --memory-limit, or memory_limit= in Python){said}")
+
+
+def time_message(timeout: float | None) -> str:
+    """The error of a query stopped at its time limit: which limit, and how to raise it."""
+    return (f"the query ran longer than {timeout:g} s and was stopped"
+            " (raise it with --timeout, or timeout= in Python)")
+
+
 def position(sql: str, offset: int) -> tuple[int, int]:
     """1-based (line, column) of a character offset in `sql`."""
     offset = max(0, min(offset, len(sql)))

@@ -64,14 +64,25 @@ def _text(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+# Where Scratch folders are made when set (bounded.py: a query's process makes them inside a folder its
+# parent removes, so a process killed at its limit leaves no copy behind).
+SCRATCH_PARENT: str | None = None
+
+
+def scratch_base() -> str | None:
+    """The folder scratch copies go in: SCRATCH_PARENT, else /dev/shm when writable, else the temp dir."""
+    if SCRATCH_PARENT is not None:
+        return SCRATCH_PARENT
+    memory = Path("/dev/shm")
+    return str(memory) if memory.is_dir() and os.access(memory, os.W_OK) else None
+
+
 class Scratch:
     """A private folder (0700; in /dev/shm when there is one) for the copies DuckDB reads; each copy is
     deleted once read, the folder on close."""
 
     def __init__(self) -> None:
-        memory = Path("/dev/shm")
-        base = str(memory) if memory.is_dir() and os.access(memory, os.W_OK) else None
-        self.folder = Path(tempfile.mkdtemp(prefix="factledger-feed-", dir=base))
+        self.folder = Path(tempfile.mkdtemp(prefix="factledger-feed-", dir=scratch_base()))
 
     def file(self) -> Path:
         return self.folder / f"copy-{next(_names)}.db"

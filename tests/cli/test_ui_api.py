@@ -28,7 +28,7 @@ def site(tmp_path):
     db = tmp_path / "l.db"
     ids = seed(db)
     guard = Guard(token=TOKEN, principal="operator:rita")
-    client = TestClient(create_app(db, guard=guard))
+    client = TestClient(create_app(db, guard=guard, hosts=("testserver",)))
     return client, guard, ids, db
 
 
@@ -172,7 +172,7 @@ def test_writes_refused(site, change, field: str) -> None:
 def test_writes_refused_for_non_operators_and_read_only(tmp_path, guard) -> None:
     db = tmp_path / "l.db"
     ids = seed(db)
-    client = TestClient(create_app(db, guard=guard))
+    client = TestClient(create_app(db, guard=guard, hosts=("testserver",)))
     response = _post(client, f"/proposal/{ids['berlin']}/accept", Guard(TOKEN, "operator:x"))
     assert response.status_code == 403 and response.json()["field"] == "principal"
     assert "accept</button>" not in client.get("/queue").text
