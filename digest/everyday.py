@@ -593,8 +593,21 @@ def _up_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, key, m["v"], m.group(0), template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", changed=True)]
 
 
+_FROM_MONTH = re.compile(
+    r"(?i)\b(?:from|starting(?:\s+in)?|as\s+of|in)\s+(?P<month>january|february|march|april|may|june|july|august|september|october|november|december)\b"
+)
+_MONTH_NUMBERS = {m: i for i, m in enumerate(
+    "january february march april may june july august september october november december".split(), start=1)}
+
+
 def future_or_change_time(c: Clause, text: str, value: str = "") -> tuple[str | None, str]:
-    """Like `change_time`, but a change announced ahead ("from May") starts then, not when it was said."""
+    """Like `change_time`, but a change announced ahead ("from May", said in April) starts then, not when
+    it was said: a month alone is its next start on or after the month it was said in."""
+    ahead = _FROM_MONTH.search(text)
+    if ahead and not (value and ahead.group(0) in value):
+        month, year, said_month = _MONTH_NUMBERS[ahead["month"].casefold()], int(c.said_at[:4]), int(c.said_at[5:7])
+        if month > said_month:
+            return f"{year:04d}-{month:02d}-01T00:00:00.000000Z", ahead.group(0)
     phrase = find_time_phrase(text)
     if phrase and not (value and phrase in value):
         span = resolve_time_phrase(phrase, c.said_at)
@@ -650,6 +663,10 @@ _SLOT_CUE = re.compile(
 def _slot_named_in_turn(c: Clause) -> ClaimVersion | None:
     """The one held open slot the turn says changed ("new landlord", "pool locker changed", "switched
     gyms"): its key holds every word named (singular)."""
+    if re.search(r"(?i)\b(?:taking|took|taken|changed|changing)\s+(?:his|her|their|my)\s+(?:last\s+|sur)?name\b", c.turn):
+        named = c.open_held("name")
+        if len(named) == 1:
+            return named[0]  # "I'm taking his name so it's Hana Vidmar now"
     for cue in _SLOT_CUE.finditer(c.turn):
         words = [w.rstrip("s") if len(w) > 3 else w for w in (cue["a"] or cue["b"] or cue["c"]).casefold().split()]
         words = [w for w in words if w not in ("my", "our", "the", "a")]
@@ -699,7 +716,8 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+at|I\s+am\s+at|I\s+go\s+to)\s+(?:now\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?))\s+now\b"),
         _now_it_is,
         examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
-                  (("my gym is Fitbox", "switched gyms, I'm at Corehouse now"), (("user", "gym", "Corehouse"),))),
+                  (("my gym is Fitbox", "switched gyms, I'm at Corehouse now"), (("user", "gym", "Corehouse"),)),
+                  (("Hi, I'm Aino Laine", "we got married! I'm taking his name so it's Aino Koski now"), (("user", "name", "Aino Koski"),))),
         counter=("it's Monday now",),
     ),
     Pattern(
@@ -836,7 +854,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "raising X to Y",
         re.compile(r"(?i)^(?:.*?\s)?(?:rais(?:ing|ed|es)|increas(?:ing|ed|es)|put(?:ting)?\s+up|bump(?:ing|ed|s)|cut(?:ting|s)?|lower(?:ing|ed|s)|reduc(?:ing|ed|es)|dropp(?:ing|ed))\s+(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:up\s+|down\s+)?to\s+(?P<v>[$€£]?\d[\d,.]*(?:\s*(?!(?:from|in|on|at|by|next|this|last|starting|a|per)\b)(?:k|%|[a-z]+))?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _raised,
-        examples=((("rent is €900 a month", "landlord's raising the rent to €975 from May"), (("user", "rent", "€975"),)),),
+        examples=((("rent is €900 a month", "landlord raised the rent to €975 last week"), (("user", "rent", "€975"),)),),
         counter=("they cut the grass to 3 cm",),
     ),
     Pattern(

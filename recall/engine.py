@@ -678,8 +678,9 @@ class Recall:
             return _Found([], lane, named)
         before: dict[int, int | None] = {}
         hits = self._fuse(candidates, named, seen, vector_pending, limit, before)
-        # What matches only beside what was asked answers neither a search nor the block.
-        hits = self._about_what_was_asked(query, hits, named, before, seen)
+        # A fact matching only beside what was asked answers neither the search nor the block (the block
+        # also leaves out such turns; a ranked search of what was said keeps them, ranked).
+        hits = self._about_what_was_asked(query, hits, named, before, seen, facts_only=True)
         return _Found(hits, lane, named, before)
 
     def _small_sets(self, seen: Visibility, kinds: Sequence[str]) -> dict[str, dict[int, str] | None]:
@@ -959,6 +960,7 @@ class Recall:
             gone = {ref for h in hits if h.key in leave_out and h.kind == FACT for ref in h.sources}
             hits = [h for h in hits if h.key not in leave_out and not (h.kind == EPISODE and h.episode.ref in gone)]  # type: ignore[union-attr]
         seen = self._visibility(scopes, valid_at, known_at)
+        hits = self._about_what_was_asked(query, hits, found.named, found.before, seen)
         facts = [h for h in hits if h.kind == FACT and h.scores.grounded]
         if config.named_subject_facts_only:
             named = found.named.fact_subjects
@@ -991,13 +993,14 @@ class Recall:
 
     def _about_what_was_asked(
         self, query: str, hits: list[Hit], named: NamedSlots, before: dict[int, int | None], seen: Visibility,
+        *, facts_only: bool = False,
     ) -> list[Hit]:
         """The hits without those that match only beside what the query asks: a question qualifying a
         word with one never said in these scopes ("the production DB host") is not answered by a turn
         or fact qualifying it otherwise ("the staging DB host"); nor "where does my wife work" by the
         one holder's works_at when no wife was ever mentioned. Words naming a known subject or speaker
         are never such a qualifier (they have their own handling: boosts and `named_subject_facts_only`).
-        An assistant turn answering a turn left out so goes with it."""
+        An assistant turn answering a turn left out so goes with it. `facts_only`: leave the turns be."""
         subject_words = {w for subject in named.subjects for w in words(subject)}
         asked = [w for w in dict.fromkeys(content_words(query)) if w not in subject_words and not w.isdigit()]
         if not asked or not hits:
@@ -1012,13 +1015,16 @@ class Recall:
         never_said = frozenset(self._recorder.never_said(maybe, seen)) if maybe else frozenset()
         if not never_said:
             return hits
+        gated = (lambda h: h.kind == FACT) if facts_only else (lambda h: True)
         if asks_about_unnamed_relative(query, never_said):
-            return []  # "where does my brother live?" when no brother was ever mentioned: nobody here is him
+            # "where does my brother live?" when no brother was ever mentioned: nobody here is him
+            return [h for h in hits if not gated(h)]
         if asks_unsaid_thing_of_someone(query, never_said, named.subjects):
-            return []  # "Wren's phone number" when only "I report to Wren" was said: nothing here is it
+            # "Wren's phone number" when only "I report to Wren" was said: nothing here is it
+            return [h for h in hits if not gated(h)]
         kept, gone = [], set()
         for hit in hits:
-            if qualified_elsewhere(query, hit.text, never_said):
+            if gated(hit) and qualified_elsewhere(query, hit.text, never_said):
                 if hit.episode is not None:
                     gone.add(hit.episode.id)
             else:

@@ -167,6 +167,14 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "has": ("own", "owns", "pet", "pets"),
     "name": ("name", "called"),
     "birthday": ("birthday", "born"),
+    # the everyday-speech predicates (factledger.digest.everyday)
+    "job_title": ("job", "role", "title", "profession", "occupation", "living"),
+    "manager": ("manager", "boss", "report", "reports", "lead"),
+    "team": ("team", "squad", "group"),
+    "weight": ("weigh", "weight", "weighs"),
+    "diet": ("diet", "eat", "vegetarian", "vegan"),
+    "headcount": ("staff", "employees", "headcount", "people", "big"),
+    "medication": ("medication", "meds", "dose", "taking", "prescription"),
 }
 
 
