@@ -15,6 +15,7 @@ unknown start (DESIGN §2). A statement of change ("my dentist is now Dr. Lund",
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -917,6 +918,15 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("remember: locker code at the gym is 5521", "remember: locker code at the gym is 8830 now"),
                    (("user", "locker_code_at_the_gym", "8830"),)),),
         counter=("the weather is lovely",),
+    ),
+    Pattern(
+        "my X Name",
+        re.compile(rf"^(?:[Mm]y|[Oo]ur)\s+(?:new\s+)?(?P<attr>manager|boss|lead|dentist|doctor|GP|gp|landlord|landlady|teacher|coach|therapist|trainer|physio|vet|accountant|lawyer|tutor|mentor|hairdresser|mechanic)\s+{PROPER}(?=\s+(?:is|was|wants|said|says|asked|thinks|told|has|had|will|just|and)\b|\s*[,.;!]|\s*$)"),
+        lambda m, c: [state(dataclasses.replace(c, text=m.group(0)), "manager" if m["attr"].casefold() in ("boss", "lead") else m["attr"].casefold(), m["v"], m.group(0),
+                            template=f"{{subject}}'s {m['attr'].casefold()} is {{value}}", changed=False)]
+        if len(m["v"].split()) <= 3 else None,
+        examples=((("my manager Ines Okoro wants the report by friday",), (("user", "manager", "Ines Okoro"),)),),
+        counter=("my manager is away",),
     ),
     Pattern(
         "X is Y, said plainly",
