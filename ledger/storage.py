@@ -18,7 +18,7 @@ from typing import Any
 
 from factledger.schema import migrations
 
-from .errors import BusyError, IntegrityError, StorageError
+from .errors import BusyError, IntegrityError, StorageError, ValidationError
 from .keys import keyed_hash
 from .times import utc_now
 from .writer_queue import WriterQueue
@@ -129,7 +129,12 @@ class Storage:
         self.read_only_reason = "opened read-only" if read_only else ""
         self._lock = threading.RLock()
         self._depth = 0
-        if not read_only and self.path != ":memory:" and Path(self.path).is_file():
+        try:
+            is_file = self.path != ":memory:" and Path(self.path).is_file()
+        except OSError as exc:  # a name past the file system's limit: a clear error naming the path
+            shown = self.path if len(self.path) <= 80 else self.path[:80] + "…"
+            raise ValidationError(f"cannot open {shown}: {exc.strerror or exc}", field="db") from None
+        if not read_only and is_file:
             # A file (or folder) this process may not write is still readable: open it read-only, so
             # every read works and a write says why it cannot (instead of every command failing).
             denied = write_denied(Path(self.path))
