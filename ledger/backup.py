@@ -48,6 +48,10 @@ def backup(ledger: Ledger, dest: str | Path, *, force: bool = False, own: Sequen
     always the ledger's own files (and `own`: what other parts keep, such as a moved vector folder) and
     anything that exists and is not a regular file (outputs.py)."""
     target = Path(dest)
+    try:
+        str(target).encode("utf-8")
+    except UnicodeEncodeError:  # bytes of another encoding in the name: the manifest of copies holds UTF-8 text
+        raise ValidationError(f"{str(target)!r} is not a UTF-8 name; give a file name that is", field="dest") from None
     if target.is_dir():
         raise ValidationError(f"{target} is a folder; give a file name", field="dest")
     if target.resolve() == Path(ledger.storage.path).resolve():

@@ -27,7 +27,7 @@ import numpy as np
 import pyarrow as pa
 from lancedb.index import BTree, HnswSq
 
-from factledger.ledger import StorageError
+from factledger.ledger import StorageError, ValidationError
 
 from .model import VectorHit
 
@@ -128,7 +128,11 @@ class VectorIndex:
         if self._db is None:
             self.folder.mkdir(parents=True, exist_ok=True)
             # Read the latest committed state on every query: other processes write this folder too.
-            self._db = self._loop.run(lancedb.connect_async(str(self.folder), read_consistency_interval=timedelta(0)))
+            try:
+                self._db = self._loop.run(lancedb.connect_async(str(self.folder), read_consistency_interval=timedelta(0)))
+            except ValueError as exc:  # a folder name LanceDB cannot parse (a newline, say): clear, not a traceback
+                raise ValidationError(f"the vector index folder {str(self.folder)[:80]!r} cannot be used: {exc}".splitlines()[0],
+                                      field="index_dir") from None
         return self._db
 
     def table(self):
