@@ -3,8 +3,9 @@
 SQLite's online backup copies the pages of one read snapshot (in WAL mode writers are not blocked).
 The copy is written beside DEST and renamed onto it only when complete, so an interrupted backup never
 leaves a half-written DEST; then the copy is opened read-only and checked (integrity, schema, rows and
-the hash chain), and its chain head is reported: kept elsewhere, it lets a later `verify` show that the
-history up to it was not rewritten.
+the hash chain, keyed links with the source's chain key, which is not copied), and its head is
+reported and, when `heads` names a file, recorded there (ledger/head.py): a later `verify --against`
+then shows that the ledger still extends it (no truncation, no rollback to an older copy, no swap).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ValidationError
+from .head import Head, record_head, take_head
 from .store import Ledger
 from .verify import VerifyReport, verify_ledger
 
@@ -24,6 +26,8 @@ class BackupReport:
     path: str
     bytes: int
     verification: VerifyReport
+    head: Head | None = None  # the copy's head, signed with the chain key
+    heads_file: str | None = None  # where it was recorded
 
     @property
     def ok(self) -> bool:
@@ -36,12 +40,16 @@ class BackupReport:
             "ok": self.ok,
             "transactions": self.verification.transactions,
             "chain_head": self.verification.chain_head,
+            "head": self.head.to_text() if self.head else None,
+            "heads_file": self.heads_file,
             "checks": [c.to_dict() for c in self.verification.checks],
         }
 
 
-def backup(ledger: Ledger, dest: str | Path, *, force: bool = False) -> BackupReport:
-    """Copy the ledger to `dest` and verify the copy. Refuses an existing `dest` unless `force`."""
+def backup(ledger: Ledger, dest: str | Path, *, force: bool = False, heads: str | Path | None = None) -> BackupReport:
+    """Copy the ledger to `dest` and verify the copy (with the ledger's chain key). Refuses an existing
+    `dest` unless `force`. The copy's head is recorded in the heads file `heads` when given and the copy
+    verified."""
     target = Path(dest)
     if target.is_dir():
         raise ValidationError(f"{target} is a folder; give a file name", field="dest")
@@ -59,9 +67,11 @@ def backup(ledger: Ledger, dest: str | Path, *, force: bool = False) -> BackupRe
         os.replace(partial, target)
     finally:
         partial.unlink(missing_ok=True)
-    copy = Ledger.open(target, read_only=True)
+    copy = Ledger.open(target, read_only=True, chain_key=None)
     try:
-        report = verify_ledger(copy)
+        report = verify_ledger(copy, chain_key=ledger.chain_key)
+        head = take_head(copy.storage, ledger.chain_key) if report.ok else None
     finally:
         copy.close()
-    return BackupReport(str(target), target.stat().st_size, report)
+    recorded = str(record_head(heads, head)) if heads is not None and head is not None else None
+    return BackupReport(str(target), target.stat().st_size, report, head, recorded)

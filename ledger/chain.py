@@ -1,11 +1,20 @@
 """The hash chain over transactions and the versions they opened, closed and erased (DESIGN §8).
 
-Each transaction's chain row is sha256 over the previous row's hash, the transaction's own fields, the
-content hashes of the versions it opened, and the ids it closed and erased. A version's content hash
-covers every column a version never changes (a salt first), and is kept in `version_hashes` when an
-erase removes the version, so the chain still verifies afterwards; erase drops the salt, so the kept hash
-cannot confirm a guessed value. Anyone may recompute the chain: it makes a change to the past evident
-against any earlier copy of a chain hash (a backup, a printed `verify`), not impossible.
+Each transaction's chain row covers the previous row's hash, the transaction's own fields, the content
+hashes of the versions it opened, and the ids it closed and erased. A version's content hash covers
+every column a version never changes (a salt first), and is kept in `version_hashes` when an erase
+removes the version, so the chain still verifies afterwards; erase drops the salt, so the kept hash
+cannot confirm a guessed value.
+
+Two kinds of link. Before the chain is keyed (every ledger up to migration 0021, and a PostgreSQL
+ledger no writer gave a key), a link is sha256 (`link_hash`): anyone may recompute it, so it makes a
+change to the past evident only against an earlier copy of a chain hash. From `chain_keying.keyed_from`
+on, a link is HMAC-SHA256 under the chain key (`keyed_link`, ledger/chain_key.py), a secret kept
+outside the database, and also covers the ledger's id and what an erase transaction left to keep its
+value out (its tombstones and erased-text rules): without the key nobody can write a keyed link that
+verifies. The keyed part extends the unkeyed one (its first link chains from the last unkeyed link).
+A writer of a keyed ledger must hold its key; without it the transaction is refused, never written
+with a link that would fail `verify`.
 
 The rows are written in the transaction's own database transaction (Ledger.transaction), through the
 ledger recorder (ledger/recorder.py); the schema (schema/sqlite/0006_integrity.sql,
@@ -18,12 +27,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .chain_key import ChainKey
+from .errors import ValidationError
 from .model import ClaimVersion, Transaction
-from .recorder import LedgerRecorder, VersionHash, ledger_recorder
+from .recorder import ChainKeying, LedgerRecorder, VersionHash, ledger_recorder
 
 if TYPE_CHECKING:
     from .engines import AnyStorage
@@ -31,6 +42,8 @@ if TYPE_CHECKING:
 GENESIS = "0" * 64
 _VERSION_TAG = "factledger-version-v1"
 _CHAIN_TAG = "factledger-chain-v1"
+_KEYED_TAG = "factledger-chain-v2"
+_SECRET_TAG = "factledger-ledger-secret-v1"
 
 
 # json.dumps with these options builds an encoder per call; one shared encoder writes the same text.
@@ -93,8 +106,60 @@ def link_hash(
     )
 
 
+def keyed_link(
+    key: ChainKey,
+    keying: ChainKeying,
+    previous: str,
+    tx: Transaction,
+    opened: Iterable[tuple[int, str]],
+    closed: Iterable[int],
+    erased: Iterable[int],
+    tombstones: Iterable[str] = (),
+    guards: Iterable[Sequence] = (),
+) -> str:
+    """One keyed chain row: HMAC-SHA256 under the chain key over what `link_hash` covers, the ledger's
+    id and keying point, and (for an erase) its tombstones and erased-text rules."""
+    payload = [
+        _KEYED_TAG,
+        keying.ledger_id,
+        keying.keyed_from,
+        previous,
+        tx.id,
+        tx.tx_time,
+        tx.principal,
+        tx.reason,
+        list(tx.sources),
+        sorted([int(i), h] for i, h in opened),
+        sorted(int(i) for i in closed),
+        sorted(int(i) for i in erased),
+        sorted(tombstones),
+        sorted([str(g[0]), str(g[1]), int(g[2]), str(g[3])] for g in guards),
+    ]
+    return key.mac(_ENCODER.encode(payload).encode("utf-8"))
+
+
+def secret_mac(key: ChainKey, secret: str) -> str:
+    """The ledger secret's HMAC under the chain key: kept in chain_keying, so a replaced secret is found."""
+    return key.mac(_ENCODER.encode([_SECRET_TAG, secret]).encode("utf-8"))
+
+
 def last_link(recorder: LedgerRecorder) -> str:
     return recorder.last_chain_hash() or GENESIS
+
+
+def missing_key(keying: ChainKeying, key: ChainKey | None) -> str:
+    """Why `key` cannot write or check this keyed chain ("" when it can)."""
+    if key is None:
+        return (
+            f"this ledger's chain is keyed (key {keying.key_id}, from transaction {keying.keyed_from}) and no chain"
+            " key was given: pass --chain-key FILE or --chain-key-env NAME (library: chain_key=ChainKey.from_file(...))"
+        )
+    if key.key_id != keying.key_id:
+        return (
+            f"this ledger's chain is keyed with key {keying.key_id} (from transaction {keying.keyed_from});"
+            f" the key given ({key.source or 'explicit'}) is key {key.key_id}"
+        )
+    return ""
 
 
 def record(
@@ -103,9 +168,13 @@ def record(
     opened: Sequence[ClaimVersion],
     closed: Sequence[int],
     erased: Sequence[int] = (),
+    key: ChainKey | None = None,
+    *,
+    key_note: str = "",
 ) -> str:
-    """Write the hash rows of the versions `tx` opened, mark the ones it erases, and append its chain row.
-    Runs inside the transaction's own database transaction, after its versions were written."""
+    """Write the hash rows of the versions `tx` opened, mark the ones it erases, and append its chain row
+    (keyed when the ledger's chain is). Runs inside the transaction's own database transaction, after its
+    versions (and an erase's tombstones and guard rules) were written."""
     rows = []
     for version in opened:
         salt = new_salt()
@@ -114,9 +183,35 @@ def record(
         recorder.insert_version_hashes(rows)
     if erased:
         recorder.mark_erased(tx.id, erased)
-    link = link_hash(last_link(recorder), tx, [(r.claim_id, r.content_hash) for r in rows], closed, erased)
+    previous, keying = recorder.chain_state()
+    pairs = [(r.claim_id, r.content_hash) for r in rows]
+    if keying is not None and keying.keyed:
+        refused = missing_key(keying, key)
+        if refused:
+            note = f" ({key_note})" if key_note else ""
+            raise ValidationError(f"{refused}{note}; nothing was written", field="chain_key")
+        tombstones, guards = recorder.erase_marks(tx.id, tx.tx_time) if erased else ([], [])
+        link = keyed_link(key, keying, previous or GENESIS, tx, pairs, closed, erased, tombstones, guards)  # type: ignore[arg-type]
+    else:
+        link = link_hash(previous or GENESIS, tx, pairs, closed, erased)
     recorder.append_chain(tx.id, link)
     return link
+
+
+def key_chain(recorder: LedgerRecorder, key: ChainKey, secret: Callable[[], str]) -> int | None:
+    """Key the chain from the next transaction on (once per ledger; a no-op when it is keyed already, or
+    when the schema has no keying row). Returns the first keyed transaction's id, or None."""
+    storage = recorder.storage
+    if storage.read_only:
+        return None
+    keying = recorder.chain_keying()
+    if keying is None or keying.keyed:
+        return None
+    with storage.atomic():
+        _, keying = recorder.chain_state()  # again under the write lock: another writer may have keyed it
+        if keying is None or keying.keyed:
+            return None
+        return recorder.key_chain(key.key_id, secret_mac(key, secret()))
 
 
 def backfill(recorder: LedgerRecorder) -> int:
@@ -148,13 +243,40 @@ def backfill(recorder: LedgerRecorder) -> int:
 @dataclass(frozen=True)
 class ChainProblem:
     table: str
-    row_id: int
+    row_id: object
     problem: str
 
 
-def check(storage: AnyStorage) -> tuple[list[ChainProblem], int, str]:
-    """Recompute the chain from the transactions and version hashes, and every surviving version's content
-    hash from its row. Returns (problems, transactions checked, the chain head: the last hash)."""
+@dataclass
+class ChainCheck:
+    """What `check` found: the problems, how many transactions it walked, the head (the last stored
+    link), the keying row, and which part of the chain is keyed (for verify's output)."""
+
+    problems: list[ChainProblem]
+    count: int
+    head: str
+    keying: ChainKeying | None
+    key_problem: str = ""  # why the keyed part could not be checked ("" when it was, or there is none)
+    keyed_part: str = ""  # e.g. "transactions 1-41 unkeyed (sha256), 42-100 keyed (HMAC, key ab12...)"
+    last_tx: int = 0
+
+
+def _describe_parts(keying: ChainKeying | None, last_tx: int) -> str:
+    if last_tx == 0:
+        return "no transactions yet" + ("; keyed from the first (key " + keying.key_id + ")" if keying and keying.keyed else "")  # type: ignore[operator]
+    if keying is None or not keying.keyed:
+        return f"not keyed: transactions 1-{last_tx} chained with unkeyed sha256 links (anyone can recompute them)"
+    start = keying.keyed_from or 1
+    if start > last_tx:
+        return f"transactions 1-{last_tx} unkeyed (sha256, before the chain was keyed); keyed from transaction {start} on (key {keying.key_id})"
+    unkeyed = f"transactions 1-{start - 1} unkeyed (sha256, before the chain was keyed), " if start > 1 else "transactions "
+    return f"{unkeyed}{start}-{last_tx} keyed (HMAC-SHA256, key {keying.key_id})"
+
+
+def check(storage: AnyStorage, key: ChainKey | None = None, *, secret: str | None = None) -> ChainCheck:
+    """Recompute the chain from the transactions and version hashes (keyed links with `key`), every
+    surviving version's content hash from its row, and, in the keyed part, the tombstones and guard
+    rules each erase left and the ledger secret (`secret`) the chain was keyed with."""
     recorder = ledger_recorder(storage)
     problems: list[ChainProblem] = []
     opened: dict[int, list[tuple[int, str]]] = {}
@@ -178,19 +300,64 @@ def check(storage: AnyStorage) -> tuple[list[ChainProblem], int, str]:
             problems.append(ChainProblem("claims", version.id, "opening or closing transaction differs from its hash row"))
     for claim_id in recorder.hashes_without_version():
         problems.append(ChainProblem("claims", claim_id, "missing, and no erase recorded: deleted outside factledger"))
+
+    keying = recorder.chain_keying()
+    keyed_from = keying.keyed_from if keying is not None and keying.keyed else None
+    key_problem = missing_key(keying, key) if keyed_from is not None else ""  # type: ignore[arg-type]
+    can_check_keyed = keyed_from is not None and not key_problem
+    if can_check_keyed and secret is not None and keying.secret_mac != secret_mac(key, secret):  # type: ignore[union-attr, arg-type]
+        problems.append(ChainProblem(
+            "ledger_secret", 1,
+            "differs from the secret the chain was keyed with: replaced (its tombstones and rejections no longer"
+            " match, so erased and rejected values could come back)",
+        ))
+    tombstones_at: dict[str, list[str]] = {}
+    guards_of: dict[int, list[tuple[str, str, int, str]]] = {}
+    if keyed_from is not None:
+        stones, guard_rows = recorder.all_erase_marks()
+        for content_hash, erased_at in stones:
+            tombstones_at.setdefault(erased_at, []).append(content_hash)
+        for match, scope, words, text_hash, erase_tx in guard_rows:
+            guards_of.setdefault(erase_tx, []).append((match, scope, words, text_hash))
+
     links = recorder.chain_links()
     previous = GENESIS
     count = 0
+    last_tx = 0
+    keyed_start_time: str | None = None
     for tx in recorder.transactions():
         count += 1
-        expected = link_hash(previous, tx, opened.get(tx.id, ()), closed.get(tx.id, ()), erased.get(tx.id, ()))
+        last_tx = tx.id
         stored = links.pop(tx.id, None)
+        keyed = keyed_from is not None and tx.id >= keyed_from
+        if keyed and keyed_start_time is None:
+            keyed_start_time = tx.tx_time
+        if keyed and not can_check_keyed:
+            expected = None
+        elif keyed:
+            tx_erased = erased.get(tx.id, ())
+            stones = tombstones_at.pop(tx.tx_time, []) if tx_erased else []
+            guards = guards_of.pop(tx.id, []) if tx_erased else []
+            expected = keyed_link(key, keying, previous, tx, opened.get(tx.id, ()), closed.get(tx.id, ()),  # type: ignore[arg-type]
+                                  tx_erased, stones, guards)
+        else:
+            expected = link_hash(previous, tx, opened.get(tx.id, ()), closed.get(tx.id, ()), erased.get(tx.id, ()))
         if stored is None:
             problems.append(ChainProblem("transactions", tx.id, "no chain row: written outside factledger"))
-        elif stored != expected:
-            problems.append(ChainProblem("tx_chain", tx.id, "chain hash does not match the transaction and its versions"))
+        elif expected is not None and stored != expected:
+            what = "its versions, and (for an erase) its tombstones and guard rules" if keyed else "its versions"
+            problems.append(ChainProblem("tx_chain", tx.id, f"chain hash does not match the transaction and {what}"))
         # Go on from the stored hash, so each tampered transaction is reported once, not every later one.
-        previous = stored if stored is not None else expected
+        previous = stored if stored is not None else (expected or previous)
     for tx_id in sorted(links):
         problems.append(ChainProblem("tx_chain", tx_id, "chain row of no transaction"))
-    return problems, count, previous
+    if can_check_keyed and keyed_start_time is not None:
+        # In the keyed part every tombstone and guard rule belongs to the erase that wrote it.
+        for erased_at, hashes in sorted(tombstones_at.items()):
+            if erased_at >= keyed_start_time:
+                for content_hash in sorted(hashes):
+                    problems.append(ChainProblem("tombstones", content_hash, f"dated {erased_at}, written by no erase transaction"))
+        for erase_tx, rows in sorted(guards_of.items()):
+            if erase_tx >= keyed_from:  # type: ignore[operator]
+                problems.append(ChainProblem("erased_texts", erase_tx, f"{len(rows)} guard rule(s) of transaction {erase_tx}, which erased nothing"))
+    return ChainCheck(problems, count, previous, keying, key_problem, _describe_parts(keying, last_tx), last_tx)

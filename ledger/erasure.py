@@ -235,21 +235,22 @@ class Erasure:
                     field="reason",
                 )
             ids = [r.id for r in rows]
-            with ledger.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
-                tx.record_erasure(ids)
-            repeated = recorder.delete_versions(tx.id, principal, ids)
             # A tombstone for every scope that held the value, every exact scope of the family, and every
             # prefix of it (so a scope of the person opened later is covered too).
             members = {r.scope for r in rows} | set(family.exact) | {prefix_scope(p) for p in family.prefixes}
             hashes = sorted({self.content_key(m, subject_key, pred, v) for m in members for v in value_keys})
-            recorder.add_tombstones([TombstoneRow(h, tx.tx_time, principal, reason) for h in hashes])
-            recorder.add_guards(
-                [
-                    GuardRow(match, member, len(w), keyed_hash(self.secret, " ".join(w)), tx.id)
-                    for match, member in family.rules()
-                    for w in words
-                ]
-            )
+            with ledger.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
+                tx.record_erasure(ids)
+                # Inside the transaction, before its chain row: a keyed link covers them (ledger/chain.py).
+                recorder.add_tombstones([TombstoneRow(h, tx.tx_time, principal, reason) for h in hashes])
+                recorder.add_guards(
+                    [
+                        GuardRow(match, member, len(w), keyed_hash(self.secret, " ".join(w)), tx.id)
+                        for match, member in family.rules()
+                        for w in words
+                    ]
+                )
+            repeated = recorder.delete_versions(tx.id, principal, ids)
         return EraseResult(
             erased=rows, tombstones=hashes, tx=tx.id, repeated_sources=tuple(repeated), family=family, value_words=words
         )
