@@ -90,8 +90,12 @@ class ChainKey:
     @classmethod
     def create(cls, path: str | Path) -> "ChainKey":
         """Write a new random key to `path` (mode 0600; refused if the file exists)."""
+        return cls(os.urandom(KEY_BYTES)).write(path)
+
+    def write(self, path: str | Path) -> "ChainKey":
+        """Write this key to a new file `path` (mode 0600; refused if the file exists)."""
         target = Path(path)
-        secret = os.urandom(KEY_BYTES)
+        secret = self.secret
         try:
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
@@ -103,7 +107,7 @@ class ChainKey:
             os.fsync(fd)
         finally:
             os.close(fd)
-        return cls(secret, f"key file {target}")
+        return ChainKey(secret, f"key file {target}")
 
 
 def default_key_path(location: str | Path) -> Path | None:
