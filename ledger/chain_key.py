@@ -93,21 +93,36 @@ class ChainKey:
         return cls(os.urandom(KEY_BYTES)).write(path)
 
     def write(self, path: str | Path) -> "ChainKey":
-        """Write this key to a new file `path` (mode 0600; refused if the file exists)."""
+        """Write this key to a new file `path` (mode 0600; refused if the file exists). Written whole
+        beside it first and linked into place, so no reader ever sees a half-written key."""
         target = Path(path)
-        secret = self.secret
+        partial = target.with_name(f".{target.name}.partial-{os.getpid()}-{os.urandom(4).hex()}")
         try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                os.write(fd, (self.secret.hex() + "\n").encode("ascii"))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.link(partial, target)
         except FileExistsError:
             raise ValidationError(f"a chain key file already exists at {target}", field="chain_key") from None
         except OSError as exc:
             raise ValidationError(f"cannot create the chain key file {target}: {exc.strerror}", field="chain_key") from None
-        try:
-            os.write(fd, (secret.hex() + "\n").encode("ascii"))
-            os.fsync(fd)
         finally:
-            os.close(fd)
-        return ChainKey(secret, f"key file {target}")
+            partial.unlink(missing_ok=True)
+        return ChainKey(self.secret, f"key file {target}")
+
+
+@dataclass(frozen=True)
+class KeyFile:
+    """A ledger's chain key by file: the key file at `path` (None: `<ledger>.chain-key` beside a SQLite
+    ledger, nothing for a URL), made (0600) when a writer opens a ledger whose chain is not keyed yet."""
+
+    path: Path | None = None
+
+
+DEFAULT_KEY = KeyFile()  # Ledger.open's default
 
 
 def default_key_path(location: str | Path) -> Path | None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from . import chain
 from . import portion as algebra
-from .chain_key import ChainKey, default_key_path
+from .chain_key import DEFAULT_KEY, ChainKey, KeyFile, default_key_path
 from .erasure import EraseResult, Erasure, ScopeFamily, redact_spans
 from .errors import ErasedError, ValidationError
 from .keys import key, predicate_key
@@ -41,15 +41,6 @@ MAX_CLOCK_SKEW = timedelta(minutes=5)
 SlotKey = tuple[str, str, str]  # (scope, subject_key, predicate)
 
 
-class _DefaultKey:
-    """chain_key's default: the key file beside a SQLite ledger (`<ledger>.chain-key`), made when a
-    writer first opens an unkeyed ledger; none for a database URL or an in-memory ledger."""
-
-    def __repr__(self) -> str:
-        return "DEFAULT_KEY"
-
-
-DEFAULT_KEY = _DefaultKey()
 
 
 def check_principal(principal: object) -> str:
@@ -381,7 +372,7 @@ class Ledger:
 
     def __init__(
         self, storage: AnyStorage, *, clock: Callable[[], str] = utc_now, strict_predicates: bool = False,
-        chain_key: ChainKey | _DefaultKey | None = DEFAULT_KEY,
+        chain_key: ChainKey | KeyFile | None = DEFAULT_KEY,
     ):
         self.storage = storage
         self.recorder = ledger_recorder(storage)
@@ -397,12 +388,14 @@ class Ledger:
         if self.chain_key is not None:
             chain.key_chain(self.recorder, self.chain_key, lambda: self.secret)  # once per ledger: keyed from here on
 
-    def _resolve_key(self, chain_key: ChainKey | _DefaultKey | None) -> ChainKey | None:
+    def _resolve_key(self, chain_key: ChainKey | KeyFile | None) -> ChainKey | None:
         """The chain key this ledger writes with: the one given, or (by default) the key file beside a
         SQLite ledger, created 0600 when a writer opens a ledger whose chain is not keyed yet."""
-        if not isinstance(chain_key, _DefaultKey):
+        if not isinstance(chain_key, KeyFile):
             return chain_key
-        path = default_key_path(self.storage.path) if self.storage.engine == "sqlite" else None
+        path = chain_key.path
+        if path is None and self.storage.engine == "sqlite":
+            path = default_key_path(self.storage.path)
         if path is None:
             return None
         try:
@@ -411,7 +404,12 @@ class Ledger:
             keying = self.recorder.chain_keying()
             if self.storage.read_only or keying is None or keying.keyed:
                 return None  # a keyed ledger whose key is elsewhere: never replace its key with a new one
-            return ChainKey.create(path)
+            try:
+                return ChainKey.create(path)
+            except ValidationError:
+                if path.exists():  # another process made it first: use that one
+                    return ChainKey.from_file(path)
+                raise
         except ValidationError as exc:
             self.chain_key_problem = exc.message
             return None
@@ -420,7 +418,7 @@ class Ledger:
     def open(
         cls, location: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now,
         strict_predicates: bool = False, timeout: float = BUSY_TIMEOUT,
-        chain_key: ChainKey | _DefaultKey | None = DEFAULT_KEY,
+        chain_key: ChainKey | KeyFile | None = DEFAULT_KEY,
     ) -> "Ledger":
         """Open (and migrate) the ledger: a SQLite file path, or a `postgresql://` URL. A write waits up
         to `timeout` seconds for its turn (then BusyError). `chain_key` keys the hash chain (DESIGN §8):
