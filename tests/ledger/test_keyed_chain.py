@@ -301,16 +301,19 @@ def test_an_unkeyed_ledger_is_keyed_from_the_migration_point_on(request, ledger_
 def test_a_check_constraint_broken_with_the_checks_off_is_found(ledger_path: Path, key: ChainKey) -> None:
     """SQLite keeps no CHECK constraints in the schema of a read-only connection, so the integrity_check
     verify runs on one passes them; verify now evaluates each one."""
+    from factledger.digest import Journal, Turn
+
     build(ledger_path, key)
+    with Ledger.open(ledger_path, chain_key=key) as ledger:
+        Journal(ledger).append(Turn(scope="home", text="I like opera", said_at="2024-01-20T10:00:00Z"))
     done = subprocess.run(
         ["sqlite3", str(ledger_path)],
-        input=".dbconfig enable_trigger off\nPRAGMA ignore_check_constraints = ON;\n"
-        "UPDATE predicates SET cardinality = 'few' WHERE name = 'likes';\n",
+        input=".dbconfig enable_trigger off\nPRAGMA ignore_check_constraints = ON;\nUPDATE journal SET role = 'system';\n",
         capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 0, done.stderr
     report = verify(ledger_path, key)
-    assert ("predicates", "likes") in failed(report)["check_constraints"]
+    assert failed(report) == {"check_constraints": {("journal", 1)}}  # nothing else looks at a turn's role
     assert {c.name: c for c in report.checks}["integrity_check"].ok  # what verify relied on before
 
 
