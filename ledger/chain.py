@@ -260,6 +260,10 @@ class ChainCheck:
     keyed_part: str = ""  # e.g. "transactions 1-41 unkeyed (sha256), 42-100 keyed (HMAC, key ab12...)"
     last_tx: int = 0
 
+    def __iter__(self):
+        """(problems, transactions checked, head), as `check` returned before the keyed chain."""
+        return iter((self.problems, self.count, self.head))
+
 
 def _describe_parts(keying: ChainKeying | None, last_tx: int) -> str:
     if last_tx == 0:
