@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .chain_key import default_heads_path, default_key_path
 from .errors import ValidationError
 from .head import Head, record_head, take_head
 from .store import Ledger
@@ -57,6 +58,8 @@ def backup(ledger: Ledger, dest: str | Path, *, force: bool = False, heads: str 
         raise ValidationError(f"{target} exists; pass --force to replace it", field="dest")
     if target.resolve() == Path(ledger.storage.path).resolve():
         raise ValidationError("the backup cannot replace the ledger itself", field="dest")
+    if target.resolve() in {p.resolve() for p in (default_key_path(ledger.storage.path), default_heads_path(ledger.storage.path)) if p}:
+        raise ValidationError("the backup cannot replace the ledger's chain key or heads file", field="dest")
     if not target.parent.is_dir():
         raise ValidationError(f"folder {target.parent} does not exist", field="dest")
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")

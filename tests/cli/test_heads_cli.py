@@ -133,3 +133,12 @@ def test_the_chain_key_by_file_or_by_named_variable(db: Path, tmp_path: Path) ->
     assert verify(db, "--chain-key", str(wrong)).exit_code == 2  # a group option: given before the command
     result = run(db, "--chain-key", str(wrong), "verify", "--json", "--index-dir", str(tmp_path / "none"))
     assert result.exit_code == 1 and not checks(result)["chain_key"]["ok"]
+
+
+def test_a_backup_never_replaces_the_key_or_the_heads(db: Path) -> None:
+    assert run(db, "head", "--record").exit_code == 0
+    for name in (f"{db}.chain-key", f"{db}.heads"):
+        before = Path(name).read_bytes()
+        result = run(db, "backup", name, "--force")
+        assert result.exit_code == 2 and "chain key or heads file" in result.output
+        assert Path(name).read_bytes() == before
