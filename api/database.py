@@ -35,7 +35,9 @@ from factledger.ledger import (
     TxResult,
     ValidationError,
 )
+from factledger.ledger.chain_key import ChainKey
 from factledger.ledger.engines import default_principal, describe_location, ledger_exists
+from factledger.ledger.store import DEFAULT_KEY
 from factledger.ledger.times import format_time
 from factledger.recall import KINDS, Episode, Hit, Memory, PromptBlock, Recall, RecallConfig
 
@@ -80,6 +82,7 @@ class Database:
         recall_config: RecallConfig | str = "balanced",
         strict_predicates: bool = False,
         busy_timeout: float = BUSY_TIMEOUT,
+        chain_key: ChainKey | None | object = DEFAULT_KEY,
     ):
         # A URL is kept whole (the engine needs it); messages and repr use `location`, password masked.
         self.path = str(path)
@@ -93,7 +96,8 @@ class Database:
             )
         self.created = not exists and self.path != ":memory:"
         self.principal = principal or default_principal()
-        self.ledger = Ledger.open(path, read_only=read_only, strict_predicates=strict_predicates, timeout=busy_timeout)
+        self.ledger = Ledger.open(path, read_only=read_only, strict_predicates=strict_predicates, timeout=busy_timeout,
+                                  chain_key=chain_key)  # type: ignore[arg-type]
         self._index_dir = Path(index_dir) if index_dir is not None else None
         self._recall_config = RecallConfig.preset(recall_config) if isinstance(recall_config, str) else recall_config
         self._recall: Recall | None = None

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from factledger.ledger.chain_key import ChainKey, default_heads_path
 from factledger.ledger.engines import default_principal, describe_location, ledger_exists
+from factledger.ledger.store import DEFAULT_KEY
 from factledger.ledger import BUSY_TIMEOUT, Ledger, LedgerError
 from factledger.ledger.times import display
 
@@ -66,6 +68,8 @@ class AppContext:
     principal: str
     strict_predicates: bool = False
     busy_timeout: float = BUSY_TIMEOUT
+    chain_key_file: Path | None = None  # --chain-key FILE
+    chain_key_env: str | None = None  # --chain-key-env NAME: the variable holding the key
     _database: Database | None = field(default=None, repr=False)
     _created: bool = field(default=False, repr=False)
 
@@ -80,8 +84,23 @@ class AppContext:
             from factledger.database import Database
 
             self._database = Database(self.db_path, principal=self.principal, strict_predicates=self.strict_predicates,
-                                      busy_timeout=self.busy_timeout)
+                                      busy_timeout=self.busy_timeout, chain_key=self.chain_key())
         return self._database
+
+    def chain_key(self) -> ChainKey | object:
+        """The chain key the caller named (--chain-key FILE, or --chain-key-env NAME, read now), else the
+        ledger's default (the key file beside a SQLite ledger). A bad key is an error (exit 2)."""
+        if self.chain_key_env is not None and self.chain_key_file is not None:
+            raise CliError("chain-key: give --chain-key FILE or --chain-key-env NAME, not both")
+        if self.chain_key_env is not None:
+            return ChainKey.from_env(self.chain_key_env)
+        if self.chain_key_file is not None:
+            return ChainKey.from_file(self.chain_key_file)
+        return DEFAULT_KEY
+
+    def heads_path(self, explicit: Path | None = None) -> Path | None:
+        """Where heads are recorded and read: the file given, else `<ledger>.heads` beside a SQLite ledger."""
+        return explicit if explicit is not None else default_heads_path(self.db_path)
 
     @property
     def where(self) -> str:

@@ -112,7 +112,10 @@ def scrub_files(ledger: Ledger, index_dir: Path | None) -> ScrubOutcome:
 def copies_left(ledger: Ledger, result: EraseResult, exports: list[ExportRecord], asked: ErasedFrom) -> list[Remaining]:
     """The copies of the value this erase could not reach, each with its path and command."""
     where = dict(scope=asked.scope, subject=asked.subject, predicate=asked.predicate, value_given=asked.value_given)
-    found = manifest_copies(exports, **where)
+    keying = ledger.recorder.chain_keying()
+    keyed = keying is not None and keying.keyed and ledger.chain_key is not None
+    # A backup is keyed with this ledger's key and has none beside it: its command names this one.
+    found = manifest_copies(exports, **where, key_options=ledger.chain_key.command_options() if keyed else ())
     location = _location(ledger)
     for tx_id in result.reasons_kept:
         found.append(Remaining(

@@ -13,6 +13,7 @@ Commands name the value as "$VALUE": the report never prints it.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from factledger.ledger.exports import ExportRecord
@@ -29,14 +30,20 @@ class Remaining:
         return {"kind": self.kind, "path": self.path, "what": self.what, "command": self.command}
 
 
-def erase_command(location: str, *, scope: str, subject: str, predicate: str, value_given: bool) -> str:
-    parts = ["factledger", "--db", location, "erase", "--scope", scope, "--subject", subject, "--predicate", predicate]
+def erase_command(
+    location: str, *, scope: str, subject: str, predicate: str, value_given: bool, key_options: Sequence[str] = ()
+) -> str:
+    """`key_options` name the chain key (a backup of a keyed ledger has none beside it: it is keyed with
+    the source's, ledger/backup.py), before the command, as the CLI's group options are given."""
+    parts = ["factledger", "--db", location, *key_options, "erase", "--scope", scope, "--subject", subject,
+             "--predicate", predicate]
     text = " ".join(shlex.quote(p) for p in parts)
     return text + (' --value "$VALUE"' if value_given else "") + " --yes"
 
 
 def manifest_copies(
-    exports: list[ExportRecord], *, scope: str, subject: str, predicate: str, value_given: bool
+    exports: list[ExportRecord], *, scope: str, subject: str, predicate: str, value_given: bool,
+    key_options: Sequence[str] = (),
 ) -> list[Remaining]:
     from pathlib import Path
 
@@ -47,7 +54,8 @@ def manifest_copies(
             continue  # deleted already: no copy left there
         quoted = shlex.quote(record.directory)
         if record.kind == "backup":
-            command = (erase_command(record.directory, scope=scope, subject=subject, predicate=predicate, value_given=value_given)
+            command = (erase_command(record.directory, scope=scope, subject=subject, predicate=predicate,
+                                     value_given=value_given, key_options=key_options)
                        + f"  (or delete it: rm -- {quoted})")
             what = "a backup of this ledger made while the value was held"
         elif record.kind == "sql output":

@@ -34,6 +34,7 @@ COMMANDS = {  # name -> "module:attribute" under factledger.cli
     "hermes": "hermes_cmds:hermes_group",
     "verify": "trust_cmds:verify_cmd",
     "backup": "trust_cmds:backup_cmd",
+    "head": "trust_cmds:head_cmd",
     "ui": "ui_cmds:ui_cmd",
     "demo": "demo:demo_cmd",
 }
@@ -71,12 +72,28 @@ COMMANDS = {  # name -> "module:attribute" under factledger.cli
     show_default=True,
     help="Seconds a write waits for other writers before giving up (it says so while it waits). Also FACTLEDGER_BUSY_TIMEOUT.",
 )
+@click.option(
+    "--chain-key",
+    "chain_key_file",
+    envvar="FACTLEDGER_CHAIN_KEY_FILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The file holding the key of the ledger's hash chain (mode 0600). Default: <ledger>.chain-key beside a"
+    " SQLite ledger, made on first write; none for a postgresql:// URL. Also FACTLEDGER_CHAIN_KEY_FILE.",
+)
+@click.option(
+    "--chain-key-env",
+    metavar="NAME",
+    default=None,
+    help="The NAME of an environment variable holding the chain key (64 hex digits), instead of a key file.",
+)
 @click.version_option(package_name="factledger")
 @click.pass_context
-def cli(ctx: click.Context, db_path: Path | str, principal: str | None, strict_predicates: bool, busy_timeout: float) -> None:
+def cli(ctx: click.Context, db_path: Path | str, principal: str | None, strict_predicates: bool, busy_timeout: float,
+        chain_key_file: Path | None, chain_key_env: str | None) -> None:
     """factledger: a bitemporal, ledger-first knowledge store (long-term memory for Hermes Agent)."""
     app = AppContext(db_path=db_path, principal=principal or default_principal(), strict_predicates=strict_predicates,
-                     busy_timeout=busy_timeout)
+                     busy_timeout=busy_timeout, chain_key_file=chain_key_file, chain_key_env=chain_key_env)
     ctx.obj = app
     ctx.call_on_close(app.close)
 

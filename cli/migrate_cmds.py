@@ -11,13 +11,14 @@ from pathlib import Path
 import click
 
 from factledger.ledger import Ledger
+from factledger.ledger.chain_key import ChainKey
 from factledger.ledger.migrate import DEFAULT_PAIRS, MigrationReport, migrate
 from factledger.ledger.verify import Check, verify_ledger
 from factledger.recall import Recall
 from factledger.recall.config import PRESETS
 from factledger.recall.verify import verify_recall
 
-from .app import LedgerLocation, emit_json, emit_table
+from .app import AppContext, LedgerLocation, emit_json, emit_table, pass_app
 
 QUERIES = 5  # recall queries compared: values of the source's current facts, spread over its scopes
 
@@ -42,21 +43,22 @@ def compare_recall(source: str, target: str, queries: int = QUERIES) -> tuple[bo
             return _search_keys(left, asked, scopes) == _search_keys(right, asked, scopes), asked
 
 
-def verify_target(target: str) -> list[Check]:
-    """`factledger verify` of the copy, the same checks (ledger and recall: outbox, lexical, vectors).
-    The target's vector companion is built first, as its first search would (the copy's triggers filled
-    its outbox), so that a `verify` run after the migrate agrees with what the migrate printed."""
-    with Ledger.open(target) as ledger, Recall(ledger) as recall:
+def verify_target(target: str, key: ChainKey | None = None) -> list[Check]:
+    """`factledger verify` of the copy, the same checks (ledger with the source's chain key, and recall:
+    outbox, lexical, vectors). The target's vector companion is built first, as its first search would
+    (the copy's triggers filled its outbox), so that a `verify` run after the migrate agrees with what the
+    migrate printed."""
+    with Ledger.open(target, chain_key=key) as ledger, Recall(ledger) as recall:
         recall.rebuild()
-    with Ledger.open(target, read_only=True) as ledger:
-        report = verify_ledger(ledger)
+    with Ledger.open(target, read_only=True, chain_key=None) as ledger:
+        report = verify_ledger(ledger, chain_key=key)
         with Recall(ledger) as recall:
             return [*report.checks, *verify_recall(recall)]
 
 
-def prove_parts(report: MigrationReport, source: str, target: str) -> list[Check]:
+def prove_parts(report: MigrationReport, source: str, target: str, key: ChainKey | None = None) -> list[Check]:
     agreed, _ = compare_recall(source, target)
-    checks = verify_target(target)
+    checks = verify_target(target, key)
     report.checks["recall"] = agreed
     report.checks["verify"] = all(c.ok for c in checks)
     return checks
@@ -71,7 +73,8 @@ def prove_parts(report: MigrationReport, source: str, target: str) -> list[Check
               help="Random (valid_at, known_at) pairs whose as-of answers must agree on both sides.")
 @click.option("--seed", type=int, default=None, help="Seed for the random pairs (to repeat a check).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def migrate_cmd(source: str, target: str, pairs: int, seed: int | None, as_json: bool) -> None:
+@pass_app
+def migrate_cmd(app: AppContext, source: str, target: str, pairs: int, seed: int | None, as_json: bool) -> None:
     """Copy a ledger exactly into an empty one, SQLite ↔ PostgreSQL, in one transaction on the target:
     every transaction, claim version, hash and chain row, provenance, predicate, journal entry (speaker,
     redactions, digest state), proposal, rejection, confirmation, tombstone, erased-text rule, export
@@ -84,9 +87,12 @@ def migrate_cmd(source: str, target: str, pairs: int, seed: int | None, as_json:
 
     Then the proof: as-of answers at random (valid_at, known_at) pairs, the chain heads, every table's row
     count and content digest, recall's hits for a few of the source's values, and `verify` of the target
-    (the same checks as `factledger verify`). Exit status 1 if any of them differs or fails."""
-    report = migrate(str(source), str(target), pairs=pairs, seed=seed)
-    checks = prove_parts(report, str(source), str(target))
+    (the same checks as `factledger verify`). The chain key is the source's (--chain-key / --chain-key-env,
+    or the key file beside a SQLite source); it is written beside a SQLite target that has none, since the
+    copy's links are keyed with it. Exit status 1 if any of them differs or fails."""
+    report = migrate(str(source), str(target), pairs=pairs, seed=seed, chain_key=app.chain_key())
+    checks = prove_parts(report, str(source), str(target), report.chain_key)
+    keyed = report.chain_key_note
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -98,6 +104,8 @@ def migrate_cmd(source: str, target: str, pairs: int, seed: int | None, as_json:
             click.echo(f"not copied (empty on the source, no table on the target): {', '.join(report.not_copied)}")
         click.echo(f"as-of answers: {report.agreed} of {report.pairs} random (valid_at, known_at) pairs agreed")
         click.echo(f"chain head: {report.source_chain_head or '(none)'} -> {report.target_chain_head or '(none)'}")
+        if keyed:
+            click.echo(keyed)
         click.echo(f"recall: {'the same hits' if report.checks['recall'] else 'DIFFERENT hits'} on both sides")
         failed = [c for c in checks if not c.ok]
         click.echo("verify of the target: " + ("ok" if not failed else "FAILED: " + ", ".join(f"{c.name} ({c.details})" for c in failed)))

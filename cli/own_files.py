@@ -1,6 +1,8 @@
 """The files a ledger keeps, as the CLI (the one place that composes the parts) knows them: the ledger's
-own layout (ledger/outputs.py), the vector folder recall records in the ledger (it may have been moved),
-and the provider's settings beside a Hermes home's ledger. Output paths (`sql -o`, `backup`, `export`)
+own layout (ledger/outputs.py: its chain key and heads file among them), the chain key file and heads
+file the command was given (--chain-key, the heads file beside the ledger), the vector folder recall
+records in the ledger (it may have been moved), and the provider's settings, chain key and heads beside a
+Hermes home's ledger. Output paths (`sql -o`, `backup`, `export`)
 are checked against them before anything is written."""
 
 from __future__ import annotations
@@ -22,7 +24,12 @@ def own_files(app: AppContext) -> list[Path]:
 
             hermes = HermesPaths(ledger_file.parent.parent)
             if hermes.ledger_path == ledger_file:
-                paths.append(hermes.settings_path)
+                paths += [hermes.settings_path, hermes.chain_key_path(ledger_file), hermes.heads_path(ledger_file)]
+    if app.chain_key_file is not None:
+        paths.append(Path(app.chain_key_file))
+    heads = app.heads_path()
+    if heads is not None:
+        paths.append(heads)
     try:
         from factledger.recall import Recall
 

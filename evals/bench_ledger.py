@@ -58,6 +58,7 @@ from urllib.parse import urlsplit, urlunsplit
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from factledger.ledger.chain_key import HEADS_FILE_SUFFIX, KEY_FILE_SUFFIX
 from factledger.ledger import Ledger, Storage
 from factledger.ledger.pg_storage import PostgresStorage
 from factledger.ledger.writer_queue import LOCK_SUFFIXES
@@ -139,7 +140,7 @@ class Figures:
 
 
 def remove(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", *LOCK_SUFFIXES):
+    for suffix in ("", "-wal", "-shm", *LOCK_SUFFIXES, KEY_FILE_SUFFIX, HEADS_FILE_SUFFIX):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 

@@ -30,6 +30,8 @@ from factledger.digest import (
 )
 from factledger.digest.journal import MAX_TITLE_CHARS
 from factledger.ledger import LedgerError, ValidationError
+from factledger.ledger.chain_key import KeyFile
+from factledger.ledger.head import Head, last_recorded_head, record_head, take_head
 from factledger.ledger.times import format_time, to_datetime
 from factledger.recall import RecallConfig
 from factledger.recall.render import one_line
@@ -149,9 +151,13 @@ class MemorySession:
         with contextlib.ExitStack() as undo:  # on any failure below, close what was opened
             location = settings.ledger_location(paths.ledger_path)  # the database_url setting, else ledger.db
             # On PostgreSQL both draw from the process's pool (shared_recall.open_ledger).
-            self.writer = shared_recall.open_ledger(location, clock=clock)
+            # The chain key beside the settings (ledger.db.chain-key; chain.key for a database URL): made on
+            # first use, it keys the ledger's hash chain; heads are recorded beside it when a session ends.
+            self._location = location
+            key = KeyFile(paths.chain_key_path(location))
+            self.writer = shared_recall.open_ledger(location, clock=clock, chain_key=key)
             undo.callback(shared_recall.close_ledger, self.writer)
-            self.reader = shared_recall.open_ledger(location, clock=clock)
+            self.reader = shared_recall.open_ledger(location, clock=clock, chain_key=key)
             undo.callback(shared_recall.close_ledger, self.reader)
             self.recall = shared_recall.acquire(location, recall_config, clock=clock)
             undo.callback(shared_recall.release, self.recall)
@@ -232,8 +238,25 @@ class MemorySession:
         gateway process lives on), or the next session digests it (the CLI exits)."""
         return self.worker.flush(wait=True, timeout=self._exit_time_left())
 
+    def record_head(self) -> Head | None:
+        """Append the ledger's signed head to the heads file beside the settings (when it moved since the
+        last one recorded there), so a later `factledger verify` proves the ledger still extends it."""
+        path = self.paths.heads_path(self._location)
+        try:
+            head = take_head(self.writer.storage, self.writer.chain_key)
+            last = last_recorded_head(path)
+            if last is not None and (last.ledger_id, last.tx, last.chain_hash) == (head.ledger_id, head.tx, head.chain_hash):
+                return None
+            record_head(path, head)
+            return head
+        except (LedgerError, OSError) as exc:
+            self.notices.warn(f"the ledger's head could not be recorded in {path}: {exc}", key="head-not-recorded")
+            return None
+
     def close(self) -> None:
         stopped = self.worker.stop(timeout=self._exit_time_left())
+        if stopped:
+            self.record_head()
         self._recall_released = True
         shared_recall.release(self.recall)
         shared_recall.close_ledger(self.reader)

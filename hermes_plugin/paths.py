@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from factledger.ledger.chain_key import default_heads_path, default_key_path
+
 PROVIDER_NAME = "factledger"
 
 
@@ -73,3 +75,13 @@ class HermesPaths:
     @property
     def settings_path(self) -> Path:
         return self.state_dir / "config.yaml"
+
+    def chain_key_path(self, location: Path | str) -> Path:
+        """The key of the ledger's hash chain, beside the settings: `ledger.db.chain-key` for the SQLite
+        file (where every other process finds it too), `chain.key` for a database URL."""
+        return default_key_path(location) or self.state_dir / "chain.key"
+
+    def heads_path(self, location: Path | str) -> Path:
+        """Where the provider records the ledger's heads: `ledger.db.heads` beside the SQLite file (where
+        `factledger verify` reads the last one), `heads` for a database URL."""
+        return default_heads_path(location) or self.state_dir / "heads"

@@ -21,8 +21,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from factledger.ledger import Ledger
+from factledger.ledger.chain_key import DEFAULT_KEY
 from factledger.ledger.pg_storage import PostgresPool, PostgresStorage, is_postgres_url
 from factledger.recall import Recall, RecallConfig
 
@@ -40,10 +42,12 @@ _pools: dict[str, list] = {}  # database URL -> [PostgresPool, ledgers open on i
 _pooled: dict[int, str] = {}  # id(ledger) -> the URL of the pool it draws from
 
 
-def open_ledger(location: Path | str, *, clock: Callable[[], str] | None = None) -> Ledger:
+def open_ledger(location: Path | str, *, clock: Callable[[], str] | None = None, chain_key: Any = DEFAULT_KEY) -> Ledger:
     """A ledger at `location`: on PostgreSQL drawing from the process's pool for that database (opened,
-    and migrated, on first use); a SQLite file gets its own connection. Pair with `close_ledger`."""
-    clocked = {"clock": clock} if clock is not None else {}
+    and migrated, on first use); a SQLite file gets its own connection. Pair with `close_ledger`.
+    `chain_key` as Ledger.open takes it (default: the key file beside a SQLite ledger)."""
+    clocked: dict[str, Any] = {"clock": clock} if clock is not None else {}
+    clocked["chain_key"] = chain_key
     if not is_postgres_url(str(location)):
         return Ledger.open(location, **clocked)
     url = str(location)

@@ -146,6 +146,9 @@ class VerifyRecorder(Protocol):
 
     def has_chain(self) -> bool: ...
 
+    def check_constraints(self) -> list[Finding]:
+        """Rows that break a CHECK constraint the engine did not evaluate when they were written."""
+
     def bad_timestamps(self) -> list[Finding]: ...
 
     def bad_intervals(self) -> list[Finding]: ...

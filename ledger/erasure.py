@@ -242,24 +242,28 @@ class Erasure:
                 )
             ids = [r.id for r in rows]
             redacted, kept = self._mentioning_texts(words, family)
-            with ledger.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
-                tx.record_erasure(ids)
-                tx.record_redaction([t.id for t in redacted])
-            if redacted:
-                ledger.recorder.redact_texts(tx.id, [t.id for t in redacted], redacted)
-            repeated = recorder.delete_versions(tx.id, principal, ids)
             # A tombstone for every scope that held the value, every exact scope of the family, and every
             # prefix of it (so a scope of the person opened later is covered too).
             members = {r.scope for r in rows} | set(family.exact) | {prefix_scope(p) for p in family.prefixes}
             hashes = sorted({self.content_key(m, subject_key, pred, v) for m in members for v in value_keys})
-            recorder.add_tombstones([TombstoneRow(h, tx.tx_time, principal, reason) for h in hashes])
-            recorder.add_guards(
-                [
-                    GuardRow(match, member, len(w), keyed_hash(self.secret, " ".join(w)), tx.id)
-                    for match, member in family.rules()
-                    for w in words
-                ]
-            )
+            with ledger.transaction(principal=principal, reason=f"erase: {reason}".strip()) as tx:
+                tx.record_erasure(ids)
+                # Its chain row names the transactions whose reasons it redacts (ledger/chain.py, v2) ...
+                tx.record_redaction([t.id for t in redacted])
+                # ... and, inside the transaction, before its chain row, the redacted texts, its tombstones
+                # and guard rules are written, so a keyed link covers them too (the schema lets only the
+                # latest transaction, an operator's, drop a reason's salt and rewrite it: this one).
+                if redacted:
+                    ledger.recorder.redact_texts(tx.id, [t.id for t in redacted], redacted)
+                recorder.add_tombstones([TombstoneRow(h, tx.tx_time, principal, reason) for h in hashes])
+                recorder.add_guards(
+                    [
+                        GuardRow(match, member, len(w), keyed_hash(self.secret, " ".join(w)), tx.id)
+                        for match, member in family.rules()
+                        for w in words
+                    ]
+                )
+            repeated = recorder.delete_versions(tx.id, principal, ids)
         return EraseResult(
             erased=rows, tombstones=hashes, tx=tx.id, repeated_sources=tuple(repeated), family=family, value_words=words,
             reasons_redacted=tuple(t.id for t in redacted), reasons_kept=tuple(kept),

@@ -11,7 +11,9 @@ there is named, and nothing is written).
 
 What a ledger only ever produces itself, the replay writes through the schema's migrate gate
 (schema/sqlite/0014, schema/postgres/0007), which opens only on an empty ledger and only for the copy's
-own transaction: the source's ledger secret and chain start (before the first transaction, so keyed
+own transaction: the source's ledger secret, chain start and chain keying (the ledger's id, where its
+links are keyed and with which key: the copy's links are the source's, so its heads hold for the copy
+too; the chain key itself is outside both databases) (before the first transaction, so keyed
 rows — tombstones, rejections, confirmations, erased-text rules — verify on the target as on the
 source), and the hash rows of erased versions (the holes an erase left: no claim row, no salt), written
 by the replayed erasing transaction. Every other rule of the target holds for the copy as for any
@@ -42,6 +44,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from .chain_key import ChainKey, default_key_path
 from .engines import AnyStorage, describe_location, open_storage
 from .errors import ValidationError
 from .migrate_pg import PostgresTables
@@ -51,7 +54,7 @@ from .times import format_time, to_datetime, utc_now
 
 TABLE_ACCESS = {"sqlite": SqliteTables, "postgres": PostgresTables}
 # Rows a fresh target holds from its own migrations: not "something there"; the gate sets them.
-SEEDED = {"chain_start", "ledger_secret"}
+SEEDED = {"chain_start", "ledger_secret", "chain_keying"}
 # Copied by the replay, in this order around it; every other table both sides have is copied after,
 # in FOREIGN_KEY_ORDER first (a rejection names its proposal).
 BEFORE_REPLAY = ("predicates", "journal")
@@ -89,6 +92,8 @@ class MigrationReport:
     target_chain_head: str | None = None
     tables: dict[str, TableProof] = field(default_factory=dict)  # every copied table, both sides
     checks: dict[str, bool] = field(default_factory=dict)  # further proofs a caller adds (recall, verify)
+    chain_key: ChainKey | None = field(default=None, repr=False)  # the source's, which keys the copy's links too
+    chain_key_note: str = ""  # what became of it for the copy
 
     @property
     def ok(self) -> bool:
@@ -116,6 +121,7 @@ class MigrationReport:
                 for name, t in sorted(self.tables.items())
             },
             "checks": self.checks,
+            "chain_key": self.chain_key_note or None,
             "ok": self.ok,
         }
 
@@ -125,16 +131,41 @@ def _access(storage: AnyStorage) -> SqliteTables | PostgresTables:
     return TABLE_ACCESS[storage.engine](storage)  # type: ignore[arg-type]
 
 
+def source_chain_key(source: str | Path, chain_key: ChainKey | None | object = None) -> ChainKey | None:
+    """The source's chain key: `chain_key` when one is given, else the key file beside a SQLite source."""
+    if isinstance(chain_key, ChainKey):
+        return chain_key
+    path = default_key_path(source)
+    return ChainKey.from_file(path) if path is not None and (path.exists() or path.is_symlink()) else None
+
+
+def give_copy_the_key(target: str | Path, key: ChainKey | None) -> str:
+    """The copy's links are keyed with the source's key: write it beside a SQLite target (0600) when none
+    is there, so the copy can be written and verified. Says what it did ("" for an unkeyed source)."""
+    if key is None:
+        return ""
+    path = default_key_path(target)
+    if path is None:
+        return f"the copy's chain is keyed with key {key.key_id}: its writers need that key (--chain-key FILE or --chain-key-env NAME)"
+    if path.exists():
+        return f"the copy's chain is keyed with key {key.key_id}; {path} was already there (left as it is)"
+    key.write(path)
+    return f"the copy's chain is keyed with key {key.key_id}: written to {path} (0600)"
+
+
 def migrate(source: str | Path, target: str | Path, *, pairs: int = DEFAULT_PAIRS, seed: int | None = None,
-            now: str | None = None) -> MigrationReport:
+            now: str | None = None, chain_key: ChainKey | None | object = None) -> MigrationReport:
     """Copy the ledger at `source` into the empty ledger at `target` (created or migrated as needed),
     then prove it: as-of answers at `pairs` random (valid_at, known_at) pairs, the chain heads, and
-    every copied table's rows. `now` dates the check for held digest leases (default: the clock)."""
+    every copied table's rows. `now` dates the check for held digest leases (default: the clock).
+    `chain_key` is the source's (default: the key file beside a SQLite source); the copy's links are keyed
+    with it, so it is written beside a SQLite target that has none (`report.chain_key_note` says so)."""
     if str(source) == str(target):
         raise MigrationRefused("--from and --to name the same ledger", field="to")
     if not is_postgres_url(str(source)) and not Path(source).is_file():
         raise MigrationRefused(f"no ledger file at {source}", field="from")
     report = MigrationReport(describe_location(source), describe_location(target))
+    report.chain_key = source_chain_key(source, chain_key)
     src_storage = open_storage(source, read_only=True)
     try:
         dst_storage = open_storage(target)
@@ -147,6 +178,7 @@ def migrate(source: str | Path, target: str | Path, *, pairs: int = DEFAULT_PAIR
             dst_storage.close()
     finally:
         src_storage.close()
+    report.chain_key_note = give_copy_the_key(target, report.chain_key)
     compare_as_of(source, target, report, times=times, pairs=pairs, seed=seed)
     return report
 
@@ -300,7 +332,7 @@ def compare_as_of(source: str | Path, target: str | Path, report: MigrationRepor
 
     rng = random.Random(seed)
     report.pairs = pairs if times else 0
-    with Ledger.open(source, read_only=True) as a, Ledger.open(target, read_only=True) as b:
+    with Ledger.open(source, read_only=True, chain_key=None) as a, Ledger.open(target, read_only=True, chain_key=None) as b:
         for _ in range(report.pairs):
             valid_at, known_at = rng.choice(times), rng.choice(times)
             left = _answer(a.as_of(None, valid_at=valid_at, known_at=known_at))

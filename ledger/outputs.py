@@ -1,7 +1,8 @@
 """Where a command may write what it produces (`sql -o`, `backup DEST`, `export DIRECTORY`'s files).
 
 An output never replaces one of the ledger's own files — the database file and its -wal, -shm and
--journal, the analytics companion (and its log), the vector folder, a settings or key file — and never
+-journal, the analytics companion (and its log), the vector folder, the chain key (`<ledger>.chain-key`)
+and heads file (`<ledger>.heads`), a settings or key file — and never
 anything that exists and is not a regular file (a device such as /dev/null, a folder, a FIFO, a socket):
 writing there would destroy the ledger or the thing in its place. A symbolic link is judged by what it
 points at. The check runs before anything is written, so a refused output changes nothing.
@@ -14,6 +15,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from .chain_key import HEADS_FILE_SUFFIX, KEY_FILE_SUFFIX
 from .errors import ValidationError
 
 __all__ = ["check_output", "ledger_own_paths"]
@@ -21,7 +23,8 @@ __all__ = ["check_output", "ledger_own_paths"]
 
 def ledger_own_paths(location: str | Path) -> list[Path]:
     """The files and folders a ledger at `location` keeps on this machine (its engine's own layout; the
-    caller adds what other parts record: a moved vector folder, a settings file)."""
+    caller adds what other parts record: a moved vector folder, a settings file, a chain key or heads
+    file given elsewhere)."""
     from .analytics.companion import default_path  # duckdb is imported only where analytics is
     from .pg_storage import is_postgres_url, local_data_path
 
@@ -35,6 +38,7 @@ def ledger_own_paths(location: str | Path) -> list[Path]:
     return [
         Path(text), Path(f"{text}-wal"), Path(f"{text}-shm"), Path(f"{text}-journal"),
         companion, Path(f"{companion}.wal"), Path(f"{companion}.rebuild"), Path(f"{text}.lance"),
+        Path(f"{text}{KEY_FILE_SUFFIX}"), Path(f"{text}{HEADS_FILE_SUFFIX}"),  # the chain key and kept heads
     ]
 
 
@@ -85,6 +89,10 @@ def _name(item: Path) -> str:
         return "analytics companion"
     if text.endswith(("-wal", "-shm", "-journal")):
         return "database log"
+    if text.endswith(KEY_FILE_SUFFIX):
+        return "chain key file"
+    if text.endswith(HEADS_FILE_SUFFIX) or text == "heads":
+        return "heads file"
     if text.endswith((".yaml", ".yml", ".toml", ".json")):
         return "settings file"
     if text.endswith((".key", ".secret")):

@@ -287,6 +287,12 @@ class PostgresErasureRecorder:
     def has_chain(self) -> bool:
         return self._exists("tx_chain")
 
+    def check_constraints(self) -> list[Finding]:
+        """PostgreSQL evaluates every CHECK constraint on every write, for every client (there is no switch
+        like SQLite's ignore_check_constraints, and session_replication_role skips triggers and foreign
+        keys, not CHECKs); a dropped or weakened one is a schema finding. Nothing to query row by row."""
+        return []
+
     def bad_timestamps(self) -> list[Finding]:
         columns = self._columns()
         times: list[Finding] = []

@@ -20,6 +20,8 @@ from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
 from .pg_storage import PostgresStorage
 from .portion import Span
 from .recorder import (
+    ChainKeying,
+    ChainLink,
     SPAN_COLUMNS,
     NewVersion,
     SlotQuery,
@@ -272,6 +274,59 @@ class PostgresLedgerRecorder:
                 if tx in wanted:
                     found.setdefault(tx, set()).add(scope)
         return found
+
+    def chain_state(self) -> tuple[str | None, ChainKeying | None]:
+        row = self.storage.one(
+            "SELECT (SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1),"
+            " k.ledger_id, k.keyed_from, k.key_id, k.secret_mac FROM (SELECT 1) o LEFT JOIN chain_keying k ON k.id = 1"
+        )
+        keying = None if row[1] is None else ChainKeying(row[1], row[2], row[3], row[4])
+        return row[0], keying
+
+    def chain_keying(self) -> ChainKeying | None:
+        if self.storage.one("SELECT to_regclass('chain_keying')")[0] is None:
+            return None
+        row = self.storage.one("SELECT ledger_id, keyed_from, key_id, secret_mac FROM chain_keying WHERE id = 1")
+        return None if row is None else ChainKeying(row[0], row[1], row[2], row[3])
+
+    def key_chain(self, key_id: str, secret_mac: str) -> int:
+        self.storage.execute(
+            "UPDATE chain_keying SET keyed_from = (SELECT tx_id + 1 FROM ledger_head WHERE id = 1),"
+            " key_id = %s, secret_mac = %s WHERE id = 1 AND keyed_from IS NULL",
+            (key_id, secret_mac),
+        )
+        return int(self.storage.one("SELECT keyed_from FROM chain_keying WHERE id = 1")[0])
+
+    def erase_marks(self, tx_id: int, tx_time: str) -> tuple[list[str], list[tuple[str, str, int, str]]]:
+        tombstones = [r[0] for r in self.storage.query("SELECT content_hash FROM tombstones WHERE erased_at = %s", (tx_time,))]
+        guards = [
+            (r[0], r[1], int(r[2]), r[3])
+            for r in self.storage.query("SELECT match, scope, words, text_hash FROM erased_texts WHERE erase_tx = %s", (tx_id,))
+        ]
+        return tombstones, guards
+
+    def all_erase_marks(self) -> tuple[list[tuple[str, str]], list[tuple[str, str, int, str, int]]]:
+        tombstones = [(r[0], r[1]) for r in self.storage.query("SELECT content_hash, erased_at FROM tombstones")]
+        guards = [
+            (r[0], r[1], int(r[2]), r[3], int(r[4]))
+            for r in self.storage.query("SELECT match, scope, words, text_hash, erase_tx FROM erased_texts")
+        ]
+        return tombstones, guards
+
+    def last_link(self) -> ChainLink | None:
+        row = self.storage.one(
+            "SELECT c.tx_id, c.chain_hash, t.tx_time FROM tx_chain c JOIN transactions t ON t.id = c.tx_id"
+            " ORDER BY c.tx_id DESC LIMIT 1"
+        )
+        return None if row is None else ChainLink(row[0], row[1], row[2])
+
+    def link_at(self, tx_id: int) -> ChainLink | None:
+        row = self.storage.one(
+            "SELECT c.tx_id, c.chain_hash, t.tx_time FROM tx_chain c JOIN transactions t ON t.id = c.tx_id"
+            " WHERE c.tx_id = %s",
+            (tx_id,),
+        )
+        return None if row is None else ChainLink(row[0], row[1], row[2])
 
     def legacy_through(self) -> int | None:
         row = self.storage.one(

@@ -56,6 +56,30 @@ class VersionHash:
 
 
 @dataclass(frozen=True)
+class ChainKeying:
+    """The chain's keying row (migration 0021): the ledger's public id, and from which transaction the
+    links are keyed, with which key (its fingerprint), and the HMAC of the ledger secret under it."""
+
+    ledger_id: str
+    keyed_from: int | None = None
+    key_id: str | None = None
+    secret_mac: str | None = None
+
+    @property
+    def keyed(self) -> bool:
+        return self.keyed_from is not None
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    """A transaction's stored chain row, with its time (what a head names)."""
+
+    tx_id: int
+    chain_hash: str
+    tx_time: str
+
+
+@dataclass(frozen=True)
 class SlotQuery:
     """Which versions a read wants: the visibility predicate's parameters and optional narrowing."""
 
@@ -163,6 +187,31 @@ class LedgerRecorder(Protocol):
         ...
 
     def last_chain_hash(self) -> str | None: ...
+
+    def chain_state(self) -> tuple[str | None, ChainKeying | None]:
+        """The last chain hash and the keying row, in one statement (the writer's per-transaction read)."""
+        ...
+
+    def chain_keying(self) -> ChainKeying | None:
+        """The keying row (None before migration 0022 SQLite / 0012 PostgreSQL)."""
+        ...
+
+    def key_chain(self, key_id: str, secret_mac: str) -> int:
+        """Key the chain from the next transaction on; returns that transaction's id. Inside atomic()."""
+        ...
+
+    def erase_marks(self, tx_id: int, tx_time: str) -> tuple[list[str], list[tuple[str, str, int, str]]]:
+        """What erase transaction `tx_id` left to keep its value out: the tombstones dated at its time
+        and its erased-text guard rules (match, scope, words, text_hash)."""
+        ...
+
+    def all_erase_marks(self) -> tuple[list[tuple[str, str]], list[tuple[str, str, int, str, int]]]:
+        """Every tombstone (content_hash, erased_at) and guard rule (match, scope, words, text_hash, erase_tx)."""
+        ...
+
+    def last_link(self) -> ChainLink | None: ...
+
+    def link_at(self, tx_id: int) -> ChainLink | None: ...
 
     def append_chain(self, tx_id: int, chain_hash: str, text: "ChainText | None" = None) -> None: ...
 

@@ -10,6 +10,7 @@ from factledger.schema import migrations
 
 from .erase_recorder import ExportRecord, Finding, GuardRow, TombstoneRow
 from .model import ClaimVersion
+from .errors import StorageError
 from .storage import ScrubReport, Storage
 
 # Every stored timestamp column, by table (0006_integrity.sql checks the same list on write).
@@ -34,6 +35,70 @@ def _bad_time(column: str) -> str:
         f"({column} IS NOT NULL AND NOT ({column} GLOB {_FORM} AND substr({column}, 12, 2) < '24'"
         f" AND date(substr({column}, 1, 10), '+0 days') IS substr({column}, 1, 10)))"
     )
+
+
+def check_clauses(sql: str) -> list[str]:
+    """The expression of every CHECK constraint in a CREATE TABLE statement (column and table ones),
+    found by scanning tokens: string literals, quoted names and comments are skipped, parentheses
+    balanced."""
+    found: list[str] = []
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c in "'\"`[":
+            close = "]" if c == "[" else c
+            j = i + 1
+            while j < n:
+                if sql[j] == close:
+                    if close != "]" and j + 1 < n and sql[j + 1] == close:  # a doubled quote
+                        j += 2
+                        continue
+                    break
+                j += 1
+            i = j + 1
+        elif sql.startswith("--", i):
+            j = sql.find("\n", i)
+            i = n if j < 0 else j + 1
+        elif sql.startswith("/*", i):
+            j = sql.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif c.isalpha() or c == "_":
+            j = i
+            while j < n and (sql[j].isalnum() or sql[j] in "_$"):
+                j += 1
+            if sql[i:j].upper() == "CHECK":
+                k = j
+                while k < n and sql[k].isspace():
+                    k += 1
+                if k < n and sql[k] == "(":
+                    end = _balanced(sql, k)
+                    found.append(sql[k + 1 : end])
+                    j = end + 1
+            i = j
+        else:
+            i += 1
+    return found
+
+
+def _balanced(sql: str, start: int) -> int:
+    """The index of the parenthesis closing the one at `start` (string literals skipped)."""
+    depth, i = 0, start
+    while i < len(sql):
+        c = sql[i]
+        if c in "'\"`":
+            j = sql.find(c, i + 1)
+            while j >= 0 and j + 1 < len(sql) and sql[j + 1] == c:
+                j = sql.find(c, j + 2)
+            i = len(sql) if j < 0 else j + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(sql) - 1
 
 
 def _schema_of(storage: Storage) -> dict[tuple[str, str], str | None]:
@@ -179,6 +244,31 @@ class SqliteErasureRecorder:
             ),
             ("foreign_keys", keys, "every reference resolves", "{n} row(s) break the rule"),
         ]
+
+    def check_constraints(self) -> list[Finding]:
+        """Every CHECK constraint of every table, evaluated on every row. SQLite's integrity_check does this
+        only on a connection that may write: for a read-only database SQLite does not even keep CHECK
+        constraints in its schema (build.c: sqlite3AddCheckConstraint drops them when the b-tree is
+        read-only), and `verify` reads through a read-only connection. So each one is a query here."""
+        findings: list[Finding] = []
+        for row in self.storage.query("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL"):
+            table, sql = row[0], row[1]
+            clauses = check_clauses(sql)
+            if not clauses:
+                continue
+            quoted = '"' + table.replace('"', '""') + '"'
+            keys = [r[1] for r in self.storage.query(f"PRAGMA table_info({quoted})") if r[5]]
+            without_rowid = "WITHOUT ROWID" in " ".join(sql.upper().split())
+            key = ROW_KEYS.get(table) or ("rowid" if not without_rowid or not keys else keys[0])
+            for clause in clauses:
+                text = " ".join(clause.split())
+                try:
+                    rows = self.storage.query(f"SELECT {key} FROM {quoted} WHERE NOT ({clause}) LIMIT 101")
+                except StorageError as exc:  # a clause this query cannot evaluate is itself the finding
+                    findings.append(Finding(table, None, f"CHECK ({text}) could not be evaluated: {exc}"))
+                    continue
+                findings += [Finding(table, r[0], f"breaks CHECK ({text})") for r in rows]
+        return findings
 
     def expected_schema(self) -> dict[tuple[str, str], str | None]:
         return expected_schema()

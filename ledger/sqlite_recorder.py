@@ -13,6 +13,8 @@ from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
 from .portion import Span
 from .recorder import (
     SPAN_COLUMNS,
+    ChainKeying,
+    ChainLink,
     NewVersion,
     SlotQuery,
     ChainText,
@@ -257,6 +259,59 @@ class SqliteLedgerRecorder:
                 if tx in wanted:
                     found.setdefault(tx, set()).add(scope)
         return found
+
+    def chain_state(self) -> tuple[str | None, ChainKeying | None]:
+        row = self.storage.one(
+            "SELECT (SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1),"
+            " k.ledger_id, k.keyed_from, k.key_id, k.secret_mac FROM (SELECT 1) LEFT JOIN chain_keying k ON k.id = 1"
+        )
+        keying = None if row[1] is None else ChainKeying(row[1], row[2], row[3], row[4])
+        return row[0], keying
+
+    def chain_keying(self) -> ChainKeying | None:
+        if self.storage.one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chain_keying'") is None:
+            return None
+        row = self.storage.one("SELECT ledger_id, keyed_from, key_id, secret_mac FROM chain_keying WHERE id = 1")
+        return None if row is None else ChainKeying(row[0], row[1], row[2], row[3])
+
+    def key_chain(self, key_id: str, secret_mac: str) -> int:
+        self.storage.execute(
+            "UPDATE chain_keying SET keyed_from = COALESCE((SELECT MAX(id) FROM transactions), 0) + 1,"
+            " key_id = ?, secret_mac = ? WHERE id = 1 AND keyed_from IS NULL",
+            (key_id, secret_mac),
+        )
+        return int(self.storage.one("SELECT keyed_from FROM chain_keying WHERE id = 1")[0])
+
+    def erase_marks(self, tx_id: int, tx_time: str) -> tuple[list[str], list[tuple[str, str, int, str]]]:
+        tombstones = [r[0] for r in self.storage.query("SELECT content_hash FROM tombstones WHERE erased_at = ?", (tx_time,))]
+        guards = [
+            (r[0], r[1], int(r[2]), r[3])
+            for r in self.storage.query("SELECT match, scope, words, text_hash FROM erased_texts WHERE erase_tx = ?", (tx_id,))
+        ]
+        return tombstones, guards
+
+    def all_erase_marks(self) -> tuple[list[tuple[str, str]], list[tuple[str, str, int, str, int]]]:
+        tombstones = [(r[0], r[1]) for r in self.storage.query("SELECT content_hash, erased_at FROM tombstones")]
+        guards = [
+            (r[0], r[1], int(r[2]), r[3], int(r[4]))
+            for r in self.storage.query("SELECT match, scope, words, text_hash, erase_tx FROM erased_texts")
+        ]
+        return tombstones, guards
+
+    def last_link(self) -> ChainLink | None:
+        row = self.storage.one(
+            "SELECT c.tx_id, c.chain_hash, t.tx_time FROM tx_chain c JOIN transactions t ON t.id = c.tx_id"
+            " ORDER BY c.tx_id DESC LIMIT 1"
+        )
+        return None if row is None else ChainLink(row[0], row[1], row[2])
+
+    def link_at(self, tx_id: int) -> ChainLink | None:
+        row = self.storage.one(
+            "SELECT c.tx_id, c.chain_hash, t.tx_time FROM tx_chain c JOIN transactions t ON t.id = c.tx_id"
+            " WHERE c.tx_id = ?",
+            (tx_id,),
+        )
+        return None if row is None else ChainLink(row[0], row[1], row[2])
 
     def legacy_through(self) -> int | None:
         row = self.storage.one(

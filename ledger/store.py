@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import chain
 from . import portion as algebra
+from .chain_key import DEFAULT_KEY, ChainKey, KeyFile, default_key_path
 from .erasure import EraseResult, Erasure, ScopeFamily, redact_spans
 from .errors import ErasedError, ValidationError
 from .keys import key, predicate_key
@@ -38,6 +39,8 @@ DEFAULT_TEMPLATE = "{subject} {predicate} {value}"
 MAX_CLOCK_SKEW = timedelta(minutes=5)
 
 SlotKey = tuple[str, str, str]  # (scope, subject_key, predicate)
+
+
 
 
 def check_principal(principal: object) -> str:
@@ -373,7 +376,10 @@ def _check_template(template: object) -> None:
 class Ledger:
     """The bitemporal claim store over one SQLite file or PostgreSQL database."""
 
-    def __init__(self, storage: AnyStorage, *, clock: Callable[[], str] = utc_now, strict_predicates: bool = False):
+    def __init__(
+        self, storage: AnyStorage, *, clock: Callable[[], str] = utc_now, strict_predicates: bool = False,
+        chain_key: ChainKey | KeyFile | None = DEFAULT_KEY,
+    ):
         self.storage = storage
         self.recorder = ledger_recorder(storage)
         # Refuse writes that name an unregistered predicate instead of registering it as `many`.
@@ -383,16 +389,53 @@ class Ledger:
         self._predicates: dict[str, Predicate] | None = None
         self._change_token: object = None
         chain.backfill(self.recorder)  # a ledger from before the chain is hashed once, as it stands
+        self.chain_key_problem = ""  # why the default key file could not be used ("" when it could)
+        self.chain_key = self._resolve_key(chain_key)
+        if self.chain_key is not None:
+            chain.key_chain(self.recorder, self.chain_key, lambda: self.secret)  # once per ledger: keyed from here on
+
+    def _resolve_key(self, chain_key: ChainKey | KeyFile | None) -> ChainKey | None:
+        """The chain key this ledger writes with: the one given, or (by default) the key file beside a
+        SQLite ledger, created 0600 when a writer opens a ledger whose chain is not keyed yet."""
+        if not isinstance(chain_key, KeyFile):
+            return chain_key
+        path = chain_key.path
+        if path is None and self.storage.engine == "sqlite":
+            path = default_key_path(self.storage.path)
+        if path is None:
+            return None
+        try:
+            if path.exists() or path.is_symlink():
+                return ChainKey.from_file(path)
+            keying = self.recorder.chain_keying()
+            if self.storage.read_only or keying is None or keying.keyed:
+                return None  # a keyed ledger whose key is elsewhere: never replace its key with a new one
+            try:
+                return ChainKey.create(path)
+            except ValidationError:
+                if path.exists():  # another process made it first: use that one
+                    return ChainKey.from_file(path)
+                raise
+        except ValidationError as exc:
+            self.chain_key_problem = exc.message
+            return None
 
     @classmethod
     def open(
         cls, location: str | Path, *, read_only: bool = False, clock: Callable[[], str] = utc_now,
         strict_predicates: bool = False, timeout: float = BUSY_TIMEOUT,
+        chain_key: ChainKey | KeyFile | None = DEFAULT_KEY,
     ) -> "Ledger":
         """Open (and migrate) the ledger: a SQLite file path, or a `postgresql://` URL. A write waits up
-        to `timeout` seconds for its turn (then BusyError)."""
+        to `timeout` seconds for its turn (then BusyError). `chain_key` keys the hash chain (DESIGN §8):
+        by default the key file `<ledger>.chain-key` beside a SQLite ledger (made on first write), none
+        for a URL; a ChainKey (ChainKey.from_file / from_env); or None for none."""
         storage = open_storage(location, read_only=read_only, timeout=timeout)
-        return cls(storage, clock=clock, strict_predicates=strict_predicates)
+        try:
+            return cls(storage, clock=clock, strict_predicates=strict_predicates, chain_key=chain_key)
+        except BaseException:
+            storage.close()
+            raise
 
     def close(self) -> None:
         self.storage.close()
@@ -484,7 +527,8 @@ class Ledger:
                 yield tx
                 tx.result = tx._flush()
                 record = Transaction(tx_id, stamp, principal, reason, refs)
-                chain.record(self.recorder, record, tx.result.opened, tx.result.closed, tx._erasing, tx._redacting)
+                chain.record(self.recorder, record, tx.result.opened, tx.result.closed, tx._erasing, tx._redacting,
+                             self.chain_key, key_note=self.chain_key_problem)
             except BaseException:
                 self._predicates = None  # definitions made in the failed transaction are gone
                 raise

@@ -1,10 +1,13 @@
 """`verify`, ledger side: every invariant of DESIGN §3 and §8 checked on every row, not trusted to the
 triggers (a client of the file can drop a trigger; what it then wrote is found here, with its row).
 
-Checks: the engine's own integrity (SQLite: integrity_check and foreign keys; PostgreSQL: every foreign
-key, row by row); the schema against the migrations (every table, index, trigger and view present,
-nothing extra, definitions unchanged); the intervals, timestamps and transaction rules on every row; the
-hash chain (ledger/chain.py). The statements are the engine's erase recorder's (ledger/erase_recorder.py). Recall's checks live in factledger.recall.verify; the CLI
+Checks: the engine's own integrity (SQLite: integrity_check, every CHECK constraint row by row — a
+read-only connection's integrity_check skips them — and foreign keys; PostgreSQL: every foreign key,
+row by row); the schema against the migrations (every table, index, trigger and view present, nothing
+extra, definitions unchanged); the intervals, timestamps and transaction rules on every row; the hash
+chain (ledger/chain.py), keyed links with the chain key, an erase's tombstones and guard rules in the
+keyed part; the ledger secret against the one the chain was keyed with; and, given a head
+(ledger/head.py), that the ledger extends it. The statements are the engine's erase recorder's (ledger/erase_recorder.py). Recall's checks live in factledger.recall.verify; the CLI
 composes both into one VerifyReport.
 """
 
@@ -15,7 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import chain
+from .chain_key import ChainKey
+from .errors import LedgerError
 from .erase_recorder import Finding, VerifyRecorder, erase_recorder
+from .head import Head, compare
 from .store import Ledger
 
 ROW_LIMIT = 100  # rows listed per check; the count says how many there were
@@ -53,6 +59,8 @@ class VerifyReport:
     checks: list[Check] = field(default_factory=list)
     chain_head: str | None = None  # the last transaction's chain hash: keep it to detect a rewrite later
     transactions: int = 0
+    keyed_part: str = ""  # which transactions are keyed, which not (chain.ChainCheck.keyed_part)
+    against: str = ""  # the head checked against, and where it came from ("" when none)
 
     @property
     def ok(self) -> bool:
@@ -71,6 +79,8 @@ class VerifyReport:
             "ok": self.ok,
             "transactions": self.transactions,
             "chain_head": self.chain_head,
+            "keyed": self.keyed_part,
+            "against": self.against or None,
             "checks": [c.to_dict() for c in self.checks],
         }
 
@@ -79,8 +89,14 @@ class VerifyReport:
 
 
 def check_engine(recorder: VerifyRecorder) -> list[Check]:
-    """The engine's own integrity checks (SQLite: integrity_check and foreign_key_check)."""
-    return [Check.of(name, found, passed, failed) for name, found, passed, failed in recorder.engine_integrity()]
+    """The engine's own integrity checks (SQLite: integrity_check and foreign_key_check), and every CHECK
+    constraint on every row where the engine's own check skips them."""
+    checks = [Check.of(name, found, passed, failed) for name, found, passed, failed in recorder.engine_integrity()]
+    checks.append(Check.of(
+        "check_constraints", recorder.check_constraints(), "every row meets its table's CHECK constraints",
+        "{n} row(s) break a CHECK constraint (written with the checks switched off?)",
+    ))
+    return checks
 
 
 def check_schema(recorder: VerifyRecorder, expected: dict[tuple[str, str], str | None]) -> list[Check]:
@@ -107,21 +123,52 @@ def check_rows(recorder: VerifyRecorder) -> list[Check]:
     ]
 
 
-def check_chain(storage) -> tuple[Check, int, str]:
-    problems, count, head = chain.check(storage)
-    found = [Finding(p.table, p.row_id, p.problem) for p in problems]
-    return (
-        Check.of("hash_chain", found, f"{count} transactions chained; head {head[:16]}…", "{n} break(s) in the hash chain"),
-        count,
-        head,
-    )
+def check_chain(storage, key: ChainKey | None, secret: str | None) -> tuple[list[Check], chain.ChainCheck]:
+    """The hash chain (keyed links with `key`), the key itself, and the ledger secret."""
+    result = chain.check(storage, key, secret=secret)
+    found = [Finding(p.table, p.row_id, p.problem) for p in result.problems if p.table != "ledger_secret"]
+    secret_found = [Finding(p.table, p.row_id, p.problem) for p in result.problems if p.table == "ledger_secret"]
+    if secret is None:
+        secret_found.append(Finding("ledger_secret", 1, "missing: tombstones and rejections cannot be checked or kept"))
+    keying = result.keying
+    if keying is not None and keying.keyed and result.key_problem:
+        key_check = Check("chain_key", False, f"the keyed part cannot be checked: {result.key_problem}")
+    elif keying is not None and not keying.keyed and key is not None and result.last_tx > 0:
+        key_check = Check("chain_key", False,
+                          f"a chain key was given ({key.source or 'explicit'}, key {key.key_id}) but the chain is not keyed:"
+                          " anyone could have recomputed its links (its keying removed?). If no writer ever held this"
+                          " key, open the ledger for writing once with it to key the chain from there on")
+    elif keying is not None and keying.keyed:
+        key_check = Check("chain_key", True, f"keyed links checked with key {keying.key_id}")
+    else:
+        key_check = Check("chain_key", True, "no chain key: the chain is not keyed (anyone could recompute its links)")
+    head = result.head
+    checks = [
+        Check.of("hash_chain", found, f"{result.count} transactions chained; {result.keyed_part}; head {head[:16]}…",
+                 "{n} break(s) in the hash chain"),
+        key_check,
+    ]
+    if secret is not None or secret_found:
+        checked = "and matches the one the chain was keyed with" if keying is not None and keying.keyed and not result.key_problem else "(not keyed: nothing to compare it with)"
+        checks.append(Check.of("ledger_secret", secret_found, f"present {checked}", "{n} problem(s) with the ledger secret"))
+    return checks, result
 
 
-def verify_ledger(ledger: Ledger) -> VerifyReport:
+def check_against(storage, head: Head, key: ChainKey | None, where: str) -> Check:
+    found, held = compare(storage, head, key)
+    return Check.of("against_head", [Finding(t, r, p) for t, r, p in found], f"{held} ({where})",
+                    f"{{n}} difference(s) from {where}")
+
+
+def verify_ledger(
+    ledger: Ledger, *, chain_key: ChainKey | None | bool = True, against: Head | None = None, against_from: str = ""
+) -> VerifyReport:
     """Every ledger-side check, over one committed snapshot. Reads only: safe on a read-only ledger and
-    while writers run."""
+    while writers run. `chain_key`: the key to check keyed links with (True: the ledger's own, as it was
+    opened with); `against`: a head the ledger must extend (`against_from` says where it came from)."""
     storage = ledger.storage
     recorder = erase_recorder(storage)
+    key = ledger.chain_key if chain_key is True else (chain_key or None)
     report = VerifyReport()
     expected = recorder.expected_schema()
     with storage.snapshot():
@@ -131,6 +178,18 @@ def verify_ledger(ledger: Ledger) -> VerifyReport:
             report.extend([Check("hash_chain", False, "the ledger predates the hash chain (migration 0006 not applied)")])
             return report
         report.extend(check_rows(recorder))
-        chained, report.transactions, report.chain_head = check_chain(storage)
-        report.extend([chained])
+        secret = _secret(recorder)
+        checks, result = check_chain(storage, key, secret)
+        report.extend(checks)
+        report.transactions, report.chain_head, report.keyed_part = result.count, result.head, result.keyed_part
+        if against is not None:
+            report.against = against_from or "the head given"
+            report.extend([check_against(storage, against, key, report.against)])
     return report
+
+
+def _secret(recorder) -> str | None:
+    try:
+        return recorder.secret()
+    except LedgerError:  # a ledger from before migration 0007 has no secret table
+        return None

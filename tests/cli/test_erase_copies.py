@@ -211,13 +211,15 @@ def test_backups_and_sql_outputs_are_named_with_their_commands(ledger_path, tmp_
     by_path = {r["path"]: r for r in report["remaining"]}
     assert set(by_path) == {str(inside.resolve()), str(out.resolve())}
     assert by_path[str(inside.resolve())]["kind"] == "backup"
-    assert by_path[str(inside.resolve())]["command"].startswith(f"factledger --db {inside.resolve()} erase --scope s")
+    # The backup is keyed with this ledger's key and has none beside it (ledger/backup.py): the command names it.
+    key = Path(f"{ledger_path}.chain-key").absolute()
+    assert by_path[str(inside.resolve())]["command"].startswith(f"factledger --db {inside.resolve()} --chain-key {key} erase --scope s")
     assert by_path[str(out.resolve())] == {"kind": "sql output", "path": str(out.resolve()),
                                            "what": by_path[str(out.resolve())]["what"], "command": f"rm -- {out.resolve()}"}
     assert VALUE not in result.stdout  # the report names the value as $VALUE, never itself
 
     # Following the commands leaves nothing: the backup erased in place, the output deleted.
-    follow = run_cli(inside, "erase", "--scope", "s", "--subject", "Maya", "--predicate", "treated_at", "--yes")
+    follow = run_cli(inside, "--chain-key", str(key), "erase", "--scope", "s", "--subject", "Maya", "--predicate", "treated_at", "--yes")
     assert follow.exit_code == 0, follow.output
     out.unlink()
     assert hits(store_files(inside)) == {}
@@ -295,6 +297,24 @@ def test_sql_output_refuses_the_ledger_s_files_and_what_is_not_a_regular_file(le
     assert _snapshot(store_files(ledger_path)) == before
     assert not (ledger_path.parent / "ledger.db.lance" / "x.csv").exists()
     assert not path.is_file() or not path.read_bytes().startswith(b"id,")  # no CSV written there
+
+
+@pytest.mark.parametrize("target", ["ledger.db.chain-key", "ledger.db.heads", "elsewhere.key"])
+def test_sql_output_refuses_the_chain_key_and_the_heads_file(ledger_path, target):
+    """The chain key (beside the ledger, or the --chain-key file given) and the heads file are the ledger's
+    own too: an output over the key would leave the keyed ledger unwritable and unverifiable, over the
+    heads the kept heads gone."""
+    seed(ledger_path)
+    elsewhere = ledger_path.parent / "elsewhere.key"
+    elsewhere.write_bytes(Path(f"{ledger_path}.chain-key").read_bytes())
+    elsewhere.chmod(0o600)
+    assert run_cli(ledger_path, "head", "--record").exit_code == 0
+    path = ledger_path.parent / target
+    before = path.read_bytes()
+    result = run_cli(ledger_path, "--chain-key", str(elsewhere), "sql", "SELECT * FROM claims", "-o", str(path), "--format", "csv")
+    assert result.exit_code == 2, result.output
+    assert str(path) in result.stderr and ("key file" in result.stderr or "heads file" in result.stderr)
+    assert path.read_bytes() == before
 
 
 @pytest.mark.parametrize("target", ["ledger.db-wal", "ledger.db-shm", "ledger.db.analytics.duckdb", "fifo"])

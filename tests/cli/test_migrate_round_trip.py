@@ -12,6 +12,8 @@ from factledger.cli.main import cli
 from factledger.cli.migrate_cmds import compare_recall
 from factledger.digest import Journal, Turn
 from factledger.ledger import Ledger
+from factledger.ledger.chain_key import ChainKey
+from factledger.ledger.store import DEFAULT_KEY
 from factledger.ledger.migrate import MigrationRefused, migrate
 from factledger.recall import Recall
 from factledger.recall.config import PRESETS
@@ -25,8 +27,8 @@ def full_ledger(tmp_path_factory):
     return path
 
 
-def _migrate(source, target):
-    result = CliRunner().invoke(cli, ["migrate", "--from", str(source), "--to", str(target), "--pairs", "60",
+def _migrate(source, target, *options):
+    result = CliRunner().invoke(cli, [*options, "migrate", "--from", str(source), "--to", str(target), "--pairs", "60",
                                       "--seed", "3", "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -38,7 +40,9 @@ def test_sqlite_to_postgres_to_sqlite_is_byte_identical(full_ledger, postgres_ur
     assert there["checks"] == {"recall": True, "verify": True}
     assert all(t["ok"] for t in there["tables"].values())
     back = tmp_path / "back.db"
-    again = _migrate(postgres_url, back)
+    # A PostgreSQL ledger has no key file beside it: the source's key is named (the copy's links are keyed with it).
+    assert "writers need that key" in there["chain_key"]
+    again = _migrate(postgres_url, back, "--chain-key", f"{full_ledger}.chain-key")
     assert again["ok"] and again["source_chain_head"] == there["source_chain_head"]
     original, copied, middle = canonical_dump(full_ledger), canonical_dump(back), canonical_dump(postgres_url)
     assert copied == original
@@ -68,7 +72,8 @@ def test_the_copy_keeps_working(engine, full_ledger, request, tmp_path):
     assert migrate(full_ledger, target, pairs=20, seed=1).ok
     with Ledger.open(full_ledger, read_only=True) as source:
         last_claim = max(r[0] for r in source.storage.query("SELECT claim_id FROM version_hashes"))
-    with Ledger.open(target) as ledger:
+    key = ChainKey.from_file(f"{full_ledger}.chain-key")  # the copy's links are keyed with the source's key
+    with Ledger.open(target, chain_key=key if engine == "postgres" else DEFAULT_KEY) as ledger:
         assert ledger.is_erased("s", "user", "lives_in", "Lisbon")
         outcome = Journal(ledger).append(Turn(scope="s", text="I live in Lisbon again", said_at="2025-03-01T10:00:00Z"))
         assert outcome.status == "redacted"  # the erased-text rule, keyed with the copied secret

@@ -119,7 +119,12 @@ def test_backup_copies_verifies_and_refuses_to_overwrite(db: Path, tmp_path: Pat
     again = run(db, "backup", str(dest))
     assert again.exit_code == 2 and "--force" in again.output
     assert run(db, "backup", str(dest), "--force").exit_code == 0
-    assert run(dest, "verify", "--index-dir", str(tmp_path / "none")).exit_code == 0  # the copy verifies on its own
+    # The copy verifies on its own, given the chain key (which a backup does not copy) ...
+    key = f"{db}.chain-key"
+    assert run(dest, "--chain-key", key, "verify", "--index-dir", str(tmp_path / "none")).exit_code == 0
+    # ... and without it says it cannot check the keyed part.
+    alone = run(dest, "verify", "--json", "--index-dir", str(tmp_path / "none"))
+    assert alone.exit_code == 1 and "no chain key was given" in checks(alone)["chain_key"]["details"]
 
 
 def test_backup_of_a_tampered_ledger_says_so(db: Path, tmp_path: Path) -> None:

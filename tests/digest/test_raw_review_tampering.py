@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.chain_keys import copy_chain_key
 from factledger.ledger import Ledger
 
 T1 = "2025-01-01T00:00:00.000000Z"
@@ -119,6 +120,7 @@ def _contents(conn: sqlite3.Connection) -> list[list[tuple]]:
 def raw(base_file: Path, tmp_path: Path):
     path = tmp_path / "ledger.db"
     path.write_bytes(base_file.read_bytes())
+    copy_chain_key(base_file, path)  # a copy of the file needs its chain key to be written
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA foreign_keys = ON")
     yield conn
@@ -149,6 +151,7 @@ def test_what_the_product_does_is_allowed(raw: sqlite3.Connection, what: str, st
 def test_a_ledger_made_before_the_rules_gets_them_when_opened(base_file: Path, tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     path.write_bytes(base_file.read_bytes())
+    copy_chain_key(base_file, path)  # a copy of the file needs its chain key to be written
     conn = sqlite3.connect(path, isolation_level=None)
     try:  # as a ledger written before migration 18: its triggers gone, its version unrecorded
         for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%lifted once%'"

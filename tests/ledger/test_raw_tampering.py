@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.chain_keys import copy_chain_key
 from factledger.ledger import Ledger, ValidationError
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%f', 'now') || '999Z'"  # SQLite's clock, in the ledger's form
@@ -241,6 +242,7 @@ EXPLICIT: list[tuple[str, str, str, str]] = [
 def test_explicit_tx_times_are_for_imports_within_the_skew(built: Path, tmp_path: Path, what, principal, tx_time, fragment):
     path = tmp_path / "ledger.db"
     path.write_bytes(built.read_bytes())
+    copy_chain_key(built, path)  # a copy of the file needs its chain key to be written
     ledger = Ledger.open(path, clock=lambda: "2025-06-01T00:00:00.000000Z")
     try:
         before = contents_of(path)
