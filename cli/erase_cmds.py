@@ -122,8 +122,8 @@ def copies_left(ledger: Ledger, result: EraseResult, exports: list[ExportRecord]
             "transaction", f"{location} (transaction {tx_id})",
             "a reason or source written before reasons were salted: its chain row hashes the text itself,"
             " so redacting it would break `verify`",
-            f"none in place: `factledger --db {shlex.quote(location)} sql \"SELECT id FROM transactions WHERE id = {tx_id}\"`"
-            " shows it; it goes only with a ledger rebuilt without it (export, then import into a new ledger)",
+            f"none in place: the review page's /tx/{tx_id} (`factledger --db {shlex.quote(location)} ui`) shows it;"
+            " it goes only with a ledger rebuilt without it (export, then import into a new ledger)",
         ))
     home = hermes_home_of(location) if ledger.storage.engine == "sqlite" else None
     if home is not None:

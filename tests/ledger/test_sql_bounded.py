@@ -62,7 +62,10 @@ def test_the_peak_memory_of_a_hostile_query_is_bounded(db) -> None:
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert done.stderr.split() == ["SqlExecutionError", "SqlExecutionError"], done.stderr
-    assert json.loads(done.stdout) < 600 * 1024 * 1024  # 64MB + the child's own ~115 MB + headroom; main: 3.4-4.0 GB
+    # The parent's watch stops the child near 64MB + its own ~115 MB + 256 MB when it looks in time; on a
+    # loaded machine the child's address-space cap (what it maps at start + the limit + ~550 MB, about
+    # 1.6 GB) is what binds. Either way far below main's 3.4-4.0 GB.
+    assert json.loads(done.stdout) < 2 * 1024 * 1024 * 1024
 
 
 def test_a_query_that_ignores_the_interrupt_is_stopped_at_the_time_limit(db) -> None:
