@@ -278,11 +278,11 @@ def _clauses(text: str) -> list[_Clause]:
 
 
 # A clause that drops its "I", as people do in chat ("booked Kyoto for April", "started at Corvane on
-# Monday", "stopped the vitamin D"): a verb of the patterns below at its start.
+# Monday", "stopped the vitamin D"): a past-tense verb of the patterns below at its start (a present one,
+# "use tabs", is an instruction to the assistant, not news about the user).
 _IMPLICIT_I = re.compile(
     r"^(?:just\s+|finally\s+|also\s+|recently\s+)?(?:booked|rebooked|had\s+to\s+cancel|started|joined|moved|relocated|quit|left|sold|bought|adopted|"
-    r"stopped|switched|cancell?ed|signed\s+up|upgraded|got|gave|handed|retired|resigned|no\s+longer|don't|work|live|"
-    r"take|drive|ride|use|speak|report)\b",
+    r"stopped|switched|cancell?ed|signed\s+up|upgraded|got|gave|handed|retired|resigned|no\s+longer)\b",
     re.I,
 )
 

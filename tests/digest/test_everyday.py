@@ -59,6 +59,7 @@ REWORDED = [
     (("my brother lives in Tartu", "Joonas (my brother) moved to Pärnu last month"),
      {("Joonas", "lives_in", "Pärnu"), ("Joonas", "relation", "brother")}, {("user's brother", "lives_in", "Tartu")}),
     (("my partner Ruben says hi",), {("Ruben", "relation", "partner")}, set()),
+    (("use the staging db for tests",), set(), {("user", "uses", "the staging db for tests")}),  # an instruction
 ]
 
 
