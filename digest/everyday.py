@@ -111,6 +111,13 @@ def draft(op: str, subject: str, predicate: str, value: str | None, quote: str, 
                  template=template, valid_from=valid_from, valid_to=valid_to, replaces=replaces, time_phrase=phrase)
 
 
+def held_replaced(c: "Clause", held: ClaimVersion, value: str, quote: str, start: str | None, phrase: str) -> Draft:
+    """A held value's slot now holds `value` (for a `many` slot, in place of that value), from `start`."""
+    return draft("supersede", c.subject, held.predicate, value, quote, cardinality=held.cardinality,
+                 template=f"{{subject}}'s {held.predicate.replace('_', ' ')} is {{value}}", valid_from=start,
+                 replaces=held.value if held.cardinality == "many" else None, phrase=phrase)
+
+
 _SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that)\s+.*$")
 
 
@@ -221,11 +228,7 @@ def replaced_mentions(c: Clause, new: str, *, exclude: str) -> list[Draft]:
     for held in c.open_held():
         if held.predicate == exclude or not token.search(held.value):
             continue
-        value = token.sub(new, held.value, count=1)
-        many = held.cardinality == "many"
-        drafts.append(draft("supersede", c.subject, held.predicate, value, m.group(0), cardinality=held.cardinality,
-                            template=f"{{subject}}'s {held.predicate.replace('_', ' ')} is {{value}}", valid_from=start,
-                            replaces=held.value if many else None, phrase=phrase))
+        drafts.append(held_replaced(c, held, token.sub(new, held.value, count=1), m.group(0), start, phrase))
     return drafts
 
 
@@ -530,12 +533,11 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     start, phrase = change_time(c, c.turn)
     word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
-    return [draft("supersede", c.subject, h.predicate, word.sub(new, h.value, count=1), m.group(0), cardinality=h.cardinality,
-                  template=f"{{subject}}'s {h.predicate.replace('_', ' ')} is {{value}}", valid_from=start,
-                  replaces=h.value if h.cardinality == "many" else None, phrase=phrase) for h in held]
+    return [held_replaced(c, h, word.sub(new, h.value, count=1), m.group(0), start, phrase) for h in held]
 
 
-_DIET_WORD = re.compile(r"(?i)\b(?:vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free)\b")
+_DIETS = r"vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free"
+_DIET_WORD = re.compile(rf"(?i)\b(?:{_DIETS})\b")
 
 
 def _diet(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -574,8 +576,7 @@ def _stolen(m: re.Match[str], c: Clause) -> list[Draft] | None:
     new = _REPLACE_IT.search(c.turn)
     target = held[0]
     if new and target.cardinality == "one":
-        return [draft("supersede", c.subject, target.predicate, clean_value(new["v"]), new.group(0), cardinality="one",
-                      template=f"{{subject}}'s {target.predicate.replace('_', ' ')} is {{value}}", valid_from=start, phrase=phrase)]
+        return [held_replaced(c, target, clean_value(new["v"]), new.group(0), start, phrase)]
     return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
                   valid_from=start, phrase=phrase) for h in held]
 
@@ -629,10 +630,6 @@ def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", valid_from=start, phrase=phrase)]
 
 
-def held_any(c: Clause, word: str) -> bool:
-    return bool(_held_naming(c, word))
-
-
 def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'we bumped to Rails 7.2', 'ops upgraded the db to MySQL 8.4': held values naming Rails (with
     another version) now name the new one; with none held, the thing (or the tool's version) is the fact."""
@@ -642,10 +639,8 @@ def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
     start, phrase = change_time(c, c.text[m.end():] or c.text)
     held = [h for h in c.open_held() if old.search(h.value) and not re.search(rf"(?i)(?<!\w){re.escape(new)}(?!\w)", h.value)]
     if held:
-        return [draft("supersede", c.subject, h.predicate, old.sub(new, h.value, count=1), m.group(0), cardinality=h.cardinality,
-                      template=f"{{subject}}'s {h.predicate.replace('_', ' ')} is {{value}}", valid_from=start,
-                      replaces=h.value if h.cardinality == "many" else None, phrase=phrase) for h in held]
-    if not re.search(r"(?i)(?:bumped|upgraded|updated|moved|migrated|went)\s", m.group(0)) and not m["now"] and not held_any(c, name):
+        return [held_replaced(c, h, old.sub(new, h.value, count=1), m.group(0), start, phrase) for h in held]
+    if not re.search(r"(?i)(?:bumped|upgraded|updated|moved|migrated|went)\s", m.group(0)) and not m["now"] and not _held_naming(c, name):
         return None  # "we're on Go 1.24" is news only said as a change, or of a tool held at another version
     if "." not in version and not re.search(r"(?i)(?:bumped|upgraded|updated)\s", m.group(0)):
         return None  # "I moved to Room 4": a place, not a version
@@ -688,8 +683,7 @@ def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
         return None
     start, phrase = change_time(c, c.text)
-    return [draft("supersede", c.subject, held.predicate, value, m.group(0), cardinality="one",
-                  template=f"{{subject}}'s {held.predicate.replace('_', ' ')} is {{value}}", valid_from=start, phrase=phrase)]
+    return [held_replaced(c, held, value, m.group(0), start, phrase)]
 
 
 # -- the table -----------------------------------------------------------------------------------
@@ -860,7 +854,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "diet",
-        re.compile(r"(?i)^(?:(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?)(?P<v>vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free)\b(?:\s+any\s?more)?"),
+        re.compile(rf"(?i)^(?:(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?)(?P<v>{_DIETS})\b(?:\s+any\s?more)?"),
         _diet,
         examples=((("I'm vegan fyi",), (("user", "diet", "vegan"),)), (("I'm vegetarian", "no longer vegetarian btw, so pescatarian"), (("user", "diet", "pescatarian"),))),
         counter=("not vegetarian food though",),
