@@ -9,7 +9,11 @@ read back through it afterwards, so a test checks what the server really stored.
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -221,3 +225,74 @@ def test_recalled_prompt_is_the_bounded_block(served: Served) -> None:
     assert "Berlin" in text and "Oslo" not in text
     nothing = served.portal.call(served.session.get_prompt, "recalled", {"query": "quantum chromodynamics lecture"})
     assert nothing.messages[0].content.text == ""  # type: ignore[union-attr]
+
+
+def test_hermes_mcp_client_configuration_drives_the_server(served: Served, tmp_path: Path) -> None:
+    """Hermes's own MCP client (tools.mcp_tool), configured by config.yaml's mcp_servers, in a subprocess."""
+    pytest.importorskip("tools.mcp_tool")
+    probe = Path(__file__).parents[1] / "support" / "hermes_mcp_client.py"
+    done = subprocess.run([sys.executable, str(probe), str(tmp_path), str(FACTLEDGER), served.location],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(report["expected"]) == len(TOOLS - {"journal"}) and set(report["expected"]) <= set(report["tools"])
+    current = json.loads(report["calls"]["current"])
+    assert "Berlin" in json.dumps(current) and "Oslo" not in json.dumps(current)
+    remembered = json.loads(report["calls"]["remember"])
+    assert "applied" in json.dumps(remembered)
+    assert "is not served here" in report["calls"]["other_scope"]
+    with factledger.open(served.location, principal=OPERATOR) as db:
+        sailing = db.history("user", "likes", scopes=["alice"])
+        assert any(e.version.value == "sailing" and e.opened.principal == "agent:hermes" for e in sailing)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_streamable_http_needs_the_token_and_its_own_host_name(tmp_path: Path) -> None:
+    """--http on loopback: the page's token and Host rules, then the SDK's streamable HTTP client (SQLite)."""
+    import httpx
+    from mcp.client.streamable_http import streamable_http_client
+
+    from factledger.cli.ui.security import write_token_file
+
+    location = str(tmp_path / "ledger.db")
+    _seed(location)
+    token_file = tmp_path / "token"
+    write_token_file(token_file, "s3cret-token-for-the-test")
+    port = _free_port()
+    server = subprocess.Popen([str(FACTLEDGER), "--db", location, "mcp", "--scope", "alice", "--http", "--port", str(port),
+                               "--token-file", str(token_file)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        with httpx.Client(timeout=5) as http:
+            for _ in range(300):  # until it listens (no fixed sleep: each try waits only for the refusal)
+                try:
+                    anonymous = http.post(url, json={})
+                    break
+                except httpx.ConnectError:
+                    assert server.poll() is None, server.stderr.read().decode()  # type: ignore[union-attr]
+                    time.sleep(0.05)
+            assert anonymous.status_code == 401 and anonymous.text.startswith("authorization:")
+            rebound = http.post(url, json={}, headers={"Host": "attacker.example", "Authorization": "Bearer s3cret-token-for-the-test"})
+            assert rebound.status_code == 421 and rebound.text.startswith("host:")
+
+        async def drive() -> dict[str, Any]:
+            headers = {"Authorization": "Bearer s3cret-token-for-the-test"}
+            async with httpx.AsyncClient(headers=headers, timeout=30) as client, \
+                    streamable_http_client(url, http_client=client) as (read, write, _), ClientSession(read, write) as session:
+                await session.initialize()
+                assert {t.name for t in (await session.list_tools()).tools} == TOOLS - {"journal"}
+                result = await session.call_tool("current", {"predicate": "lives_in"})
+                assert not result.isError and result.structuredContent is not None
+                return result.structuredContent
+
+        with start_blocking_portal() as portal:
+            answer = portal.call(drive)
+        assert [f["value"] for f in answer["facts"]] == ["Berlin"]
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
