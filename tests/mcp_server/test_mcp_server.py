@@ -300,3 +300,21 @@ def test_streamable_http_needs_the_token_and_its_own_host_name(tmp_path: Path) -
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["mcp"], "Missing option '--scope'"),
+    (["mcp", "--scope", " "], "error: scope: must be a non-empty string"),
+    (["mcp", "--scope", "a", "--scope", "a"], "error: scope: a scope is named twice"),
+    (["mcp", "--scope", "a", "--agent", ""], "error: principal:"),
+    (["mcp", "--scope", "a", "--token-file", "t"], "error: token-file: --token-file and --allow-host apply only with --http"),
+])
+def test_the_command_refuses_bad_options_before_serving(tmp_path: Path, args: list[str], message: str) -> None:
+    from click.testing import CliRunner
+
+    from factledger.cli.main import cli
+
+    location = tmp_path / "ledger.db"
+    result = CliRunner().invoke(cli, ["--db", str(location), *args])
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not location.exists()  # refused before the ledger was opened or created
