@@ -27,6 +27,7 @@ pytest.importorskip("mcp")
 from anyio.from_thread import BlockingPortal, start_blocking_portal  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp.shared.exceptions import McpError  # noqa: E402
 from mcp.types import CallToolResult  # noqa: E402
 
 import factledger  # noqa: E402
@@ -225,6 +226,8 @@ def test_recalled_prompt_is_the_bounded_block(served: Served) -> None:
     assert "Berlin" in text and "Oslo" not in text
     nothing = served.portal.call(served.session.get_prompt, "recalled", {"query": "quantum chromodynamics lecture"})
     assert nothing.messages[0].content.text == ""  # type: ignore[union-attr]
+    with pytest.raises(McpError, match="scope: 'bob' is not served here"):
+        served.portal.call(served.session.get_prompt, "recalled", {"query": "where does the user live?", "scope": "bob"})
 
 
 def test_hermes_mcp_client_configuration_drives_the_server(served: Served, tmp_path: Path) -> None:
