@@ -652,7 +652,8 @@ def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 _SLOT_CUE = re.compile(
     r"(?i)\b(?:new\s+(?P<a>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)|(?P<b>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:changed|is\s+different)|"
-    r"(?:switched|changed)\s+(?P<c>[a-z][\w\-]*?)s\b)"
+    r"(?:switched|changed)\s+(?P<c>[a-z][\w\-]*?)s\b|"
+    r"(?P<d>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:got|was|has\s+been)\s+(?:reshuffled|changed|reassigned|swapped|moved|updated))"
 )
 
 
@@ -664,15 +665,31 @@ def _slot_named_in_turn(c: Clause) -> ClaimVersion | None:
         if len(named) == 1:
             return named[0]  # "I'm taking his name so it's Hana Vidmar now"
     for cue in _SLOT_CUE.finditer(c.turn):
-        words = [w.rstrip("s") if len(w) > 3 else w for w in (cue["a"] or cue["b"] or cue["c"]).casefold().split()]
-        words = [w for w in words if w not in ("my", "our", "the", "a")]
-        if not words:
-            continue
-        held = [h for h in c.open_held() if h.cardinality == "one"
-                and all(any(part.startswith(w) for part in h.predicate.split("_")) for w in words)]
-        if len({h.predicate for h in held}) == 1:
-            return held[0]
+        held = _held_slot_named(c, cue["a"] or cue["b"] or cue["c"] or cue["d"])
+        if held is not None:
+            return held
     return None
+
+
+def _held_slot_named(c: Clause, thing: str) -> ClaimVersion | None:
+    """The one held open single-valued slot whose name holds every word of `thing` (singular)."""
+    words = [w.rstrip("s") if len(w) > 3 else w for w in thing.casefold().split()]
+    words = [w for w in words if w not in ("my", "our", "the", "a")]
+    if not words:
+        return None
+    held = [h for h in c.open_held() if h.cardinality == "one"
+            and all(any(part.startswith(w) for part in h.predicate.split("_")) for w in words)]
+    return held[0] if len({h.predicate for h in held}) == 1 else None
+
+
+def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'switched car insurance to Y', 'changed my bank to Y': the held slot the words name, now Y."""
+    held = _held_slot_named(c, m["thing"])
+    value = clean_value(m["v"])
+    if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
+        return None
+    start, phrase = change_time(c, c.text)
+    return [held_replaced(c, held, value, m.group(0), start, phrase)]
 
 
 def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -708,12 +725,21 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "it's Y now",
-        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+at|I\s+am\s+at|I\s+go\s+to)\s+(?:now\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?))\s+now\b"),
+        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to)\s+(?:now\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?))\s+now\b"),
         _now_it_is,
         examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
                   (("my gym is Fitbox", "switched gyms, I'm at Corehouse now"), (("user", "gym", "Corehouse"),)),
-                  (("Hi, I'm Aino Laine", "we got married! I'm taking his name so it's Aino Koski now"), (("user", "name", "Aino Koski"),))),
+                  (("Hi, I'm Aino Laine", "we got married! I'm taking his name so it's Aino Koski now"), (("user", "name", "Aino Koski"),)),
+                  (("note: my desk at the office is D-12", "desks got reshuffled, I'm in F-03 now"), (("user", "desk_at_the_office", "F-03"),))),
         counter=("it's Monday now",),
+    ),
+    Pattern(
+        "switched X to Y",
+        re.compile(r"(?i)^(?:.*?\b)?(?:switched|changed|moved)\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:over\s+)?to\s+(?P<v>(?-i:[A-Z0-9][^,;]*?))(?=\s*(?:$|[,;.!]|\s+(?:now|instead|because|since|as)\b))"),
+        _switched_to,
+        examples=((("remember: my home insurance is with Harwick Mutual", "fyi switched home insurance to Pellam & Co, Harwick wanted more"),
+                   (("user", "home_insurance", "Pellam & Co"),)),),
+        counter=("I switched to decaf",),
     ),
     Pattern(
         "medication",
@@ -782,9 +808,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "role at",
-        re.compile(rf"{_I}\s+(?:a|an)\s+(?P<role>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
+        re.compile(rf"{_I}\s+(?:a|an)\s+(?P<role>(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
         _role_at,
-        examples=((("I'm a data analyst at Brightwater Foods",), (("user", "works_at", "Brightwater Foods"), ("user", "job_title", "data analyst"))),),
+        examples=((("I'm a data analyst at Brightwater Foods",), (("user", "works_at", "Brightwater Foods"), ("user", "job_title", "data analyst"))),
+                  (("from Monday I'm a QA lead at Tovi Labs",), (("user", "works_at", "Tovi Labs"), ("user", "job_title", "QA lead")))),
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
     ),
     Pattern(

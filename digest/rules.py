@@ -74,6 +74,8 @@ _HEDGE = re.compile(
 _MODAL_MAY = re.compile(r"\bmay\b")  # lower-case only: "in May" is a month
 _JOINT = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
+    # a second thing done, its "I" dropped: "wrapped up at X on Friday and started at Y on Monday"
+    r"|(?:,\s*|\s+)and\s+(?:then\s+)?(?=(?:started|joined|moved|switched|left|quit|sold|bought|adopted)\s)"
     # a list of how things are: "Rails 7.1 on MySQL 8.0, CI is CircleCI, code lives on GitLab"
     r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
 )
@@ -176,7 +178,7 @@ _EVENT_VERB = (
     r"performed|took|spoke|presented)"
 )
 _EVENT = re.compile(rf"^(?:I|[Ww]e)(?:\s+(?:just|finally|also|actually|recently|even))*\s+(?P<what>{_EVENT_VERB}\b.*)$")
-_LEADING_TIME = re.compile(rf"^(?P<phrase>{TIME_PHRASE.pattern[4:]}),?\s+(?P<rest>(?:I|[Ww]e)\s.*)$", re.I)
+_LEADING_TIME = re.compile(rf"^(?P<phrase>{TIME_PHRASE.pattern[4:]}),?\s+(?P<rest>(?:I|[Ww]e)(?:\s|['’]).*)$", re.I)
 _EVENT_NOUNS = {
     "appointment", "meeting", "interview", "exam", "test", "wedding", "party", "concert", "game", "match", "trip",
     "flight", "date", "dinner", "lunch", "conference", "recital", "performance", "show", "surgery", "check-up",
@@ -287,9 +289,15 @@ _IMPLICIT_I = re.compile(
 )
 
 
+_FROM_NOW = re.compile(r"^(?:from|as\s+of|starting|effective)\s+(?:today|now|this\s+morning|tonight)\s*,?\s+(?P<rest>(?:I|[Ww]e)(?:\s|['’]).*)$", re.I)
+
+
 def _reworded(text: str) -> str | None:
     """The clause as the patterns expect it, when it is said otherwise: the dropped "I" put back, a
     leading time phrase moved after what it dates. None when neither applies."""
+    now = _FROM_NOW.match(text)
+    if now:
+        return now["rest"]  # "from today I'm a QC analyst at X": what holds from when it was said
     lead = _LEADING_TIME.match(text)
     if lead and not re.match(r"(?i)(?:last|this|next|yesterday|today|on|in)\b", lead["phrase"]):
         return f"{lead['rest']} {lead['phrase']}"  # "since October I work at X" (events read a leading date themselves)

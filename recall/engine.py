@@ -35,7 +35,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    STOP_WORDS, asks_about_past, asks_about_unnamed_relative, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    STOP_WORDS, asks_about_past, asks_about_unnamed_relative, asks_relatives_name, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -981,6 +981,10 @@ class Recall:
             and h.key not in {b.key for b in beside}
         ]
         episodes = self._excerpts(pool, facts + beside, episode_room, found.before, found.named, seen)
+        if valid_at is None and known_at is None and not asks_about_past(query):
+            latest = _newest_mention(query, hits, facts, beside + episodes, found.named)
+            if latest is not None:
+                episodes.append(latest)
         block = self._render(facts, since, episodes, scopes, valid_at, known_at)
         return dataclasses.replace(block, vector_lane=found.vector_lane)
 
@@ -1001,6 +1005,11 @@ class Recall:
         one holder's works_at when no wife was ever mentioned. Words naming a known subject or speaker
         are never such a qualifier (they have their own handling: boosts and `named_subject_facts_only`).
         An assistant turn answering a turn left out so goes with it. `facts_only`: leave the turns be."""
+        if not facts_only and hits:
+            relation = asks_relatives_name(query)
+            if relation is not None and not any(names_relative(h.text, relation) for h in hits):
+                # "what's my wife's name?" when she was mentioned, never named: nothing here says it
+                return []
         subject_words = {w for subject in named.subjects for w in words(subject)}
         asked = [w for w in dict.fromkeys(content_words(query)) if w not in subject_words and not w.isdigit()]
         if not asked or not hits:
@@ -1016,6 +1025,10 @@ class Recall:
         if not never_said:
             return hits
         gated = (lambda h: h.kind == FACT) if facts_only else (lambda h: True)
+        if neighbours_unsaid(query, asked, never_said):
+            # "what's my overhead press max?" when only squat and bench maxes were said: most of what
+            # it asks about (two words or more) was never said here, so what matches is something else
+            return [h for h in hits if not gated(h)]
         if asks_about_unnamed_relative(query, never_said):
             # "where does my brother live?" when no brother was ever mentioned: nobody here is him
             return [h for h in hits if not gated(h)]
@@ -1239,6 +1252,30 @@ def _above_floor(hits: list[Hit], share: float) -> list[Hit]:
         return []
     floor = hits[0].scores.fused * share
     return [h for h in hits if h.scores.fused >= floor]
+
+
+def _newest_mention(query: str, hits: Sequence[Hit], facts: Sequence[Hit], shown: Sequence[Hit], named: NamedSlots) -> Hit | None:
+    """The user's newest turn about what a question of the present asks, when the excerpts chosen are
+    all older: the block must not show what was said about it then and hide what was said since (the
+    older excerpt may be the value that turn replaced, and a ranking by match alone prefers whichever
+    turn is shorter). "About": its own words carry one of the query's topical words (not only a
+    subject's name). None when a shown item is as new, or when nothing newer matches."""
+    if not shown:
+        return None
+    subject_words = {w for subject in named.subjects for w in words(subject)}
+    topical = {w for w in content_words(query) if w not in subject_words and not w.isdigit()}
+    if not topical:
+        return None
+    newest = max(h.episode.said_at for h in shown if h.episode is not None)  # type: ignore[union-attr]
+    facts_from = {ref for f in facts for ref in f.sources}
+    keys = {h.key for h in shown}
+    later = [
+        h for h in hits
+        if h.kind == EPISODE and h.scores.grounded and h.episode.role == "user"  # type: ignore[union-attr]
+        and h.episode.said_at > newest and h.key not in keys and h.episode.ref not in facts_from  # type: ignore[union-attr]
+        and not is_question(h.text) and topical & set(content_words(h.text))
+    ]
+    return max(later, key=lambda h: (h.episode.said_at, h.episode.id)) if later else None  # type: ignore[union-attr]
 
 
 def _adds_to(episode: Hit, shown: Sequence[Hit]) -> bool:

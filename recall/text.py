@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Sequence
 
 from factledger.ledger.times import UNKNOWN_START, display
 
@@ -88,6 +89,8 @@ _PERSONS = frozenset("i me my mine we us our ours you your yours he him his she 
 _LOOSE_QUALIFIERS = frozenset(
     "current new old latest present previous last first next actual real main usual exact full whole same own".split()
 )
+# Words that judge a thing rather than tell it apart from another of its kind.
+_JUDGED = frozenset("wrong right correct incorrect proper entire only good bad".split())
 
 
 # People a question names by their relation to the speaker ("my brother"): one such word never said in the
@@ -106,6 +109,58 @@ def asks_about_unnamed_relative(query: str, never_said: frozenset[str]) -> bool:
     return any(
         owner in ("my", "our") and word in RELATIVES and word in never_said for owner, word in zip(asked, asked[1:])
     )
+
+
+def neighbours_unsaid(query: str, asked: Sequence[str], never_said: frozenset[str]) -> bool:
+    """Whether a query qualifies a word that was said in the searched scopes with two words side by
+    side that never were ("overhead press max" when only squat and bench maxes were said): that kind
+    of the thing is absent, and what matches the said word is about its neighbour. (`asked`: the
+    query's topical words.) Only three words next to each other in the query count, the said one last:
+    "my Kyoto trip, as of mid-February" names no thing "trip mid", in "playing a string instrument" the
+    said word is not part of the thing, and "harpsichord keyboard instrument" describes what was said."""
+    topical = {w for w in asked if w not in _PAST_CUES and w not in _LIGHT_VERBS and w not in _TIME_WORDS}
+    raw = words(query)
+    for run in zip(raw, raw[1:], raw[2:]):
+        unsaid = [w in never_said for w in run]
+        if all(w in topical for w in run) and unsaid == [True, True, False]:
+            return True  # two unsaid words qualifying the said one right after them
+    return False
+
+
+# Words of a time phrase ("as of mid-February", "late last year"): when, not what.
+_TIME_WORDS = frozenset("mid early late start end beginning week weeks month months year years day days today now".split())
+
+
+_LIGHT_VERBS = frozenset("going doing done use using used get getting got make making made take taking took".split())
+
+
+# "what's my wife's name?", "what is my niece called?": the name of a relative of the speaker.
+_RELATIVES_NAME = re.compile(
+    r"(?i)\b(?:my|our)\s+(?P<a>[a-z]+(?:-in-law)?)['’]s\s+(?:first\s+|full\s+|last\s+)?name\b"
+    r"|\b(?:my|our)\s+(?P<b>[a-z]+(?:-in-law)?)\s+(?:called|named)\s*\?"
+)
+
+
+def asks_relatives_name(query: str) -> str | None:
+    """The relation word when `query` asks the name of the speaker's relative ("my wife's name")."""
+    match = _RELATIVES_NAME.search(query)
+    if match is None:
+        return None
+    relation = (match["a"] or match["b"]).casefold()
+    return relation if relation.removesuffix("-in-law") in RELATIVES else None
+
+
+def names_relative(text: str, relation: str) -> bool:
+    """Whether `text` gives a name to the speaker's `relation` ("my wife Ilse", "Gerrit, my
+    father-in-law", "my sister is called Ana", "Tom is user's brother")."""
+    r = re.escape(relation)
+    return bool(re.search(
+        rf"(?i:\b(?:my|our)\s+{r})(?:['’]s\s+name)?,?\s+(?:is\s+)?(?i:(?:called|named)\s+)?[A-Z][\w-]+"
+        rf"|\b[A-Z][\w-]+,?\s+(?i:(?:my|our|(?:the\s+)?user['’]s)\s+{r})\b"
+        rf"|\b[A-Z][\w-]+\s+(?i:is\s+(?:my|our|(?:the\s+)?user['’]s)\s+{r})\b"
+        rf"|(?i:\b{r}\s+(?:is\s+)?(?:called|named))\s+[A-Z]",
+        text,
+    ))
 
 
 # "Wren's phone number": a capitalised name, its possessive, then the thing (up to three words).
@@ -163,6 +218,7 @@ def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bo
             if (
                 any(same_word(here, word) for word in thing)
                 and (before not in STOP_WORDS or before in _PERSONS)
+                and before not in _LOOSE_QUALIFIERS and before not in _JUDGED  # "the wrong warehouse" is the warehouse
                 and not _CJK.search(before)
                 and not any(same_word(before, w) for w in topical)
             ):

@@ -272,3 +272,54 @@ def test_one_statement_finds_every_facts_turns(clocked_ledger, clock, journal, g
     block = recall.prompt("where do I work and where do I live", SCOPE)
     assert len(block.facts) == 2 and len(calls) == 1
     assert all(block.said_since(f) for f in block.facts)
+
+
+def test_a_present_question_shows_the_newest_turn_about_it(clocked_ledger, clock, journal, recall):
+    """No fact holds the gym; the best-matching excerpts are the older turns ("gym" said more densely
+    there), but what the user said since about it is in the block too, and it is the newest line."""
+    for day, text in (("01-05", "My gym is Boulder One. Gym nights: Tuesday."), ("01-12", "Gym again, gym was busy."),
+                      ("01-19", "The gym had new gym routes."), ("02-05", "Boulder One gym packed, gym needs walls.")):
+        say(journal, clock, f"2026-{day}T09:00:00Z", text)
+    say(journal, clock, "2026-04-02T18:00:00Z", "I cancelled that membership; my gym these days is Klimmhal Noord, "
+        "closer to the office and open late on weekdays.", session="s2")
+    clock.now = parse_time("2026-04-10")
+    block = recall.prompt("which gym do I go to?", SCOPE)
+    said = [h.text for h in block.episodes]
+    assert any("Klimmhal Noord" in text for text in said), block.text
+    newest = max(block.episodes, key=lambda h: h.episode.said_at)
+    assert "Klimmhal Noord" in newest.text
+    # a question about then is answered from then: the turn said since is not added to it
+    past = recall.prompt("which gym did I go to in January?", SCOPE, valid_at="2026-01-31")
+    assert "Klimmhal Noord" not in past.text
+
+
+def test_a_relatives_name_never_said_is_not_answered(clocked_ledger, clock, journal, recall):
+    say(journal, clock, "2026-03-01T09:00:00Z", "My wife starts at the clinic on Monday, so I do the school run.")
+    clock.now = parse_time("2026-03-05")
+    assert recall.prompt_block("What's my wife's name?", SCOPE) == ""  # mentioned, never named
+    assert "clinic" in recall.prompt_block("Where does my wife work?", SCOPE)  # what was said of her still is
+    say(journal, clock, "2026-03-06T09:00:00Z", "My wife Ilse loved the new clinic.")
+    clock.now = parse_time("2026-03-07")
+    assert "Ilse" in recall.prompt_block("What's my wife's name?", SCOPE)
+
+
+def test_a_thing_of_two_words_never_said_stays_empty(clocked_ledger, clock, journal, recall):
+    say(journal, clock, "2026-03-01T09:00:00Z", "New maxes this week: squat max 140 kg, bench max 100 kg.")
+    say(journal, clock, "2026-03-02T09:00:00Z", "The mortgage is with Rabo, 25 years, we signed in May.")
+    clock.now = parse_time("2026-03-05")
+    assert recall.prompt_block("What's my overhead press max?", SCOPE) == ""  # only squat and bench were said
+    assert recall.prompt_block("What is my leg press max?", SCOPE) == ""
+    assert "140 kg" in recall.prompt_block("What's my squat max?", SCOPE)
+    assert "Rabo" in recall.prompt_block("Who is our mortgage with?", SCOPE)
+
+
+@pytest.mark.parametrize(("query", "text", "never_said", "elsewhere"), [
+    # a word judging the thing is not another one of its kind
+    ("what is the backup warehouse address?", "it went to the wrong warehouse in Leeds", {"backup"}, False),
+    ("what is the backup warehouse address?", "the old warehouse is at 5 Mill Rd", {"backup"}, False),
+    # a word telling it apart is
+    ("what is the south warehouse address?", "the north warehouse is at 5 Mill Rd", {"south"}, True),
+])
+def test_what_qualifies_a_thing_elsewhere(query, text, never_said, elsewhere):
+    from factledger.recall.text import qualified_elsewhere
+    assert qualified_elsewhere(query, text, frozenset(never_said)) is elsewhere
