@@ -111,11 +111,14 @@ def sql_cmd(
     Each query runs under a memory limit and a timeout, and prints at most --max-rows rows.
     DESCRIBE, SUMMARIZE, EXPLAIN and SHOW TABLES are reads too.
 
-    With --write (operator only), one statement becomes one ledger transaction:
+    With --write (operator only), one statement becomes one ledger transaction (docs/SQL_WRITES.md):
     INSERT INTO claims (scope, subject, predicate, value, valid_from, valid_to) VALUES …;
     UPDATE claims [FOR PORTION OF VALID_TIME FROM a [TO b]] SET value = … WHERE scope = … AND subject = …
-    AND predicate = … [AND value = replaced]; DELETE FROM claims [FOR PORTION OF VALID_TIME FROM a [TO b]
-    | FOR ALL VALID_TIME] WHERE …; ERASE FROM claims WHERE … (asks first, as `factledger erase`).
+    AND predicate = … [AND value = replaced] (changes only what the portion holds); SUPERSEDE claims
+    [FOR PORTION OF …] SET value = … WHERE … (the slot holds the value over the whole portion);
+    DELETE FROM claims [FOR PORTION OF VALID_TIME FROM a [TO b] | FOR ALL VALID_TIME] WHERE …;
+    ERASE FROM claims WHERE … (asks first, as `factledger erase`). A statement that matches nothing
+    reports 0 rows and writes nothing.
     """
     limits = {"memory_limit": memory_limit, "timeout": timeout or None, "max_rows": max_rows or None}
     if snapshot + live + use_companion > 1:
@@ -249,19 +252,22 @@ def _write(
         erase=partial(erase_everywhere, index_dir=index_dir),
     )
     if dry_run:
-        for line in plan.lines():
+        for line in outcome.lines():
             emit_json(line)
+        click.echo(f"({plan.statement} {outcome.rows}: dry run, nothing written)", err=True)
         return
     if outcome.erased is not None:
         report_erasure(outcome.erased, as_json)
         return
-    result = outcome.result
-    assert result is not None
     if as_json:
         emit_json(outcome.to_dict())
         return
+    result = outcome.result
+    if result is None:  # matched no row: a peer's `UPDATE 0`
+        click.echo(f"{plan.statement} 0: no row matched; nothing written")
+        return
     click.echo(
-        f"{plan.statement}: transaction {result.id} at {display(result.tx_time)}:"
+        f"{plan.statement} {outcome.rows}: transaction {result.id} at {display(result.tx_time)}:"
         f" {len(result.opened)} version(s) opened, {len(result.closed)} closed"
         + (f", {sum(1 for op in result.ops if op.noop)} operation(s) changed nothing" if any(op.noop for op in result.ops) else "")
     )

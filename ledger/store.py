@@ -176,6 +176,17 @@ class LedgerTx:
             self._slots[slot_key] = slot
         return slot
 
+    def held(self, scope: str, subject: str, predicate: str) -> tuple[str, list[algebra.Span]] | None:
+        """The slot's current versions as this transaction sees them (its own writes included), with the
+        predicate's cardinality; None when the predicate is not registered (the slot holds nothing, and
+        nothing is registered by asking)."""
+        found = self.predicate(predicate_key(predicate))
+        if found is None:
+            return None
+        slot_key = (check_scope(scope), key(subject, "subject"), found.name)
+        slot = self._slots.get(slot_key)
+        return found.cardinality, list(slot.current if slot is not None else self.ledger.recorder.open_spans(*slot_key))
+
     def _check_not_erased(self, slot: _Slot, value_key: str) -> None:
         if self._has_erasures and self.ledger._erased(slot.scope, slot.subject_key, slot.predicate.name, value_key):
             raise ErasedError("this value was erased by an operator and cannot be written again", field="value")
@@ -464,6 +475,14 @@ class Ledger:
     def predicate(self, name: str) -> Predicate | None:
         self._sync_predicates()
         return self._load_predicates().get(predicate_key(name))
+
+    def held(self, scope: str, subject: str, predicate: str) -> tuple[str, list[algebra.Span]] | None:
+        """The slot's committed current versions with the predicate's cardinality (None: no such predicate),
+        as `LedgerTx.held` sees them outside a transaction (a dry run of an SQL write reads these)."""
+        found = self.predicate(predicate)
+        if found is None:
+            return None
+        return found.cardinality, self.recorder.open_spans(check_scope(scope), key(subject, "subject"), found.name)
 
     def predicates(self) -> list[Predicate]:
         self._sync_predicates()

@@ -62,7 +62,8 @@ def to_sql(group: list[dict[str, Any]]) -> str:
     (line,) = group
     if line["op"] == "supersede":
         sets = f"value = {_quote(line['value'])}" + (f", source = {_quote(line['source'])}" if "source" in line else "")
-        return f"UPDATE claims{_portion(line)} SET {sets} WHERE {_slot(line, 'replaces')}"
+        # apply's supersede is SQL's SUPERSEDE (an UPDATE changes only what the portion holds)
+        return f"SUPERSEDE claims{_portion(line)} SET {sets} WHERE {_slot(line, 'replaces')}"
     assert line["op"] == "retract"
     clause = " FOR ALL VALID_TIME" if line.get("all_valid_time") else _portion(line)
     return f"DELETE FROM claims{clause} WHERE {_slot(line, 'value')}"
@@ -103,7 +104,8 @@ def write_both(folder: Path, history) -> tuple[dict, dict, list, list]:
             except LedgerError:
                 refused_apply.append(index)
             try:
-                execute_write(by_sql, to_sql(ops), principal=PRINCIPAL, reason="twin")
+                if execute_write(by_sql, to_sql(ops), principal=PRINCIPAL, reason="twin").rows == 0:
+                    refused_sql.append(index)  # a DELETE that matched nothing writes nothing; apply refuses it
             except LedgerError:
                 refused_sql.append(index)
         return dump(by_apply), dump(by_sql), refused_apply, refused_sql

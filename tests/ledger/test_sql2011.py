@@ -1,0 +1,259 @@
+"""The SQL:2011 conformance table (sql2011_table.py) on both engines, and every statement form an
+analyst coming from PostgreSQL or MariaDB types first: carried out, or refused with a position and a
+reason (never a traceback, exit status 2 at the CLI).
+
+One ledger per engine holds the whole table (each case has a slot of its own), so the table costs a
+few transactions per case, not a database."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from factledger.cli.main import cli
+from factledger.ledger import Ledger, LedgerError
+from factledger.ledger.analytics import QueryRefused, SqlError, execute_write, plan_write
+from factledger.ledger.times import format_time, parse_time, to_datetime
+
+from .sql2011_table import CASES, Case, Refusal, Row
+
+SCOPE = "conf"
+PREDICATES = {"one": "p_one", "many": "p_many"}
+NOW = "2025-06-15T12:00:00.000000Z"
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def conformance_ledger(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """One ledger per engine for the whole table, dated by a fixed clock (tx times step by 1 µs)."""
+    if request.param == "sqlite":
+        location: str | Path = tmp_path_factory.mktemp("sql2011") / "ledger.db"
+        drop = None
+    else:
+        from tests.conftest import _drop_postgres_database, _fresh_postgres_database
+
+        cluster = request.getfixturevalue("postgres_cluster")
+        name = _fresh_postgres_database(cluster, request.getfixturevalue("postgres_template"))
+        location, drop = cluster.url(name), (cluster, name)
+    ledger = Ledger.open(location, clock=lambda: NOW)
+    with ledger.transaction(principal="operator:setup") as tx:
+        tx.define("p_one", "one")
+        tx.define("p_many", "many")
+    yield ledger
+    ledger.close()
+    if drop is not None:
+        _drop_postgres_database(*drop)
+
+
+def _time(text: str | None, tx_time: str | None) -> str | None:
+    if text is None:
+        return None
+    if text in ("tx", "today", "tx-7d"):
+        assert tx_time is not None, "a row dated by the transaction needs one"
+        moment = to_datetime(tx_time)
+        if text == "today":
+            moment = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+        elif text == "tx-7d":
+            moment -= timedelta(days=7)
+        return format_time(moment)
+    return parse_time(text, "case")
+
+
+def coalesced(rows, tx_time: str | None = None) -> list[tuple[str, str, str | None]]:
+    """Rows as the ledger stores them: per value, adjacent or overlapping periods merged."""
+    by_value: dict[str, list[tuple[str, str | None]]] = {}
+    for value, start, end in rows:
+        by_value.setdefault(value, []).append((_time(start, tx_time), _time(end, tx_time)))  # type: ignore[arg-type]
+    out = []
+    for value, periods in by_value.items():
+        periods.sort()
+        merged: list[list] = []
+        for start, end in periods:
+            if merged and (merged[-1][1] is None or start <= merged[-1][1]):
+                if merged[-1][1] is not None and (end is None or end > merged[-1][1]):
+                    merged[-1][1] = end
+                continue
+            merged.append([start, end])
+        out.extend((value, start, end) for start, end in merged)
+    return sorted(out, key=lambda r: (r[1], r[0]))
+
+
+def held_rows(ledger: Ledger, subject: str, predicate: str) -> list[tuple[str, str, str | None]]:
+    found = ledger.held(SCOPE, subject, predicate)
+    spans = [] if found is None else found[1]
+    return coalesced([(s.value, s.valid_from, s.valid_to) for s in spans])
+
+
+def _transactions(ledger: Ledger) -> int:
+    return ledger.storage.query("SELECT count(*) FROM transactions")[0][0]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_conformance(conformance_ledger: Ledger, case: Case) -> None:
+    ledger = conformance_ledger
+    subject = "case " + str(CASES.index(case))
+    predicate = PREDICATES[case.cardinality]
+    if case.initial:
+        with ledger.transaction(principal="operator:setup") as tx:
+            for value, start, end in case.initial:
+                tx.add(SCOPE, subject, predicate, value, valid_from=start, valid_to=end)
+    before = held_rows(ledger, subject, predicate)
+    assert before == coalesced(case.initial)
+    sql = case.statement.format(
+        slot=f"scope = '{SCOPE}' AND subject = '{subject}' AND predicate = '{predicate}'",
+        key=f"'{SCOPE}', '{subject}', '{predicate}'",
+    )
+    count = _transactions(ledger)
+    want = case.want
+    if isinstance(want, Refusal):
+        with pytest.raises(LedgerError) as caught:
+            execute_write(ledger, sql, principal="operator:t")
+        assert type(caught.value).__name__ == want.error, caught.value
+        assert want.says in str(caught.value)
+        assert held_rows(ledger, subject, predicate) == before and _transactions(ledger) == count
+        return
+    outcome = execute_write(ledger, sql, principal="operator:t")
+    assert outcome.rows == case.want_rows
+    tx_time = outcome.result.tx_time if outcome.result is not None else None
+    assert held_rows(ledger, subject, predicate) == coalesced(want, tx_time)
+    if outcome.rows == 0:  # a no-op writes no transaction
+        assert outcome.result is None and _transactions(ledger) == count
+
+
+def test_every_difference_on_purpose_says_why() -> None:
+    for case in CASES:
+        assert (case.ledger is None) == (case.why == ""), case.name
+
+
+# -- statement forms: carried out, or refused with a position -----------------------------------------
+
+SLOT = "scope = 's' AND subject = 'a' AND predicate = 'p'"
+PORTION = "FOR PORTION OF VALID_TIME FROM '2000-01-01' TO '2001-01-01'"
+
+REFUSED = [
+    (f"UPDATE t {PORTION} SET value = '1' WHERE {SLOT}", "t", "writes go to claims, not t"),
+    (f"UPDATE main.claims {PORTION} SET value = '1' WHERE {SLOT}", "main.claims", "not main.claims"),
+    (f"UPDATE IGNORE claims {PORTION} SET value = '1' WHERE {SLOT}", "IGNORE", "all or nothing"),
+    (f"DELETE FROM t {PORTION} WHERE {SLOT}", "t", "writes go to claims"),
+    (f"ERASE FROM claims {PORTION} WHERE {SLOT}", "FOR", "no time clause"),
+    (f"DELETE FROM claims {PORTION} WHERE {SLOT} RETURNING *", "RETURNING", "RETURNING cannot be expressed"),
+    (f"WITH x AS (SELECT 1) UPDATE claims {PORTION} SET value = '1' WHERE {SLOT}", "x AS", "WITH cannot be expressed"),
+    (f"UPDATE claims FOR PORTION OF valid_at FROM '2000-01-01' SET value = '1' WHERE {SLOT}", "valid_at", "VALID_TIME"),
+    (f"UPDATE claims {PORTION} SET subject = 'b' WHERE {SLOT}", "subject", "DELETE it here and INSERT it there"),
+    (f"UPDATE claims SET valid_from = '2001-01-01' WHERE {SLOT}", "valid_from", "to move a period"),
+    (f"UPDATE claims {PORTION} SET value = '1' FROM other WHERE {SLOT}", "FROM other", "FROM cannot be expressed"),
+    (f"DELETE FROM claims {PORTION} USING other WHERE {SLOT}", "other", "USING cannot be expressed"),
+    ("REPLACE INTO claims (scope, subject, predicate, value) VALUES ('s', 'a', 'p', 'v')", "REPLACE", "SUPERSEDE"),
+    ("INSERT INTO claims (scope, subject, predicate, value) VALUES ('s', 'a', 'p', 'v') ON CONFLICT DO NOTHING",
+     "INSERT", "CONFLICT cannot be expressed"),
+    (f"DELETE FROM claims {PORTION} WHERE scope = 's' AND predicate = 'p'", "WHERE", "must name subject"),
+    (f"DELETE FROM claims {PORTION} WHERE {SLOT} OR value = 'v'", "scope", "OR joins conditions on one column"),
+    (f"UPDATE claims FOR PORTION OF VALID_TIME FROM (SELECT max(valid_from) FROM claims) SET value = '1' WHERE {SLOT}",
+     "SELECT", "constant time"),
+    (f"UPDATE claims FOR PORTION OF VALID_TIME FROM valid_from SET value = '1' WHERE {SLOT}", "valid_from", "constant time"),
+    (f"UPDATE claims FOR PORTION OF VALID_TIME FROM 'infinity' - INTERVAL 1 DAY SET value = '1' WHERE {SLOT}", "'infinity'", "unbounded"),
+    (f"UPDATE claims FOR PORTION OF VALID_TIME ('[2000-01-01,2001-01-01]') SET value = '1' WHERE {SLOT}", "'[2000", "closed-open"),
+    (f"SUPERSEDE claims {PORTION} SET value = value || '*' WHERE {SLOT}", "value", "text literal"),
+    (f"UPDATE claims {PORTION} SET value = upper(value) WHERE {SLOT}", "UPPER", "text literal"),
+    ("TRUNCATE claims", "TRUNCATE", "not taken"),
+    (f"DELETE FROM claims {PORTION} WHERE {SLOT} ORDER BY 1 LIMIT 1", "ORDER", "ORDER cannot be expressed"),
+]
+
+
+@pytest.mark.parametrize(("sql", "text", "says"), REFUSED, ids=[r[0][:48] for r in REFUSED])
+def test_refused_forms_name_position_and_reason(sql: str, text: str, says: str) -> None:
+    with pytest.raises(SqlError) as caught:
+        plan_write(sql)
+    error = caught.value
+    assert says in error.reason, error
+    assert error.line == 1 and sql[error.column - 1 :].upper().startswith(text.upper()), (error.column, error.text)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        f"UPDATE claims FOR PORTION OF VALID_TIME (tstzrange('2000-01-01', '2001-01-01')) SET value = 'x' WHERE {SLOT}",
+        f"UPDATE claims FOR PORTION OF VALID_TIME ('[2000-01-01,2001-01-01)') SET value = 'x' WHERE {SLOT}",
+        f"UPDATE claims FOR PORTION OF VALID_TIME (daterange('2000-01-01', '2001-01-01', '[)')) SET value = 'x' WHERE {SLOT}",
+        f"UPDATE claims {PORTION} SET value = $1 WHERE {SLOT}",
+        f"UPDATE claims AS c {PORTION} SET value = 'x' WHERE c.scope = 's' AND c.subject = 'a' AND c.predicate = 'p'",
+        f"DELETE FROM claims {PORTION} WHERE scope = 's' AND subject IN ('a', 'b') AND (predicate = 'p' OR predicate = 'q')",
+    ],
+)
+def test_peer_forms_are_taken(sql: str) -> None:
+    plan = plan_write(sql, ["x"] if "$1" in sql else None)
+    assert plan.statement in ("UPDATE", "DELETE")
+
+
+def test_direct_target_and_in_lists_write_the_same_as_from_to(conformance_ledger: Ledger) -> None:
+    """PostgreSQL 19's (tstzrange(a, b)) is FROM a TO b; subject IN (…) writes each slot, in one transaction."""
+    ledger = conformance_ledger
+    with ledger.transaction(principal="operator:setup") as tx:
+        for subject in ("target a", "target b"):
+            tx.add(SCOPE, subject, "p_one", "ten", valid_from="2018-01-01", valid_to="2020-01-01")
+    outcome = execute_write(
+        ledger,
+        f"UPDATE claims FOR PORTION OF VALID_TIME (tstzrange('2019-01-01', NULL)) SET value = 'new'"
+        f" WHERE scope = '{SCOPE}' AND subject IN ('target a', 'target b', 'target c') AND predicate = 'p_one'",
+        principal="operator:t",
+    )
+    assert outcome.rows == 2 and outcome.result is not None
+    assert len({v.opened_by for v in outcome.result.opened}) == 1 and len(outcome.result.opened) == 4
+    for subject in ("target a", "target b"):
+        assert held_rows(ledger, subject, "p_one") == coalesced(
+            [("ten", "2018-01-01", "2019-01-01"), ("new", "2019-01-01", "2020-01-01")]
+        )
+
+
+def test_a_dry_run_resolves_against_the_ledger_and_writes_nothing(conformance_ledger: Ledger) -> None:
+    ledger = conformance_ledger
+    with ledger.transaction(principal="operator:setup") as tx:
+        tx.add(SCOPE, "dry", "p_one", "ten", valid_from="2018-01-01", valid_to="2020-01-01")
+    count = _transactions(ledger)
+    sql = f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2015-01-01' TO '2019-01-01' SET value = 'new' WHERE scope = '{SCOPE}' AND subject = 'dry' AND predicate = 'p_one'"
+    outcome = execute_write(ledger, sql, principal="operator:t", dry_run=True)
+    assert outcome.rows == 1 and outcome.result is None and _transactions(ledger) == count
+    assert outcome.lines() == [{
+        "op": "supersede", "scope": SCOPE, "subject": "dry", "predicate": "p_one", "value": "new",
+        "valid_from": "2018-01-01T00:00:00.000000Z", "valid_to": "2019-01-01T00:00:00.000000Z", "replaces": "ten",
+    }]
+
+
+def test_cli_reports_rows_and_refuses_with_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        with ledger.transaction(principal="operator:t") as tx:
+            tx.define("name", "one")
+            tx.add("s", "1", "name", "ten", valid_from="2018-01-01", valid_to="2020-01-01")
+    runner = CliRunner()
+    where = "WHERE scope = 's' AND subject = '1' AND predicate = 'name'"
+    refused = runner.invoke(cli, ["--db", str(path), "sql", "--write", "--dry-run",
+                                  f"UPDATE t {PORTION} SET value = '1' {where}"], catch_exceptions=False)
+    assert refused.exit_code == 2 and "writes go to claims, not t" in refused.stderr and "^" in refused.stderr
+    nothing = runner.invoke(cli, ["--db", str(path), "sql", "--write",
+                                  f"DELETE FROM claims FOR PORTION OF VALID_TIME FROM '2021-01-01' TO '2021-01-01' {where}"],
+                            catch_exceptions=False)
+    assert nothing.exit_code == 0 and nothing.stdout.startswith("DELETE 0"), nothing.output
+    done = runner.invoke(cli, ["--db", str(path), "sql", "--write", "--json",
+                               f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2015-01-01' TO '2019-01-01' SET value = 'new' {where}"],
+                         catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    import json
+
+    report = json.loads(done.stdout)
+    assert report["rows"] == 1 and report["operations"][0]["valid_from"] == "2018-01-01T00:00:00.000000Z"
+
+
+def test_a_refusal_raised_after_the_transaction_began_writes_nothing(conformance_ledger: Ledger) -> None:
+    """A bound relative to now is checked at the transaction time: refused there, rolled back."""
+    ledger = conformance_ledger
+    with ledger.transaction(principal="operator:setup") as tx:
+        tx.add(SCOPE, "late", "p_one", "ten", valid_from="2018-01-01")
+    count = _transactions(ledger)
+    with pytest.raises(QueryRefused, match="before its start"):
+        execute_write(
+            ledger, f"DELETE FROM claims FOR PORTION OF VALID_TIME FROM now() TO now() - INTERVAL 1 DAY"
+            f" WHERE scope = '{SCOPE}' AND subject = 'late' AND predicate = 'p_one'", principal="operator:t")
+    assert _transactions(ledger) == count
