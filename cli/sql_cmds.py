@@ -76,6 +76,8 @@ def _pointed(exc: SqlError, query: str) -> CliError:
               help="Run one INSERT / UPDATE … FOR PORTION OF / DELETE / ERASE on claims as one ledger transaction (operator only).")
 @click.option("--dry-run", is_flag=True, help="With --write: print the operations as `apply` JSON lines and write nothing.")
 @click.option("--reason", default="", help="With --write: why (recorded on the transaction).")
+@click.option("--period", default=None, metavar="NAME",
+              help="With --write: another name your statements give the valid-time period (FOR PORTION OF NAME), e.g. valid_at.")
 @click.option("--yes", is_flag=True, help="With --write and ERASE: do not ask for confirmation.")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path), envvar="FACTLEDGER_INDEX_DIR", default=None,
               help="With --write and ERASE: " + INDEX_DIR_HELP)
@@ -98,6 +100,7 @@ def sql_cmd(
     write: bool,
     dry_run: bool,
     reason: str,
+    period: str | None,
     yes: bool,
     index_dir: Path | None,
 ) -> None:
@@ -138,10 +141,11 @@ def sql_cmd(
         query = sys.stdin.read()
     params = _params(param_items)
     if write:
-        _write(app, query, params=params, dry_run=dry_run, reason=reason, yes=yes, index_dir=index_dir, as_json=as_json)
+        _write(app, query, params=params, dry_run=dry_run, reason=reason, yes=yes, index_dir=index_dir, as_json=as_json,
+               period=period)
         return
-    if dry_run:
-        raise CliError("--dry-run goes with --write")
+    if dry_run or period is not None:
+        raise CliError("--dry-run and --period go with --write")
     if as_json:
         fmt = "json"
     if fmt is None:
@@ -236,20 +240,20 @@ def _params(items: tuple[str, ...]) -> dict[str, str] | None:
 
 def _write(
     app: AppContext, query: str, *, params: dict[str, str] | None, dry_run: bool, reason: str, yes: bool,
-    index_dir: Path | None, as_json: bool,
+    index_dir: Path | None, as_json: bool, period: str | None = None,
 ) -> None:
     """One SQL write as one ledger transaction; ERASE goes through the erase every part takes part in."""
     from .erase_cmds import confirm_erase, erase_everywhere, report_erasure  # recall and digest: writes only
 
     try:
-        plan = plan_write(query, params)
+        plan = plan_write(query, params, period=period)
     except SqlError as exc:
         raise _pointed(exc, query) from None
     if plan.erase is not None and not dry_run:
         confirm_erase(**plan.erase, yes=yes)
     outcome = execute_write(
         app.ledger(), query, principal=app.principal, reason=reason, params=params, dry_run=dry_run,
-        erase=partial(erase_everywhere, index_dir=index_dir),
+        erase=partial(erase_everywhere, index_dir=index_dir), period=period,
     )
     if dry_run:
         for line in outcome.lines():

@@ -43,7 +43,7 @@ class TemporalClause(exp.Expression):
     for PORTION: no second one is an open end; one range for TARGET, PostgreSQL 19's
     `FOR PORTION OF p (range)`)."""
 
-    arg_types = {"this": True, "kind": True, "expressions": False}
+    arg_types = {"this": True, "kind": True, "expressions": False, "period": False}
 
 
 class Erase(exp.Expression):
@@ -138,19 +138,22 @@ class FactledgerParser(DuckDBParser):
         return None
 
     def _parse_portion(self, first: Token | None) -> TemporalClause:
+        period, period_start = "VALID_TIME", self._curr.start if self._curr else None
         if not self._match_text_seq("VALID_TIME"):
+            # Another name (PostgreSQL's valid_at, MariaDB's apptime): read here, checked by writes.py
+            # against the alias the writer declared.
             named = self._curr.text if self._curr else ""
             if named.upper() == "SYSTEM_TIME":
                 self.raise_error("FOR PORTION OF takes VALID_TIME: system time is the ledger's own")
-            self.raise_error(
-                f"the ledger's one application-time period is VALID_TIME (valid_from, valid_to): write"
-                f" FOR PORTION OF VALID_TIME{', not ' + named if named else ''}"
-            )
+            if self._curr is None or self._curr.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+                self.raise_error("expected the period's name, VALID_TIME, after FOR PORTION OF")
+            period = named
+            self._advance()
         if self._match(TokenType.L_PAREN):  # PostgreSQL 19's direct target: (tstzrange(a, b)) or ('[a,b)')
             target = self._parse_expression()
             if target is None or not self._match(TokenType.R_PAREN):
                 self.raise_error("expected a range in FOR PORTION OF VALID_TIME (…)")
-            return self._clause(first, "VALID_TIME", "TARGET", [target])
+            return self._period(self._clause(first, "VALID_TIME", "TARGET", [target]), period, period_start)
         if not self._match_text_seq("FROM"):
             self.raise_error("expected FROM in FOR PORTION OF VALID_TIME FROM … [TO …]")
         self.INTERVAL_SPANS = False
@@ -160,7 +163,13 @@ class FactledgerParser(DuckDBParser):
             del self.INTERVAL_SPANS
         if self._match_text_seq("TO"):  # leaving TO out is XTDB's open end; TO NULL is the same
             values.append(self._parse_time_expression())
-        return self._clause(first, "VALID_TIME", "PORTION", values)
+        return self._period(self._clause(first, "VALID_TIME", "PORTION", values), period, period_start)
+
+    def _period(self, clause: TemporalClause, period: str, start: int | None) -> TemporalClause:
+        if period != "VALID_TIME":
+            clause.set("period", period)
+            clause.meta["period_start"] = start
+        return clause
 
     def _match_dimension(self) -> str | None:
         for dimension in DIMENSIONS:

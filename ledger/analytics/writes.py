@@ -255,8 +255,9 @@ EraseFunction = Callable[..., Any]
 class Translator:
     """Turns one parsed write statement into a WritePlan, refusing with positions."""
 
-    def __init__(self, sql: str):
+    def __init__(self, sql: str, *, period: str | None = None):
         self.sql = sql
+        self.periods = {"valid_time"} | ({period.casefold()} if period else set())
 
     def refuse(self, reason: str, node: exp.Expression | None, *, text: str | None = None, keyword: str = "") -> QueryRefused:
         offset = node_offset(node, 0) if node is not None else 0
@@ -482,6 +483,15 @@ class Translator:
         if clause is None:
             return None, None
         kind = clause.args.get("kind")
+        period = clause.args.get("period")
+        if period is not None and period.casefold() not in self.periods:
+            offset = clause.meta.get("period_start") or node_offset(clause, 0)
+            line, column = position(self.sql, offset)
+            raise QueryRefused(
+                f"the ledger's one application-time period is VALID_TIME (valid_from, valid_to): write FOR PORTION OF"
+                f" VALID_TIME, or declare {period} as its name (--period {period}; period= in Python)",
+                line=line, column=column, text=period,
+            )
         if kind not in ("PORTION", "TARGET"):
             raise self.refuse(f"{statement} takes FOR PORTION OF VALID_TIME FROM … [TO …] (or no clause)", clause, text="FOR")
         try:
@@ -552,8 +562,11 @@ class Translator:
         return stamp
 
 
-def plan_write(sql: str, params: Params = None) -> WritePlan:
-    """Parse one write statement and translate it (nothing is read or written)."""
+def plan_write(sql: str, params: Params = None, *, period: str | None = None) -> WritePlan:
+    """Parse one write statement and translate it (nothing is read or written). `period`: another name
+    the statement may give the valid-time period (`FOR PORTION OF valid_at`), as a peer's table names it."""
+    if period is not None and (not isinstance(period, str) or not period.isidentifier()):
+        raise ValidationError("must be a plain SQL name, e.g. valid_at", field="period")
     if not isinstance(sql, str):
         raise QueryRefused("the statement must be text", line=1, column=1, text="")
     guard = Guard(sql, table_functions=set(), reserved_names=set())
@@ -566,7 +579,7 @@ def plan_write(sql: str, params: Params = None) -> WritePlan:
             tokens[0].start, first,
         )
     tree = guard.parse()
-    translator = Translator(sql)
+    translator = Translator(sql, period=period)
     if not isinstance(tree, _STATEMENTS):
         raise guard.refuse(f"--write takes {_STATEMENT_WORDS}", tokens[0].start, " ".join(t.text for t in tokens[:2]))
     tree = bind(tree, params, sql)
@@ -589,6 +602,7 @@ def execute_write(
     params: Params = None,
     dry_run: bool = False,
     erase: EraseFunction | None = None,
+    period: str | None = None,
 ) -> WriteOutcome:
     """Run one SQL write as one ledger transaction (operator principals only).
 
@@ -597,10 +611,10 @@ def execute_write(
     confirmation is the caller's. With `dry_run` nothing is written: the statement is resolved against
     the committed state at the clock's time and the outcome holds the lines `apply` would take. A
     statement that matches nothing (an empty portion, a key with no rows) reports 0 rows and writes
-    no transaction."""
+    no transaction. `period`: a declared name for the valid-time period (plan_write)."""
     if not isinstance(principal, str) or not principal.startswith("operator:"):
         raise PermissionDenied("SQL writes are for an operator principal (operator:…)", field="principal")
-    plan = plan_write(sql, params)
+    plan = plan_write(sql, params, period=period)
     if plan.erase is not None:
         if dry_run:
             return WriteOutcome(plan, rows=1)

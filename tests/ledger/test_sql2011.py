@@ -207,6 +207,22 @@ def test_direct_target_and_in_lists_write_the_same_as_from_to(conformance_ledger
         )
 
 
+def test_a_declared_period_name_reads_as_valid_time(conformance_ledger: Ledger) -> None:
+    """PostgreSQL's tables name their period (valid_at), MariaDB's too (apptime): declared, it is VALID_TIME."""
+    ledger = conformance_ledger
+    with ledger.transaction(principal="operator:setup") as tx:
+        tx.add(SCOPE, "period", "p_one", "ten", valid_from="2018-01-01", valid_to="2020-01-01")
+    where = f"WHERE scope = '{SCOPE}' AND subject = 'period' AND predicate = 'p_one'"
+    sql = f"DELETE FROM claims FOR PORTION OF valid_at FROM '2019-01-01' TO NULL {where}"
+    with pytest.raises(QueryRefused, match="declare valid_at") as caught:
+        execute_write(ledger, sql, principal="operator:t")
+    assert sql[caught.value.column - 1 :].startswith("valid_at")
+    outcome = execute_write(ledger, sql, principal="operator:t", period="valid_at")
+    assert outcome.rows == 1 and held_rows(ledger, "period", "p_one") == coalesced([("ten", "2018-01-01", "2019-01-01")])
+    with pytest.raises(QueryRefused, match="declare apptime"):
+        plan_write(sql.replace("valid_at", "apptime"), period="valid_at")
+
+
 def test_a_dry_run_resolves_against_the_ledger_and_writes_nothing(conformance_ledger: Ledger) -> None:
     ledger = conformance_ledger
     with ledger.transaction(principal="operator:setup") as tx:
