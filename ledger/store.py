@@ -484,6 +484,17 @@ class Ledger:
             return None
         return found.cardinality, self.recorder.open_spans(check_scope(scope), key(subject, "subject"), found.name)
 
+    def held_slots(
+        self, scope: str | None = None, subject: str | None = None, predicate: str | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(scope, subject key, predicate) of every slot that holds a current version, narrowed by the keys
+        given: the slots an SQL write's WHERE names when it leaves a key out."""
+        return self.recorder.held_slots(
+            None if scope is None else check_scope(scope),
+            None if subject is None else key(subject, "subject"),
+            None if predicate is None else predicate_key(predicate),
+        )
+
     def predicates(self) -> list[Predicate]:
         self._sync_predicates()
         return sorted(self._load_predicates().values(), key=lambda p: p.name)

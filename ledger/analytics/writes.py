@@ -13,8 +13,9 @@
         → one `supersede` over the whole portion: the slot holds v there, whatever it held (`apply`'s word)
     ERASE FROM claims WHERE … [AND value = v] → the operator's erase (composed by the caller)
 
-A WHERE names slots with `=`, `IN (…)` or `OR` of equalities on one column, joined by AND; every slot
-it names is written in the one transaction. Bounds are constants evaluated at the transaction time
+A WHERE names slots with `=`, `IN (…)` or `OR` of equalities on one column, joined by AND; a key it
+leaves out (or no WHERE) means every slot holding a version under the keys it gives. Every slot it
+names is written in the one transaction. Bounds are constants evaluated at the transaction time
 (bounds.py): NULL, 'infinity', '-infinity', MINVALUE and MAXVALUE are unbounded. Without a portion an
 UPDATE or DELETE runs from now (the transaction time) to the end of time, XTDB's default. A statement
 that matches nothing reports 0 rows and writes nothing. Anything that is not one of these shapes is
@@ -55,6 +56,7 @@ _STATEMENTS = (exp.Insert, exp.Update, exp.Delete, Erase, Supersede)
 _STATEMENT_WORDS = "one INSERT, UPDATE, DELETE, SUPERSEDE or ERASE on claims"
 
 Held = Callable[[str, str, str], "tuple[str, list[Span]] | None"]  # (scope, subject, predicate) → (cardinality, versions)
+Slots = Callable[[str | None, str | None, str | None], list[tuple[str, str, str]]]  # the slots holding versions, by key
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ class WritePlan:
     statement: str
     operations: list[dict[str, Any]] = field(default_factory=list)  # INSERT: the `add` lines
     erase: dict[str, Any] | None = None
-    targets: tuple[tuple[str, str, str], ...] = ()  # (scope, subject, predicate) slots the WHERE names
+    keys: tuple[tuple[str, ...] | None, ...] = (None, None, None)  # scope, subject, predicate texts the WHERE names (None: any)
     values: tuple[str, ...] | None = None  # the WHERE's value = … / IN (…), if any
     start: TimeTerm | None = None  # None: from the transaction time
     end: TimeTerm | None = None  # None: no end
@@ -108,8 +110,26 @@ class WritePlan:
 
     # -- against the ledger's state ---------------------------------------------------------------
 
-    def resolve(self, now: str, held: Held) -> Resolution:
-        """The lines and row count at transaction time `now`, with `held` giving each slot's versions."""
+    @property
+    def targets(self) -> tuple[tuple[str, str, str], ...]:
+        """The slots named by all three keys (SUPERSEDE and ERASE name them so)."""
+        if any(k is None for k in self.keys):
+            return ()
+        return tuple(itertools.product(*self.keys))  # type: ignore[arg-type]
+
+    def slots(self, slots: Slots) -> list[tuple[str, str, str]]:
+        """Every slot the WHERE names: the product of its keys, and where it leaves a key out, each slot
+        holding a current version under the keys it gives."""
+        if all(k is not None for k in self.keys):
+            return list(self.targets)
+        found: dict[tuple[str, str, str], None] = {}
+        for combo in itertools.product(*((None,) if k is None else k for k in self.keys)):
+            found.update(dict.fromkeys(slots(*combo)))
+        return list(found)
+
+    def resolve(self, now: str, held: Held, slots: Slots) -> Resolution:
+        """The lines and row count at transaction time `now`: `held` gives a slot's versions, `slots` the
+        slots a partial key names."""
         if self.statement == "INSERT":
             return Resolution([dict(line) for line in self.operations], len(self.operations))
         start, end = self._portion(now)
@@ -119,7 +139,7 @@ class WritePlan:
         lines: list[dict[str, Any]] = []
         rows = 0
         wanted = None if self.values is None else {key(v, "value") for v in self.values}
-        for scope, subject, predicate in self.targets:
+        for scope, subject, predicate in self.slots(slots):
             found = held(scope, subject, predicate)
             if found is None or empty:
                 continue
@@ -133,7 +153,7 @@ class WritePlan:
             if self.statement == "UPDATE":
                 assert self.new_value is not None
                 for span in matched:
-                    line = {"op": "supersede", **slot, "value": self.new_value.of(span.value),
+                    line = {"op": "supersede", **slot, "subject": span.subject or subject, "value": self.new_value.of(span.value),
                             "valid_from": max(start, span.valid_from) if start is not None else span.valid_from,
                             "replaces": span.value}
                     stop = _min_end(end, span.valid_to)
@@ -392,10 +412,12 @@ class Translator:
                 raise self.refuse(f"only value and source can be set, not {name}", assignment.this)
         if new_value is None:
             raise self.refuse(f"{statement} needs SET value = …", tree)
-        targets, values = self.where(tree)
-        if statement == "SUPERSEDE" and (len(targets) != 1 or (values is not None and len(values) != 1)):
+        keys, values = self.where(tree)
+        if statement == "SUPERSEDE" and (any(k is not None and len(k) != 1 for k in keys) or (values is not None and len(values) != 1)):
             raise self.refuse("SUPERSEDE names one slot (and at most one value it replaces) with =", tree.args["where"], keyword="WHERE")
-        return WritePlan(statement, targets=targets, values=values, start=start, end=end, new_value=new_value,
+        if statement == "SUPERSEDE":
+            self.whole_keys(tree, keys)
+        return WritePlan(statement, keys=keys, values=values, start=start, end=end, new_value=new_value,
                          source=source, sql=self.sql)
 
     def delete(self, tree: exp.Delete) -> WritePlan:
@@ -403,28 +425,39 @@ class Translator:
         clause = self._claims(tree.this, tree)
         every = clause is not None and clause.args.get("kind") == "ALL"
         start, end = (None, None) if every else self.portion(clause, "DELETE")
-        targets, values = self.where(tree)
-        return WritePlan("DELETE", targets=targets, values=values, start=start, end=end, all_valid_time=every, sql=self.sql)
+        keys, values = self.where(tree)
+        return WritePlan("DELETE", keys=keys, values=values, start=start, end=end, all_valid_time=every, sql=self.sql)
 
     def erase(self, tree: Erase) -> WritePlan:
         clause = self._claims(tree.this, tree)
         if clause is not None:
             raise self.refuse("ERASE removes every version of the value; it takes no time clause", clause, text="FOR")
-        targets, values = self.where(tree)
-        if len(targets) != 1 or (values is not None and len(values) != 1):
+        keys, values = self.where(tree)
+        self.whole_keys(tree, keys)
+        if any(len(k) != 1 for k in keys) or (values is not None and len(values) != 1):  # type: ignore[arg-type]
             raise self.refuse("ERASE names one slot (and at most one value) with =", tree.args["where"], keyword="WHERE")
-        (scope, subject, predicate), = targets
+        (scope,), (subject,), (predicate,) = keys  # type: ignore[misc]
         target = {"scope": scope, "subject": subject, "predicate": predicate, "value": values[0] if values else None}
         return WritePlan("ERASE", erase=target, sql=self.sql)
 
     # -- parts ----------------------------------------------------------------------------------
 
-    def where(self, tree: exp.Expression) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...] | None]:
-        """Conditions joined by AND, each `col = …`, `col IN (…)` or an OR of those on one column, over
-        scope, subject, predicate (all three named) and value. Returns the slots and the values."""
+    def whole_keys(self, tree: exp.Expression, keys: tuple[tuple[str, ...] | None, ...]) -> None:
+        """SUPERSEDE and ERASE name their slot whole."""
         where = tree.args.get("where")
         if where is None:
             raise self.refuse("name the slot: WHERE scope = … AND subject = … AND predicate = …", tree)
+        missing = [k for k, given in zip(KEYS, keys) if given is None]
+        if missing:
+            raise self.refuse(f"WHERE must name {', '.join(missing)}", where, keyword="WHERE")
+
+    def where(self, tree: exp.Expression) -> tuple[tuple[tuple[str, ...] | None, ...], tuple[str, ...] | None]:
+        """Conditions joined by AND, each `col = …`, `col IN (…)` or an OR of those on one column, over
+        scope, subject, predicate and value. Returns each key's texts (None: not named, any) and the
+        values. No WHERE names every slot."""
+        where = tree.args.get("where")
+        if where is None:
+            return (None, None, None), None
         found: dict[str, list[str]] = {}
         pending = [where.this]
         while pending:
@@ -439,15 +472,9 @@ class Translator:
             if name in found:
                 raise self.refuse(f"{name} named twice", node)
             found[name] = texts
-        missing = [k for k in KEYS if k not in found]
-        if missing:
-            raise self.refuse(
-                f"WHERE must name {', '.join(missing)} (a statement writes the slots it names, by = or IN (…))",
-                where, keyword="WHERE",
-            )
-        targets = tuple(itertools.product(*(dict.fromkeys(found[k]) for k in KEYS)))
+        keys = tuple(tuple(dict.fromkeys(found[k])) if k in found else None for k in KEYS)
         values = tuple(dict.fromkeys(found["value"])) if "value" in found else None
-        return targets, values  # type: ignore[return-value]
+        return keys, values
 
     def condition(self, node: exp.Expression) -> tuple[str, list[str]]:
         """One column's condition: = literal, IN (literals), or equalities/INs on it joined by OR."""
@@ -626,12 +653,12 @@ def execute_write(
         last = ledger.last_tx_time()
         if last is not None and now <= last:
             now = next_after(last)
-        resolved = plan.resolve(now, ledger.held)
+        resolved = plan.resolve(now, ledger.held, ledger.held_slots)
         return WriteOutcome(plan, operations=resolved.lines, rows=resolved.rows)
     resolved = Resolution([], 0)
     try:
         with ledger.transaction(principal=principal, reason=reason) as tx:
-            resolved = plan.resolve(tx.tx_time, tx.held)
+            resolved = plan.resolve(tx.tx_time, tx.held, ledger.held_slots)
             if not resolved.lines:
                 raise _NothingMatched
             for number, line in enumerate(resolved.lines, start=1):

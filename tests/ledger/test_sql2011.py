@@ -148,7 +148,8 @@ REFUSED = [
     ("REPLACE INTO claims (scope, subject, predicate, value) VALUES ('s', 'a', 'p', 'v')", "REPLACE", "SUPERSEDE"),
     ("INSERT INTO claims (scope, subject, predicate, value) VALUES ('s', 'a', 'p', 'v') ON CONFLICT DO NOTHING",
      "INSERT", "CONFLICT cannot be expressed"),
-    (f"DELETE FROM claims {PORTION} WHERE scope = 's' AND predicate = 'p'", "WHERE", "must name subject"),
+    (f"ERASE FROM claims WHERE scope = 's' AND predicate = 'p'", "WHERE", "must name subject"),
+    (f"SUPERSEDE claims {PORTION} SET value = 'x' WHERE scope = 's' AND subject IN ('a', 'b') AND predicate = 'p'", "WHERE", "one slot"),
     (f"DELETE FROM claims {PORTION} WHERE {SLOT} OR value = 'v'", "scope", "OR joins conditions on one column"),
     (f"UPDATE claims FOR PORTION OF VALID_TIME FROM (SELECT max(valid_from) FROM claims) SET value = '1' WHERE {SLOT}",
      "SELECT", "constant time"),
@@ -180,6 +181,8 @@ def test_refused_forms_name_position_and_reason(sql: str, text: str, says: str) 
         f"UPDATE claims {PORTION} SET value = $1 WHERE {SLOT}",
         f"UPDATE claims AS c {PORTION} SET value = 'x' WHERE c.scope = 's' AND c.subject = 'a' AND c.predicate = 'p'",
         f"DELETE FROM claims {PORTION} WHERE scope = 's' AND subject IN ('a', 'b') AND (predicate = 'p' OR predicate = 'q')",
+        f"DELETE FROM claims {PORTION} WHERE scope = 's' AND predicate = 'p'",
+        f"UPDATE claims {PORTION} SET value = 'x'",
     ],
 )
 def test_peer_forms_are_taken(sql: str) -> None:
@@ -205,6 +208,38 @@ def test_direct_target_and_in_lists_write_the_same_as_from_to(conformance_ledger
         assert held_rows(ledger, subject, "p_one") == coalesced(
             [("ten", "2018-01-01", "2019-01-01"), ("new", "2019-01-01", "2020-01-01")]
         )
+
+
+def test_a_where_that_leaves_a_key_out_writes_every_slot_it_names(conformance_ledger: Ledger) -> None:
+    ledger = conformance_ledger
+    with ledger.transaction(principal="operator:setup") as tx:
+        for subject in ("Wide A", "Wide B"):
+            tx.add("wide", subject, "p_one", "ten", valid_from="2018-01-01", valid_to="2020-01-01")
+        tx.add("wide", "Wide A", "p_many", "jazz", valid_from="2018-01-01", valid_to="2020-01-01")
+        tx.add("narrow", "Wide A", "p_one", "ten", valid_from="2018-01-01", valid_to="2020-01-01")
+    outcome = execute_write(
+        ledger, "UPDATE claims FOR PORTION OF VALID_TIME FROM '2019-01-01' SET value = 'new' WHERE scope = 'wide' AND predicate = 'p_one'",
+        principal="operator:t",
+    )
+    assert outcome.rows == 2 and outcome.result is not None
+    assert {v.subject for v in outcome.result.opened if v.value == "new"} == {"Wide A", "Wide B"}  # display text kept
+    leftovers = [("ten", "2018-01-01", "2019-01-01"), ("new", "2019-01-01", "2020-01-01")]
+    for subject in ("Wide A", "Wide B"):
+        found = ledger.held("wide", subject, "p_one")
+        assert found is not None and coalesced([(s.value, s.valid_from, s.valid_to) for s in found[1]]) == coalesced(leftovers)
+    assert [s.value for s in ledger.held("narrow", "Wide A", "p_one")[1]] == ["ten"]  # type: ignore[index]
+    assert [s.value for s in ledger.held("wide", "Wide A", "p_many")[1]] == ["jazz"]  # type: ignore[index]
+
+
+def test_no_where_is_every_slot_in_one_transaction(tmp_path: Path) -> None:
+    with Ledger.open(tmp_path / "ledger.db") as ledger:
+        with ledger.transaction(principal="operator:t") as tx:
+            tx.define("p", "one")
+            for scope, subject in (("a", "x"), ("a", "y"), ("b", "x")):
+                tx.add(scope, subject, "p", "ten", valid_from="2018-01-01", valid_to="2020-01-01")
+        outcome = execute_write(ledger, "DELETE FROM claims FOR PORTION OF VALID_TIME FROM NULL TO NULL", principal="operator:t")
+        assert outcome.rows == 3 and outcome.result is not None and len(outcome.result.closed) == 3
+        assert ledger.held_slots() == []
 
 
 def test_a_declared_period_name_reads_as_valid_time(conformance_ledger: Ledger) -> None:

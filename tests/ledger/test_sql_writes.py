@@ -103,7 +103,7 @@ def test_statements_become_apply_operations(sql: str, lines: list[dict], ledger_
         (f"UPDATE claims FOR ALL VALID_TIME SET value = 'x' WHERE {SLOT}", 15, "FOR", "cannot be expressed"),
         (f"DELETE FROM claims FOR VALID_TIME AS OF '2024-01-01' WHERE {SLOT}", 20, "FOR", "FOR PORTION OF"),
         (f"DELETE FROM claims FOR SYSTEM_TIME AS OF '2024-01-01' WHERE {SLOT}", 20, "FOR SYSTEM_TIME", "system time"),
-        ("DELETE FROM claims WHERE scope = 'home'", 20, "WHERE scope = 'home'", "subject, predicate"),
+        ("ERASE FROM claims WHERE scope = 'home'", 19, "WHERE scope = 'home'", "subject, predicate"),
         ("INSERT INTO claims SELECT * FROM claims", 20, "SELECT * FROM claims", "VALUES"),
         ("INSERT INTO claims (scope, subject, predicate, value) VALUES ('a', 'b', 'c', 42)", 78, "42", "text literal"),
         ("INSERT INTO claims (scope, subject, predicate, value, tx_from) VALUES ('a', 'b', 'c', 'd', '2024-01-01')", 55, "tx_from", "writable"),
@@ -176,7 +176,7 @@ def test_cli_write_dry_run_prints_apply_lines_that_apply_accepts(ledger_path: Pa
 
 
 def test_cli_write_refusals_exit_2_with_a_caret(ledger_path: Path) -> None:
-    result = invoke(ledger_path, "sql", "--write", "UPDATE claims SET value = 'x' WHERE scope = 'home'")
+    result = invoke(ledger_path, "sql", "--write", "ERASE FROM claims WHERE scope = 'home'")
     assert result.exit_code == 2
     assert "WHERE must name subject, predicate" in result.stderr and "^" in result.stderr
     read = invoke(ledger_path, "sql", f"DELETE FROM claims WHERE {SLOT}")
