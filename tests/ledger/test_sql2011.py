@@ -104,6 +104,7 @@ def test_conformance(conformance_ledger: Ledger, case: Case) -> None:
     sql = case.statement.format(
         slot=f"scope = '{SCOPE}' AND subject = '{subject}' AND predicate = '{predicate}'",
         key=f"'{SCOPE}', '{subject}', '{predicate}'",
+        subject_where=f"scope = '{SCOPE}' AND subject = '{subject}'",
     )
     count = _transactions(ledger)
     want = case.want
