@@ -309,3 +309,45 @@ def test_a_refusal_raised_after_the_transaction_began_writes_nothing(conformance
             ledger, f"DELETE FROM claims FOR PORTION OF VALID_TIME FROM now() TO now() - INTERVAL 1 DAY"
             f" WHERE scope = '{SCOPE}' AND subject = 'late' AND predicate = 'p_one'", principal="operator:t")
     assert _transactions(ledger) == count
+
+
+def test_no_combination_of_peer_phrases_ends_in_a_traceback(tmp_path: Path) -> None:
+    """Heads, targets, clauses, SET and WHERE forms the peers accept, combined: each statement is carried
+    out (here: dry-run against a ledger) or refused as an SqlError / LedgerError, never anything else.
+    By default every head × clause × WHERE, with the tables and SET forms taken in turn (≈0.5 s); the
+    whole product (≈24k statements, ≈25 s) with FACTLEDGER_HYPOTHESIS=thorough."""
+    import itertools
+    import os
+
+    heads = ["UPDATE {t} {c} SET {s} {w}", "DELETE FROM {t} {c} {w}", "SUPERSEDE {t} {c} SET {s} {w}",
+             "ERASE FROM {t} {c} {w}", "UPDATE IGNORE {t} {c} SET {s} {w}", "DELETE {t} {c} {w}"]
+    tables = ["claims", "t", "main.claims", "claims AS c", "claims c"]
+    clauses = ["", "FOR PORTION OF VALID_TIME FROM '2019-01-01' TO '2020-01-01'", "FOR PORTION OF valid_at FROM NULL TO NULL",
+               "FOR PORTION OF VALID_TIME (daterange('2019-01-01', '2020-01-01'))", "FOR PORTION OF VALID_TIME ('[2019-01-01,)')",
+               "FOR PORTION OF VALID_TIME FROM now() - INTERVAL '1 year 2 months' TO current_date + INTERVAL 1 DAY",
+               "FOR ALL VALID_TIME", "FOR VALID_TIME AS OF '2019-01-01'", "FOR SYSTEM_TIME AS OF '2019-01-01'",
+               "FOR PORTION OF VALID_TIME FROM 'x' TO 1", "FOR PORTION OF VALID_TIME FROM MAXVALUE TO MINVALUE"]
+    sets = ["value = 'x'", "value = value || '*'", "value = $1", "subject = 'b'", "valid_from = '2001-01-01'",
+            "value = 'x', source = 'chat'", "value = NULL", "(value) = ('x')", "value = DEFAULT"]
+    wheres = ["", f"WHERE {SLOT}", "WHERE scope = 's' AND subject IN ('a', 'b') AND predicate = 'p'", "WHERE value = 'ten' OR value = 'x'",
+              f"WHERE {SLOT} RETURNING *", "WHERE subject = (SELECT 1)", "WHERE scope LIKE 's%'", "WHERE NOT scope = 's'"]
+    path = tmp_path / "ledger.db"
+    with Ledger.open(path) as ledger:
+        with ledger.transaction(principal="operator:t") as tx:
+            tx.define("p", "one")
+            tx.add("s", "a", "p", "ten", valid_from="2018-01-01")
+        count = _transactions(ledger)
+        if os.environ.get("FACTLEDGER_HYPOTHESIS") == "thorough":
+            combos = list(itertools.product(heads, tables, clauses, sets, wheres))
+        else:
+            combos = [(h, tables[i % len(tables)], c, sets[i % len(sets)], w)
+                      for i, (h, c, w) in enumerate(itertools.product(heads, clauses, wheres))]
+        for head, table, clause, assign, where in combos:
+            sql = " ".join(head.format(t=table, c=clause, s=assign, w=where).split())
+            try:
+                execute_write(ledger, sql, principal="operator:t", dry_run=True, params=["x"] if "$1" in sql else None)
+            except SqlError as exc:
+                assert exc.line >= 1 and exc.column >= 1 and exc.reason, sql
+            except LedgerError:
+                pass
+        assert _transactions(ledger) == count
