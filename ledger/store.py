@@ -185,7 +185,11 @@ class LedgerTx:
             return None
         slot_key = (check_scope(scope), key(subject, "subject"), found.name)
         slot = self._slots.get(slot_key)
-        return found.cardinality, list(slot.current if slot is not None else self.ledger.recorder.open_spans(*slot_key))
+        if slot is None:  # read once: the operations that follow find it here (_slot)
+            spans = self.ledger.recorder.open_spans(*slot_key)
+            slot = _Slot(slot_key[0], slot_key[1], found, spans, list(spans))
+            self._slots[slot_key] = slot
+        return found.cardinality, list(slot.current)
 
     def _check_not_erased(self, slot: _Slot, value_key: str) -> None:
         if self._has_erasures and self.ledger._erased(slot.scope, slot.subject_key, slot.predicate.name, value_key):

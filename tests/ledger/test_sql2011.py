@@ -18,7 +18,7 @@ from factledger.ledger import Ledger, LedgerError
 from factledger.ledger.analytics import QueryRefused, SqlError, execute_write, plan_write
 from factledger.ledger.times import format_time, parse_time, to_datetime
 
-from .sql2011_table import CASES, Case, Refusal, Row
+from .sql2011_table import CASES, Case, Refusal
 
 SCOPE = "conf"
 PREDICATES = {"one": "p_one", "many": "p_many"}
