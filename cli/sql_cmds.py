@@ -251,10 +251,13 @@ def _write(
         raise _pointed(exc, query) from None
     if plan.erase is not None and not dry_run:
         confirm_erase(**plan.erase, yes=yes)
-    outcome = execute_write(
-        app.ledger(), query, principal=app.principal, reason=reason, params=params, dry_run=dry_run,
-        erase=partial(erase_everywhere, index_dir=index_dir), period=period,
-    )
+    try:  # what depends on the ledger's state (an INSERT's overlap, a bound relative to now) is refused here
+        outcome = execute_write(
+            app.ledger(), query, principal=app.principal, reason=reason, params=params, dry_run=dry_run,
+            erase=partial(erase_everywhere, index_dir=index_dir), period=period,
+        )
+    except SqlError as exc:
+        raise _pointed(exc, query) from None
     if dry_run:
         for line in outcome.lines():
             emit_json(line)

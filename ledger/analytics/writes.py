@@ -1,7 +1,9 @@
 """Temporal writes in SQL (SQL:2011 / PostgreSQL 19 / XTDB), translated to the ledger's own operations.
 
     INSERT INTO claims (scope, subject, predicate, value[, valid_from][, valid_to][, source]) VALUES (…), …
-        → one `add` per row
+        → one `add` per row; a row overlapping a version its key holds (the same value, or in a `one`
+          slot any value) is refused, as PostgreSQL's WITHOUT OVERLAPS key refuses it (`apply add`
+          extends a value held again instead: ledger/portion.py)
     UPDATE claims [FOR PORTION OF VALID_TIME FROM a [TO b] | (tstzrange(a, b))] SET value = v[, source = s]
         WHERE scope = … AND subject = … AND predicate = … [AND value = old]
         → for every version the WHERE and the portion match, a `supersede` over the part of it inside
@@ -35,12 +37,12 @@ import sqlglot.errors
 from sqlglot import exp
 
 from factledger.ledger.errors import LedgerError, PermissionDenied, ValidationError
-from factledger.ledger.keys import key
+from factledger.ledger.keys import key, predicate_key
 from factledger.ledger.model import TxResult
 from factledger.ledger.ops import LineError, parse_operation
-from factledger.ledger.portion import Span
+from factledger.ledger.portion import Portion, Span, overlaps
 from factledger.ledger.store import Ledger
-from factledger.ledger.times import UNKNOWN_START, next_after
+from factledger.ledger.times import UNKNOWN_START, display, next_after
 
 from .bounds import BoundError, TimeTerm, ends, range_terms, time_term
 from .dialect import DIALECT, Erase, Supersede, TemporalClause, TemporalSpec
@@ -87,6 +89,7 @@ class WritePlan:
 
     statement: str
     operations: list[dict[str, Any]] = field(default_factory=list)  # INSERT: the `add` lines
+    row_offsets: tuple[int, ...] = ()  # INSERT: where each row of VALUES starts in the statement
     erase: dict[str, Any] | None = None
     keys: tuple[tuple[str, ...] | None, ...] = (None, None, None)  # scope, subject, predicate texts the WHERE names (None: any)
     values: tuple[str, ...] | None = None  # the WHERE's value = … / IN (…), if any
@@ -131,6 +134,7 @@ class WritePlan:
         """The lines and row count at transaction time `now`: `held` gives a slot's versions, `slots` the
         slots a partial key names."""
         if self.statement == "INSERT":
+            self._check_overlaps(now, held)
             return Resolution([dict(line) for line in self.operations], len(self.operations))
         start, end = self._portion(now)
         if self.statement == "SUPERSEDE":
@@ -172,6 +176,42 @@ class WritePlan:
                 for value in dict.fromkeys(s.value for s in matched):
                     lines.append({"op": "retract", **slot, "value": value, **interval})
         return Resolution(lines, rows)
+
+    def _check_overlaps(self, now: str, held: Held) -> None:
+        """Refuse a row that overlaps what its key holds, or an earlier row of the statement: the same
+        value (a `many` slot's key is slot and value), or any value in a `one` slot (SQL:2011's WITHOUT
+        OVERLAPS; PostgreSQL's exclusion constraint). A row the ledger refuses for another reason is left
+        to `add`, which names it."""
+        earlier: dict[tuple[str, str, str], list[tuple[Span, int]]] = {}
+        cardinalities: dict[tuple[str, str, str], str] = {}
+        for number, line in enumerate(self.operations, start=1):
+            try:
+                slot = (line["scope"].strip(), key(line["subject"], "subject"), predicate_key(line["predicate"]))
+                portion = Portion(line.get("valid_from", now), line.get("valid_to"))
+                value_key = key(line["value"], "value")
+                if slot not in cardinalities:
+                    found = held(line["scope"], line["subject"], line["predicate"])
+                    cardinalities[slot] = "many" if found is None else found[0]  # unregistered: add registers it `many`
+                    earlier[slot] = [(s, 0) for s in ([] if found is None else found[1])]
+            except LedgerError:
+                continue
+            one = cardinalities[slot] == "one"
+            for span, row in earlier[slot]:
+                if (one or span.value_key == value_key) and overlaps(span, portion):
+                    self._overlap(number, portion, span, row)
+            earlier[slot].append((Span(value_key, line["value"], portion.start, portion.end), number))  # type: ignore[arg-type]
+
+    def _overlap(self, number: int, portion: Portion, span: Span, row: int) -> None:
+        what = f"row {row}'s {span.describe()}" if row else f"{span.describe()}, which the slot holds"
+        own = f"row {number} " if len(self.operations) > 1 else ""
+        offset = self.row_offsets[number - 1] if number <= len(self.row_offsets) else 0
+        line, column = position(self.sql, offset)
+        raise QueryRefused(
+            f"{own}[{display(portion.start)}, {display(portion.end)}) overlaps {what}: the key is WITHOUT OVERLAPS, as"
+            " PostgreSQL's exclusion constraint refuses it; INSERT only the part not held, UPDATE or SUPERSEDE"
+            " … FOR PORTION OF to change it (`factledger apply`'s add extends a value held again)",
+            line=line, column=column, text="",
+        )
 
     def _supersede(self, start: str | None, end: str | None, held: Held) -> Resolution:
         (scope, subject, predicate), = self.targets
@@ -366,7 +406,11 @@ class Translator:
             raise self.refuse(f"INSERT needs the column(s) {', '.join(missing)}", target)
         values = tree.expression
         operations = []
+        offsets = []
         for row in values.expressions:
+            first = node_offset(row, 0)  # the row's first value: point at its "(" when it has one
+            paren = self.sql.rfind("(", 0, first)
+            offsets.append(paren if isinstance(row, exp.Tuple) and paren >= 0 and not self.sql[paren + 1 : first].strip() else first)
             cells = list(row.expressions) if isinstance(row, exp.Tuple) else [row]
             if len(cells) != len(columns):
                 raise self.refuse(f"{len(cells)} value(s) for {len(columns)} column(s)", row)
@@ -376,7 +420,7 @@ class Translator:
                 if value is not None:
                     line[name] = value
             operations.append(line)
-        return WritePlan("INSERT", operations, sql=self.sql)
+        return WritePlan("INSERT", operations, row_offsets=tuple(offsets), sql=self.sql)
 
     def update(self, tree: exp.Update, *, statement: str) -> WritePlan:
         self._extras(tree, {"this", "expressions", "where"})

@@ -296,6 +296,14 @@ def test_cli_reports_rows_and_refuses_with_exit_2(tmp_path: Path) -> None:
 
     report = json.loads(done.stdout)
     assert report["rows"] == 1 and report["operations"][0]["valid_from"] == "2018-01-01T00:00:00.000000Z"
+    insert = ("INSERT INTO claims (scope, subject, predicate, value, valid_from, valid_to)\n"
+              "  VALUES ('s', '1', 'name', 'ten', '2019-06-01', '2021-01-01')")
+    overlap = runner.invoke(cli, ["--db", str(path), "sql", "--write", insert], catch_exceptions=False)
+    assert overlap.exit_code == 2 and "line 2, column 10" in overlap.stderr and "WITHOUT OVERLAPS" in overlap.stderr
+    assert overlap.stderr.splitlines()[-1] == " " * 11 + "^", overlap.stderr  # under the row, refused in the transaction
+    table = runner.invoke(cli, ["--db", str(path), "sql", "SELECT value, valid_from, valid_to FROM claims FOR ALL VALID_TIME ORDER BY 2"],
+                          catch_exceptions=False)
+    assert table.exit_code == 0 and table.output.splitlines()[-2:] == ["ten    2019-01-01  2020-01-01", "(2 rows)"], table.output
 
 
 def test_a_refusal_raised_after_the_transaction_began_writes_nothing(conformance_ledger: Ledger) -> None:
@@ -351,3 +359,22 @@ def test_no_combination_of_peer_phrases_ends_in_a_traceback(tmp_path: Path) -> N
             except LedgerError:
                 pass
         assert _transactions(ledger) == count
+
+
+def test_an_overlapping_insert_points_at_its_row_dry_run_or_not(conformance_ledger: Ledger) -> None:
+    """SQL's INSERT refuses what its WITHOUT OVERLAPS key already holds (the dry run too), pointing at the
+    row; `apply add` of the same row extends the version (a value stated again)."""
+    ledger = conformance_ledger
+    with ledger.transaction(principal="operator:setup") as tx:
+        tx.add(SCOPE, "again", "p_many", "jazz", valid_from="2018-01-01", valid_to="2020-01-01")
+    count = _transactions(ledger)
+    sql = (f"INSERT INTO claims (scope, subject, predicate, value, valid_from) VALUES ('{SCOPE}', 'again', 'p_many', 'folk', '2019-01-01'),"
+           f" ('{SCOPE}', 'again', 'p_many', 'jazz', '2019-06-01')")
+    for dry_run in (True, False):
+        with pytest.raises(QueryRefused, match="row 2 .* overlaps 'jazz'") as caught:
+            execute_write(ledger, sql, principal="operator:t", dry_run=dry_run)
+        assert sql[caught.value.column - 1 :].startswith(f"('{SCOPE}', 'again', 'p_many', 'jazz'")
+    assert _transactions(ledger) == count and held_rows(ledger, "again", "p_many") == coalesced([("jazz", "2018-01-01", "2020-01-01")])
+    with ledger.transaction(principal="operator:t") as tx:
+        tx.add(SCOPE, "again", "p_many", "jazz", valid_from="2019-06-01")
+    assert held_rows(ledger, "again", "p_many") == coalesced([("jazz", "2018-01-01", None)])
