@@ -71,7 +71,7 @@ def _pointed(exc: SqlError, query: str) -> CliError:
 @click.option("--max-rows", type=count(0), default=DEFAULT_MAX_ROWS, show_default=True,
               help="Print at most this many rows and say when more were cut (0: all; parquet files are never cut).")
 @click.option("--param", "param_items", multiple=True, metavar="NAME=VALUE",
-              help="Bind $NAME in the query to VALUE (text; repeat for more). Values are data, never SQL.")
+              help="Bind $NAME in the query to VALUE (text; repeat for more; NAME 1, 2, … binds $1, $2 and ? in order). Values are data, never SQL.")
 @click.option("--write", "write", is_flag=True,
               help="Run one INSERT / UPDATE … FOR PORTION OF / DELETE / ERASE on claims as one ledger transaction (operator only).")
 @click.option("--dry-run", is_flag=True, help="With --write: print the operations as `apply` JSON lines and write nothing.")
@@ -190,7 +190,9 @@ def sql_cmd(
         else:  # the header still says what the columns are (LIMIT 0 asks for just that)
             click.echo("  ".join(columns))
             click.echo("  ".join("-" * len(c) for c in columns))
-        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{cut})", err=True)
+        # The count belongs to the table (psql's "(2 rows)"): on stdout, on its own line after the last row,
+        # so a viewer that shows the two streams one after the other cannot run it into that row.
+        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{cut})")
         return
     text = render_text(fmt, columns, rows)
     if output is None:
@@ -225,21 +227,30 @@ def _format_of(output: Path | None) -> str:
     return "table"
 
 
-def _params(items: tuple[str, ...]) -> dict[str, str] | None:
+def _params(items: tuple[str, ...]) -> dict[str, str] | list[str] | None:
+    """--param NAME=VALUE for $NAME; --param 1=VALUE, 2=… for positional $1 / ? (PostgreSQL's form)."""
     params: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
         name = name.strip().lstrip("$")
-        if not sep or not name.isidentifier():
-            raise CliError(f"--param {item!r}: write NAME=VALUE (NAME as in $NAME in the query)")
+        if not sep or not (name.isidentifier() or (name.isdigit() and int(name) > 0)):
+            raise CliError(f"--param {item!r}: write NAME=VALUE (NAME as in $NAME in the query, or 1, 2, … for $1, $2 and ?)")
         if name in params:
             raise CliError(f"--param {name} given twice")
         params[name] = value
-    return params or None
+    numbered = sorted(int(n) for n in params if n.isdigit())
+    if not numbered:
+        return params or None
+    if len(numbered) != len(params):
+        raise CliError("--param: give named parameters ($name) or numbered ones ($1, ?), not both")
+    if numbered != list(range(1, len(numbered) + 1)):
+        missing = min(set(range(1, numbered[-1] + 1)) - set(numbered))
+        raise CliError(f"--param {missing}=… is missing: numbered parameters run 1, 2, … without a gap")
+    return [params[str(n)] for n in numbered]
 
 
 def _write(
-    app: AppContext, query: str, *, params: dict[str, str] | None, dry_run: bool, reason: str, yes: bool,
+    app: AppContext, query: str, *, params: dict[str, str] | list[str] | None, dry_run: bool, reason: str, yes: bool,
     index_dir: Path | None, as_json: bool, period: str | None = None,
 ) -> None:
     """One SQL write as one ledger transaction; ERASE goes through the erase every part takes part in."""

@@ -83,6 +83,14 @@ class FactledgerParser(DuckDBParser):
             return node
         return super()._parse_statement()
 
+    def _parse_placeholder(self) -> exp.Expression | None:  # type: ignore[override]
+        # A placeholder keeps where it stands: positional ones bind in text order, refusals point at them.
+        start = self._curr.start if self._curr else None
+        node = super()._parse_placeholder()
+        if node is not None and start is not None:
+            node.meta["start"] = start
+        return node
+
     def _parse_version(self) -> exp.Expression | None:  # type: ignore[override]
         spec: dict[str, TemporalClause] = {}
         while True:

@@ -210,8 +210,15 @@ def test_read_parameters_are_bound_as_data(ledger_path: Path) -> None:
             analytics.fetch("SELECT * FROM claims WHERE subject = $who")
         with pytest.raises(ValidationError, match="not used"):
             analytics.fetch("SELECT 1", {"x": 1})
+        # positional values bind in the order the placeholders stand in the text, however deep each sits
+        assert analytics.fetch("SELECT 1 WHERE (? = 'a' AND ? = 'b') AND ? = 'c'", ["a", "b", "c"])[1] == [(1,)]
     result = invoke(ledger_path, "sql", "--json", "SELECT value FROM claims WHERE predicate = $p", "--param", "p=lives_in")
     assert json.loads(result.stdout) == [{"value": "Paris"}]
+    numbered = invoke(ledger_path, "sql", "--json", "SELECT value FROM claims WHERE predicate = $2 AND subject = $1",
+                      "--param", "2=lives_in", "--param", "1=Ann")  # PostgreSQL's $1, $2 from the CLI
+    assert json.loads(numbered.stdout) == [{"value": "Paris"}]
+    gap = invoke(ledger_path, "sql", "SELECT $1, $3", "--param", "1=a", "--param", "3=c")
+    assert gap.exit_code == 2 and "--param 2=… is missing" in gap.stderr
 
 
 def test_limit_0_prints_the_header(ledger_path: Path) -> None:
