@@ -67,9 +67,12 @@ class TimeTerm:
         moment = to_datetime(self.stamp if self.base == "time" else now)  # type: ignore[arg-type]
         if self.base == "today":
             moment = moment.replace(hour=0, minute=0, second=0, microsecond=0)
-        for count, unit in self.shifts:
-            moment = _shift(moment, count, unit)
-        return format_time(moment)
+        try:
+            for count, unit in self.shifts:
+                moment = _shift(moment, count, unit)
+            return format_time(moment)
+        except (OverflowError, ValueError):  # past what a time can hold
+            raise BoundError("moves the time outside the years 0001–9999", self.node or exp.Null()) from None
 
 
 def _shift(moment: datetime, count: int, unit: str) -> datetime:

@@ -238,8 +238,12 @@ class WritePlan:
         is refused; an empty portion (an end at its start, a start at +infinity) matches nothing."""
         if self.all_valid_time:
             return None, None
-        start = now if self.start is None else self.start.at(now)
-        end = None if self.end is None else self.end.at(now)
+        try:
+            start = now if self.start is None else self.start.at(now)
+            end = None if self.end is None else self.end.at(now)
+        except BoundError as exc:
+            line, column = position(self.sql, node_offset(exc.node, 0))
+            raise QueryRefused(f"the portion's bound {exc.reason}", line=line, column=column, text=_shown(exc.node)) from None
         if self.start is not None and self.start.base == "max":
             return now, now  # from +infinity: empty
         if self.end is not None and self.end.base == "min":

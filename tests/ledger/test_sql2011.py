@@ -319,6 +319,10 @@ def test_a_refusal_raised_after_the_transaction_began_writes_nothing(conformance
         execute_write(
             ledger, f"DELETE FROM claims FOR PORTION OF VALID_TIME FROM now() TO now() - INTERVAL 1 DAY"
             f" WHERE scope = '{SCOPE}' AND subject = 'late' AND predicate = 'p_one'", principal="operator:t")
+    sql = f"DELETE FROM claims FOR PORTION OF VALID_TIME FROM '0001-01-01' - INTERVAL 1 DAY WHERE scope = '{SCOPE}' AND subject = 'late'"
+    with pytest.raises(QueryRefused, match="outside the years 0001–9999") as caught:
+        execute_write(ledger, sql, principal="operator:t")
+    assert sql[caught.value.column - 1 :].startswith("'0001-01-01' - INTERVAL")
     assert _transactions(ledger) == count
 
 
@@ -337,7 +341,8 @@ def test_no_combination_of_peer_phrases_ends_in_a_traceback(tmp_path: Path) -> N
                "FOR PORTION OF VALID_TIME (daterange('2019-01-01', '2020-01-01'))", "FOR PORTION OF VALID_TIME ('[2019-01-01,)')",
                "FOR PORTION OF VALID_TIME FROM now() - INTERVAL '1 year 2 months' TO current_date + INTERVAL 1 DAY",
                "FOR ALL VALID_TIME", "FOR VALID_TIME AS OF '2019-01-01'", "FOR SYSTEM_TIME AS OF '2019-01-01'",
-               "FOR PORTION OF VALID_TIME FROM 'x' TO 1", "FOR PORTION OF VALID_TIME FROM MAXVALUE TO MINVALUE"]
+               "FOR PORTION OF VALID_TIME FROM 'x' TO 1", "FOR PORTION OF VALID_TIME FROM MAXVALUE TO MINVALUE",
+               "FOR PORTION OF VALID_TIME FROM TIMESTAMP '9999-12-31' + INTERVAL 1 YEAR TO now() + INTERVAL 99999999999 DAY"]
     sets = ["value = 'x'", "value = value || '*'", "value = $1", "subject = 'b'", "valid_from = '2001-01-01'",
             "value = 'x', source = 'chat'", "value = NULL", "(value) = ('x')", "value = DEFAULT"]
     wheres = ["", f"WHERE {SLOT}", "WHERE scope = 's' AND subject IN ('a', 'b') AND predicate = 'p'", "WHERE value = 'ten' OR value = 'x'",
