@@ -358,12 +358,15 @@ class Translator:
                 "WITH": ": a write takes constants, not a query's rows",
                 "FROM": ": a write takes constants, not another table's rows",
                 "USING": ": a write takes constants, not another table's rows",
-                "CONFLICT": ": INSERT adds (a value held again extends its version); SUPERSEDE replaces over a portion",
+                "OR REPLACE": ": INSERT refuses a row overlapping what its key holds; SUPERSEDE holds a value over a whole portion",
+                "OR IGNORE": ": a statement is all or nothing",
+                "CONFLICT": ": INSERT refuses a row overlapping what its key holds; UPDATE … FOR PORTION OF changes what is"
+                            " held, SUPERSEDE holds a value over a whole portion",
             }.get(part, "")
             raise self.refuse(
                 f"{part} cannot be expressed as a ledger operation{why}",
                 node if isinstance(node, exp.Expression) else tree,
-                keyword="FROM" if isinstance(node, exp.From) else part if part in ("RETURNING", "ORDER", "LIMIT") else "",
+                keyword="FROM" if isinstance(node, exp.From) else part if part in ("RETURNING", "ORDER", "LIMIT") or name == "alternative" else "",
             )
 
     def _claims(self, table: Any, statement: exp.Expression) -> TemporalClause | None:

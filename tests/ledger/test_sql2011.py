@@ -160,6 +160,7 @@ REFUSED = [
     (f"SUPERSEDE claims {PORTION} SET value = value || '*' WHERE {SLOT}", "value", "text literal"),
     (f"UPDATE claims {PORTION} SET value = upper(value) WHERE {SLOT}", "UPPER", "text literal"),
     ("TRUNCATE claims", "TRUNCATE", "not taken"),
+    ("INSERT OR REPLACE INTO claims (scope, subject, predicate, value) VALUES ('s', 'a', 'p', 'v')", "OR REPLACE", "SUPERSEDE"),
     (f"UPDATE claims {PORTION} SET value = $1 WHERE {SLOT}", "$1", "no value for parameter 1 (give --param 1="),
     (f"UPDATE claims {PORTION} SET value = 'x' WHERE scope = 's' AND subject = ? AND predicate = 'p'", "?", "no value for parameter 1"),
     (f"DELETE FROM claims {PORTION} WHERE {SLOT} ORDER BY 1 LIMIT 1", "ORDER", "ORDER cannot be expressed"),
