@@ -331,7 +331,7 @@ def test_no_combination_of_peer_phrases_ends_in_a_traceback(tmp_path: Path) -> N
     """Heads, targets, clauses, SET and WHERE forms the peers accept, combined: each statement is carried
     out (here: dry-run against a ledger) or refused as an SqlError / LedgerError, never anything else.
     By default every head × clause × WHERE, with the tables and SET forms taken in turn (≈0.5 s); the
-    whole product (≈24k statements, ≈25 s) with FACTLEDGER_HYPOTHESIS=thorough."""
+    whole product (≈26k statements, ≈30–90 s) with FACTLEDGER_HYPOTHESIS=thorough."""
     import itertools
     import os
 
