@@ -71,11 +71,13 @@ def _pointed(exc: SqlError, query: str) -> CliError:
 @click.option("--max-rows", type=count(0), default=DEFAULT_MAX_ROWS, show_default=True,
               help="Print at most this many rows and say when more were cut (0: all; parquet files are never cut).")
 @click.option("--param", "param_items", multiple=True, metavar="NAME=VALUE",
-              help="Bind $NAME in the query to VALUE (text; repeat for more). Values are data, never SQL.")
+              help="Bind $NAME in the query to VALUE (text; repeat for more; NAME 1, 2, … binds $1, $2 and ? in order). Values are data, never SQL.")
 @click.option("--write", "write", is_flag=True,
               help="Run one INSERT / UPDATE … FOR PORTION OF / DELETE / ERASE on claims as one ledger transaction (operator only).")
 @click.option("--dry-run", is_flag=True, help="With --write: print the operations as `apply` JSON lines and write nothing.")
 @click.option("--reason", default="", help="With --write: why (recorded on the transaction).")
+@click.option("--period", default=None, metavar="NAME",
+              help="With --write: another name your statements give the valid-time period (FOR PORTION OF NAME), e.g. valid_at.")
 @click.option("--yes", is_flag=True, help="With --write and ERASE: do not ask for confirmation.")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path), envvar="FACTLEDGER_INDEX_DIR", default=None,
               help="With --write and ERASE: " + INDEX_DIR_HELP)
@@ -98,6 +100,7 @@ def sql_cmd(
     write: bool,
     dry_run: bool,
     reason: str,
+    period: str | None,
     yes: bool,
     index_dir: Path | None,
 ) -> None:
@@ -111,11 +114,14 @@ def sql_cmd(
     Each query runs under a memory limit and a timeout, and prints at most --max-rows rows.
     DESCRIBE, SUMMARIZE, EXPLAIN and SHOW TABLES are reads too.
 
-    With --write (operator only), one statement becomes one ledger transaction:
+    With --write (operator only), one statement becomes one ledger transaction (docs/SQL_WRITES.md):
     INSERT INTO claims (scope, subject, predicate, value, valid_from, valid_to) VALUES …;
     UPDATE claims [FOR PORTION OF VALID_TIME FROM a [TO b]] SET value = … WHERE scope = … AND subject = …
-    AND predicate = … [AND value = replaced]; DELETE FROM claims [FOR PORTION OF VALID_TIME FROM a [TO b]
-    | FOR ALL VALID_TIME] WHERE …; ERASE FROM claims WHERE … (asks first, as `factledger erase`).
+    AND predicate = … [AND value = replaced] (changes only what the portion holds); SUPERSEDE claims
+    [FOR PORTION OF …] SET value = … WHERE … (the slot holds the value over the whole portion);
+    DELETE FROM claims [FOR PORTION OF VALID_TIME FROM a [TO b] | FOR ALL VALID_TIME] WHERE …;
+    ERASE FROM claims WHERE … (asks first, as `factledger erase`). A statement that matches nothing
+    reports 0 rows and writes nothing.
     """
     limits = {"memory_limit": memory_limit, "timeout": timeout or None, "max_rows": max_rows or None}
     if snapshot + live + use_companion > 1:
@@ -135,10 +141,11 @@ def sql_cmd(
         query = sys.stdin.read()
     params = _params(param_items)
     if write:
-        _write(app, query, params=params, dry_run=dry_run, reason=reason, yes=yes, index_dir=index_dir, as_json=as_json)
+        _write(app, query, params=params, dry_run=dry_run, reason=reason, yes=yes, index_dir=index_dir, as_json=as_json,
+               period=period)
         return
-    if dry_run:
-        raise CliError("--dry-run goes with --write")
+    if dry_run or period is not None:
+        raise CliError("--dry-run and --period go with --write")
     if as_json:
         fmt = "json"
     if fmt is None:
@@ -183,7 +190,9 @@ def sql_cmd(
         else:  # the header still says what the columns are (LIMIT 0 asks for just that)
             click.echo("  ".join(columns))
             click.echo("  ".join("-" * len(c) for c in columns))
-        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{cut})", err=True)
+        # The count belongs to the table (psql's "(2 rows)"): on stdout, on its own line after the last row,
+        # so a viewer that shows the two streams one after the other cannot run it into that row.
+        click.echo(f"({len(rows)} row{'s' if len(rows) != 1 else ''}{cut})")
         return
     text = render_text(fmt, columns, rows)
     if output is None:
@@ -218,50 +227,65 @@ def _format_of(output: Path | None) -> str:
     return "table"
 
 
-def _params(items: tuple[str, ...]) -> dict[str, str] | None:
+def _params(items: tuple[str, ...]) -> dict[str, str] | list[str] | None:
+    """--param NAME=VALUE for $NAME; --param 1=VALUE, 2=… for positional $1 / ? (PostgreSQL's form)."""
     params: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
         name = name.strip().lstrip("$")
-        if not sep or not name.isidentifier():
-            raise CliError(f"--param {item!r}: write NAME=VALUE (NAME as in $NAME in the query)")
+        if not sep or not (name.isidentifier() or (name.isdigit() and int(name) > 0)):
+            raise CliError(f"--param {item!r}: write NAME=VALUE (NAME as in $NAME in the query, or 1, 2, … for $1, $2 and ?)")
         if name in params:
             raise CliError(f"--param {name} given twice")
         params[name] = value
-    return params or None
+    numbered = sorted(int(n) for n in params if n.isdigit())
+    if not numbered:
+        return params or None
+    if len(numbered) != len(params):
+        raise CliError("--param: give named parameters ($name) or numbered ones ($1, ?), not both")
+    if numbered != list(range(1, len(numbered) + 1)):
+        missing = min(set(range(1, numbered[-1] + 1)) - set(numbered))
+        raise CliError(f"--param {missing}=… is missing: numbered parameters run 1, 2, … without a gap")
+    return [params[str(n)] for n in numbered]
 
 
 def _write(
-    app: AppContext, query: str, *, params: dict[str, str] | None, dry_run: bool, reason: str, yes: bool,
-    index_dir: Path | None, as_json: bool,
+    app: AppContext, query: str, *, params: dict[str, str] | list[str] | None, dry_run: bool, reason: str, yes: bool,
+    index_dir: Path | None, as_json: bool, period: str | None = None,
 ) -> None:
     """One SQL write as one ledger transaction; ERASE goes through the erase every part takes part in."""
     from .erase_cmds import confirm_erase, erase_everywhere, report_erasure  # recall and digest: writes only
 
     try:
-        plan = plan_write(query, params)
+        plan = plan_write(query, params, period=period)
     except SqlError as exc:
         raise _pointed(exc, query) from None
     if plan.erase is not None and not dry_run:
         confirm_erase(**plan.erase, yes=yes)
-    outcome = execute_write(
-        app.ledger(), query, principal=app.principal, reason=reason, params=params, dry_run=dry_run,
-        erase=partial(erase_everywhere, index_dir=index_dir),
-    )
+    try:  # what depends on the ledger's state (an INSERT's overlap, a bound relative to now) is refused here
+        outcome = execute_write(
+            app.ledger(), query, principal=app.principal, reason=reason, params=params, dry_run=dry_run,
+            erase=partial(erase_everywhere, index_dir=index_dir), period=period,
+        )
+    except SqlError as exc:
+        raise _pointed(exc, query) from None
     if dry_run:
-        for line in plan.lines():
+        for line in outcome.lines():
             emit_json(line)
+        click.echo(f"({plan.statement} {outcome.rows}: dry run, nothing written)", err=True)
         return
     if outcome.erased is not None:
         report_erasure(outcome.erased, as_json)
         return
-    result = outcome.result
-    assert result is not None
     if as_json:
         emit_json(outcome.to_dict())
         return
+    result = outcome.result
+    if result is None:  # matched no row: a peer's `UPDATE 0`
+        click.echo(f"{plan.statement} 0: no row matched; nothing written")
+        return
     click.echo(
-        f"{plan.statement}: transaction {result.id} at {display(result.tx_time)}:"
+        f"{plan.statement} {outcome.rows}: transaction {result.id} at {display(result.tx_time)}:"
         f" {len(result.opened)} version(s) opened, {len(result.closed)} closed"
         + (f", {sum(1 for op in result.ops if op.noop)} operation(s) changed nothing" if any(op.noop for op in result.ops) else "")
     )

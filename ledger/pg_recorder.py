@@ -104,6 +104,19 @@ class PostgresLedgerRecorder:
         )
         return [span_from_row(r) for r in rows]
 
+    def held_slots(self, scope: str | None, subject_key: str | None, predicate: str | None) -> list[tuple[str, str, str]]:
+        conditions, params = ["tx_to IS NULL"], []
+        for column, wanted in (("scope", scope), ("subject_key", subject_key), ("predicate", predicate)):
+            if wanted is not None:
+                conditions.append(f"{column} = %s")
+                params.append(wanted)
+        rows = self.storage.query(
+            "SELECT DISTINCT scope, subject_key, predicate FROM claims WHERE " + " AND ".join(conditions)
+            + " ORDER BY scope, subject_key, predicate",
+            tuple(params),
+        )
+        return [(r[0], r[1], r[2]) for r in rows]
+
     def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None:
         self.storage.execute(
             "UPDATE claims SET tx_to = %s, closed_by = %s WHERE id = ANY(%s)", (tx_time, tx_id, list(claim_ids))

@@ -144,6 +144,11 @@ class LedgerRecorder(Protocol):
         algebra takes them: only the columns it reads, no whole ClaimVersion per row."""
         ...
 
+    def held_slots(self, scope: str | None, subject_key: str | None, predicate: str | None) -> list[tuple[str, str, str]]:
+        """(scope, subject_key, predicate) of every slot holding a version not closed in transaction time,
+        narrowed by the keys given (None: any), in key order (an SQL write's WHERE that names some keys)."""
+        ...
+
     def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None: ...
 
     def add_provenance(self, rows: Sequence[tuple[int, int, str]]) -> None:

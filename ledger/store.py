@@ -176,6 +176,21 @@ class LedgerTx:
             self._slots[slot_key] = slot
         return slot
 
+    def held(self, scope: str, subject: str, predicate: str) -> tuple[str, list[algebra.Span]] | None:
+        """The slot's current versions as this transaction sees them (its own writes included), with the
+        predicate's cardinality; None when the predicate is not registered (the slot holds nothing, and
+        nothing is registered by asking)."""
+        found = self.predicate(predicate_key(predicate))
+        if found is None:
+            return None
+        slot_key = (check_scope(scope), key(subject, "subject"), found.name)
+        slot = self._slots.get(slot_key)
+        if slot is None:  # read once: the operations that follow find it here (_slot)
+            spans = self.ledger.recorder.open_spans(*slot_key)
+            slot = _Slot(slot_key[0], slot_key[1], found, spans, list(spans))
+            self._slots[slot_key] = slot
+        return found.cardinality, list(slot.current)
+
     def _check_not_erased(self, slot: _Slot, value_key: str) -> None:
         if self._has_erasures and self.ledger._erased(slot.scope, slot.subject_key, slot.predicate.name, value_key):
             raise ErasedError("this value was erased by an operator and cannot be written again", field="value")
@@ -464,6 +479,25 @@ class Ledger:
     def predicate(self, name: str) -> Predicate | None:
         self._sync_predicates()
         return self._load_predicates().get(predicate_key(name))
+
+    def held(self, scope: str, subject: str, predicate: str) -> tuple[str, list[algebra.Span]] | None:
+        """The slot's committed current versions with the predicate's cardinality (None: no such predicate),
+        as `LedgerTx.held` sees them outside a transaction (a dry run of an SQL write reads these)."""
+        found = self.predicate(predicate)
+        if found is None:
+            return None
+        return found.cardinality, self.recorder.open_spans(check_scope(scope), key(subject, "subject"), found.name)
+
+    def held_slots(
+        self, scope: str | None = None, subject: str | None = None, predicate: str | None = None
+    ) -> list[tuple[str, str, str]]:
+        """(scope, subject key, predicate) of every slot that holds a current version, narrowed by the keys
+        given: the slots an SQL write's WHERE names when it leaves a key out."""
+        return self.recorder.held_slots(
+            None if scope is None else check_scope(scope),
+            None if subject is None else key(subject, "subject"),
+            None if predicate is None else predicate_key(predicate),
+        )
 
     def predicates(self) -> list[Predicate]:
         self._sync_predicates()

@@ -14,6 +14,9 @@ either order:
 and, for UPDATE and DELETE (writes.py), SQL:2011's portion, with XTDB's open end:
 
     FOR PORTION OF VALID_TIME FROM t1 [TO t2 | TO NULL]
+    FOR PORTION OF VALID_TIME (tstzrange(t1, t2))      PostgreSQL 19's direct target; also ('[t1,t2)')
+
+and `SUPERSEDE claims …` (an UPDATE's shape: the ledger's replace-over-the-portion), `ERASE FROM claims …`.
 
 The result is a `TemporalSpec` node in the table's `version` argument. It is never turned back into SQL:
 `rewrite.py` replaces every table reference carrying one with a filtered subquery.
@@ -35,17 +38,26 @@ DIMENSIONS = ("VALID_TIME", "SYSTEM_TIME")
 
 
 class TemporalClause(exp.Expression):
-    """One clause. this: VALID_TIME | SYSTEM_TIME; kind: AS OF | FROM | BETWEEN | ALL | PORTION;
+    """One clause. this: VALID_TIME | SYSTEM_TIME; kind: AS OF | FROM | BETWEEN | ALL | PORTION | TARGET;
     expressions: the time expressions (one for AS OF, two for FROM/BETWEEN, none for ALL, one or two
-    for PORTION: no second one is an open end)."""
+    for PORTION: no second one is an open end; one range for TARGET, PostgreSQL 19's
+    `FOR PORTION OF p (range)`)."""
 
-    arg_types = {"this": True, "kind": True, "expressions": False}
+    arg_types = {"this": True, "kind": True, "expressions": False, "period": False}
 
 
 class Erase(exp.Expression):
     """`ERASE FROM claims WHERE …`: our statement for the operator's hard removal (writes.py)."""
 
     arg_types = {"this": True, "where": False}
+
+
+class Supersede(exp.Expression):
+    """`SUPERSEDE claims [FOR PORTION OF VALID_TIME …] SET value = … WHERE …`: the ledger's own word for
+    "within the portion the slot now holds this value", whatever it held (writes.py). `this`: the
+    UPDATE the rest of the statement reads as."""
+
+    arg_types = {"this": True}
 
 
 class TemporalSpec(exp.Expression):
@@ -63,7 +75,21 @@ class FactledgerParser(DuckDBParser):
             node = Erase(this=self._parse_table(joins=True), where=self._parse_where())
             node.meta["start"] = start
             return node
+        if self._curr and self._curr.text.upper() == "SUPERSEDE" and self._next and self._next.token_type == TokenType.VAR:
+            start = self._curr.start
+            self._advance()
+            node = Supersede(this=self._parse_update())
+            node.meta["start"] = start
+            return node
         return super()._parse_statement()
+
+    def _parse_placeholder(self) -> exp.Expression | None:  # type: ignore[override]
+        # A placeholder keeps where it stands: positional ones bind in text order, refusals point at them.
+        start = self._curr.start if self._curr else None
+        node = super()._parse_placeholder()
+        if node is not None and start is not None:
+            node.meta["start"] = start
+        return node
 
     def _parse_version(self) -> exp.Expression | None:  # type: ignore[override]
         spec: dict[str, TemporalClause] = {}
@@ -120,8 +146,22 @@ class FactledgerParser(DuckDBParser):
         return None
 
     def _parse_portion(self, first: Token | None) -> TemporalClause:
+        period, period_start = "VALID_TIME", self._curr.start if self._curr else None
         if not self._match_text_seq("VALID_TIME"):
-            self.raise_error("expected VALID_TIME after FOR PORTION OF (system time is the ledger's own)")
+            # Another name (PostgreSQL's valid_at, MariaDB's apptime): read here, checked by writes.py
+            # against the alias the writer declared.
+            named = self._curr.text if self._curr else ""
+            if named.upper() == "SYSTEM_TIME":
+                self.raise_error("FOR PORTION OF takes VALID_TIME: system time is the ledger's own")
+            if self._curr is None or self._curr.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+                self.raise_error("expected the period's name, VALID_TIME, after FOR PORTION OF")
+            period = named
+            self._advance()
+        if self._match(TokenType.L_PAREN):  # PostgreSQL 19's direct target: (tstzrange(a, b)) or ('[a,b)')
+            target = self._parse_expression()
+            if target is None or not self._match(TokenType.R_PAREN):
+                self.raise_error("expected a range in FOR PORTION OF VALID_TIME (…)")
+            return self._period(self._clause(first, "VALID_TIME", "TARGET", [target]), period, period_start)
         if not self._match_text_seq("FROM"):
             self.raise_error("expected FROM in FOR PORTION OF VALID_TIME FROM … [TO …]")
         self.INTERVAL_SPANS = False
@@ -131,7 +171,13 @@ class FactledgerParser(DuckDBParser):
             del self.INTERVAL_SPANS
         if self._match_text_seq("TO"):  # leaving TO out is XTDB's open end; TO NULL is the same
             values.append(self._parse_time_expression())
-        return self._clause(first, "VALID_TIME", "PORTION", values)
+        return self._period(self._clause(first, "VALID_TIME", "PORTION", values), period, period_start)
+
+    def _period(self, clause: TemporalClause, period: str, start: int | None) -> TemporalClause:
+        if period != "VALID_TIME":
+            clause.set("period", period)
+            clause.meta["period_start"] = start
+        return clause
 
     def _match_dimension(self) -> str | None:
         for dimension in DIMENSIONS:

@@ -44,7 +44,9 @@ def literal(value: Any, name: str) -> exp.Expression:
 
 def bind(tree: exp.Expression, params: Params, sql: str) -> exp.Expression:
     """Replace every placeholder in `tree` by its value; refuses a missing, unused or unnamed one."""
-    holders = [node for node in tree.walk() if isinstance(node, exp.Placeholder)]
+    # In the order they stand in the text (a walk is breadth-first: `(a = ? AND b = ?) AND c = ?` would
+    # give c the first value); the parser records each placeholder's offset (dialect.py).
+    holders = sorted((node for node in tree.walk() if isinstance(node, exp.Placeholder)), key=lambda n: n.meta.get("start", 0))
     if params is None:
         params = {}
     if isinstance(params, (str, bytes)) or not isinstance(params, (Mapping, Sequence)):
@@ -55,6 +57,9 @@ def bind(tree: exp.Expression, params: Params, sql: str) -> exp.Expression:
     for node in holders:
         name = "" if node.name in ("", "?") else node.name
         if named:
+            if (not name or name.isdigit()) and not params:
+                number = name or str(positional + 1)
+                raise _refuse(sql, node, f"no value for parameter {number} (give --param {number}=…, or a list of values in Python)")
             if not name or name.isdigit():
                 raise _refuse(sql, node, "this placeholder is positional; with named parameters write $name")
             if name not in params:

@@ -31,7 +31,9 @@ def test_each_kind_of_change_is_one_row(tmp_path: Path) -> None:
         write(f"INSERT INTO claims (scope, subject, predicate, value, valid_from) VALUES {rows}")
         moved = write(f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2024-06-01' SET value = 'Rome' WHERE {slot('Moves')}")
         wrong = write(f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2024-01-01' SET value = 'Oslo' WHERE {slot('Wrong')}")
-        late = write(f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2023-06-01' SET value = 'Paris' WHERE {slot('Late')}")
+        # an earlier start for the value held: the slot holds it over the whole portion (SUPERSEDE; an
+        # UPDATE changes only what the portion holds, so it would leave the dates as they are)
+        late = write(f"SUPERSEDE claims FOR PORTION OF VALID_TIME FROM '2023-06-01' SET value = 'Paris' WHERE {slot('Late')}")
         cut = write(f"DELETE FROM claims FOR PORTION OF VALID_TIME FROM '2024-03-01' TO '2024-04-01' WHERE {slot('Cut')}")
         never = write(f"DELETE FROM claims FOR ALL VALID_TIME WHERE {slot('Never')}")
     with Analytics(path) as analytics:

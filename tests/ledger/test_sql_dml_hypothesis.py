@@ -2,6 +2,11 @@
 the ledger exactly as the same histories written through `apply` — every claim version, transaction,
 and provenance row (the chain hashes are salted per file) — and the same transactions are refused.
 
+One difference on purpose: an INSERT row that overlaps a version of the same value its key holds (or an
+earlier row of the statement) is refused, as SQL's WITHOUT OVERLAPS key refuses it, where `apply add`
+extends the version. The twin checks each such refusal against its own reading of the overlap, then
+writes that transaction to the SQL ledger with `apply` too, so the two ledgers stay comparable.
+
 One statement is one transaction, so a history transaction of several operations is one multi-row
 INSERT when all are adds, and is otherwise split into one transaction per operation (in both ledgers).
 Both ledgers are dated by the same clock and written by the same operator."""
@@ -17,7 +22,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 
 from factledger.ledger import Ledger, LedgerError
-from factledger.ledger.analytics import execute_write
+from factledger.ledger.analytics import QueryRefused, execute_write
+from factledger.ledger.keys import key
+from factledger.ledger.times import parse_time
 from factledger.ledger.ops import Batch, apply_batch, parse_operation
 from tests.strategies import DEFINE_LINES, SETUP_TX_TIME, histories
 
@@ -62,7 +69,8 @@ def to_sql(group: list[dict[str, Any]]) -> str:
     (line,) = group
     if line["op"] == "supersede":
         sets = f"value = {_quote(line['value'])}" + (f", source = {_quote(line['source'])}" if "source" in line else "")
-        return f"UPDATE claims{_portion(line)} SET {sets} WHERE {_slot(line, 'replaces')}"
+        # apply's supersede is SQL's SUPERSEDE (an UPDATE changes only what the portion holds)
+        return f"SUPERSEDE claims{_portion(line)} SET {sets} WHERE {_slot(line, 'replaces')}"
     assert line["op"] == "retract"
     clause = " FOR ALL VALID_TIME" if line.get("all_valid_time") else _portion(line)
     return f"DELETE FROM claims{clause} WHERE {_slot(line, 'value')}"
@@ -80,6 +88,27 @@ def transactions(history) -> list[tuple[str, list[dict[str, Any]]]]:
         for k, op in enumerate(ops):
             out.append(((start + timedelta(microseconds=k)).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), [op]))
     return out
+
+
+def overlaps_held(ledger: Ledger, tx_time: str, ops: list[dict[str, Any]]) -> bool:
+    """Whether an add of `ops` overlaps a version of its own value (or, in a `one` slot, any) that the
+    ledger holds or an earlier add of the group states: what SQL's INSERT refuses."""
+    stated: dict[tuple[str, str, str], list[tuple[str, str, str | None]]] = {}
+    for op in ops:
+        if op["op"] != "add":
+            return False
+        slot = (op["scope"], key(op["subject"], "subject"), op["predicate"])
+        if slot not in stated:
+            found = ledger.held(op["scope"], op["subject"], op["predicate"])
+            stated[slot] = [(s.value_key, s.valid_from, s.valid_to) for s in (found[1] if found else [])]
+        predicate = ledger.predicate(op["predicate"])
+        one = predicate is not None and predicate.cardinality == "one"
+        value, start = key(op["value"], "value"), parse_time(op.get("valid_from") or tx_time, "valid_from")
+        end = None if op.get("valid_to") is None else parse_time(op["valid_to"], "valid_to")
+        if any((one or v == value) and (e is None or start < e) and (end is None or s < end) for v, s, e in stated[slot]):
+            return True
+        stated[slot].append((value, start, end))
+    return False
 
 
 def dump(ledger: Ledger) -> dict[str, list[str]]:
@@ -102,8 +131,18 @@ def write_both(folder: Path, history) -> tuple[dict, dict, list, list]:
                 apply_batch(by_apply, batch, principal=PRINCIPAL, reason="twin")
             except LedgerError:
                 refused_apply.append(index)
+            overlap = index not in refused_apply and overlaps_held(by_sql, tx_time, ops)
             try:
-                execute_write(by_sql, to_sql(ops), principal=PRINCIPAL, reason="twin")
+                if execute_write(by_sql, to_sql(ops), principal=PRINCIPAL, reason="twin").rows == 0:
+                    refused_sql.append(index)  # a DELETE that matched nothing writes nothing; apply refuses it
+                assert not overlap, f"an INSERT overlapping what its key holds was taken: {to_sql(ops)}"
+            except QueryRefused as exc:
+                if not overlap:
+                    refused_sql.append(index)
+                    continue
+                assert "WITHOUT OVERLAPS" in exc.reason, exc
+                apply_batch(by_sql, Batch([parse_operation(dict(op), n) for n, op in enumerate(ops, start=1)]),
+                            principal=PRINCIPAL, reason="twin")  # `apply add` extends: the ledgers stay comparable
             except LedgerError:
                 refused_sql.append(index)
         return dump(by_apply), dump(by_sql), refused_apply, refused_sql

@@ -43,22 +43,36 @@ def invoke(path: Path, *args: str, stdin: str | None = None):
                 {"op": "add", "scope": "home", "subject": "Ann", "predicate": "likes", "value": "blues", "valid_to": "2030-01-01T00:00:00.000000Z"},
             ],
         ),
+        # an UPDATE changes what the portion holds: each version it overlaps, over the overlap
         (
             f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2024-06-01' TO '2024-09-01' SET value = 'Rome' WHERE {SLOT}",
             [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "lives_in", "value": "Rome",
-              "valid_from": "2024-06-01T00:00:00.000000Z", "valid_to": "2024-09-01T00:00:00.000000Z"}],
+              "valid_from": "2024-06-01T00:00:00.000000Z", "replaces": "Paris", "valid_to": "2024-09-01T00:00:00.000000Z"}],
+        ),
+        (
+            f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2023-06-01' TO '2024-09-01' SET value = 'Rome' WHERE {SLOT}",
+            [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "lives_in", "value": "Rome",
+              "valid_from": "2024-01-01T00:00:00.000000Z", "replaces": "Paris", "valid_to": "2024-09-01T00:00:00.000000Z"}],
         ),
         # XTDB's open end (no TO) and TO NULL mean the same
         (
             f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2024-06-01' SET value = 'Rome' WHERE {SLOT}",
-            [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "lives_in", "value": "Rome", "valid_from": "2024-06-01T00:00:00.000000Z"}],
+            [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "lives_in", "value": "Rome",
+              "valid_from": "2024-06-01T00:00:00.000000Z", "replaces": "Paris"}],
         ),
         (
             f"UPDATE claims FOR PORTION OF VALID_TIME FROM '2024-06-01' TO NULL SET value = 'Rome' WHERE {SLOT}",
-            [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "lives_in", "value": "Rome", "valid_from": "2024-06-01T00:00:00.000000Z"}],
+            [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "lives_in", "value": "Rome",
+              "valid_from": "2024-06-01T00:00:00.000000Z", "replaces": "Paris"}],
+        ),
+        # SUPERSEDE: apply's own word, over the whole portion
+        (
+            f"SUPERSEDE claims FOR PORTION OF VALID_TIME FROM '2023-06-01' TO '2024-09-01' SET value = 'Rome' WHERE {SLOT}",
+            [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "lives_in", "value": "Rome",
+              "valid_from": "2023-06-01T00:00:00.000000Z", "valid_to": "2024-09-01T00:00:00.000000Z"}],
         ),
         (
-            "UPDATE claims SET value = 'blues' WHERE predicate = 'likes' AND value = 'jazz' AND subject = 'Ann' AND scope = 'home'",
+            "SUPERSEDE claims SET value = 'blues' WHERE predicate = 'likes' AND value = 'jazz' AND subject = 'Ann' AND scope = 'home'",
             [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "likes", "value": "blues", "replaces": "jazz"}],
         ),
         (
@@ -76,25 +90,26 @@ def invoke(path: Path, *args: str, stdin: str | None = None):
         ),
     ],
 )
-def test_statements_become_apply_operations(sql: str, lines: list[dict]) -> None:
-    assert plan_write(sql).lines() == lines
+def test_statements_become_apply_operations(sql: str, lines: list[dict], ledger_path: Path) -> None:
+    with Ledger.open(ledger_path) as ledger:
+        assert execute_write(ledger, sql, principal="operator:t", dry_run=True).lines() == lines
 
 
 @pytest.mark.parametrize(
     ("sql", "column", "text", "reason"),
     [
-        ("UPDATE claims SET value = 'x' WHERE scope = 'home' OR subject = 'Ann'", 37, "scope = 'home' OR subject = 'Ann'", "equalities joined by AND"),
-        (f"UPDATE claims SET subject = 'Bob' WHERE {SLOT}", 19, "subject", "only value and source"),
+        ("UPDATE claims SET value = 'x' WHERE scope = 'home' OR subject = 'Ann'", 37, "scope = 'home' OR subject = 'Ann'", "OR joins conditions on one column"),
+        (f"UPDATE claims SET subject = 'Bob' WHERE {SLOT}", 19, "subject", "names the slot (in WHERE) and cannot be set"),
         (f"UPDATE claims FOR ALL VALID_TIME SET value = 'x' WHERE {SLOT}", 15, "FOR", "cannot be expressed"),
         (f"DELETE FROM claims FOR VALID_TIME AS OF '2024-01-01' WHERE {SLOT}", 20, "FOR", "FOR PORTION OF"),
         (f"DELETE FROM claims FOR SYSTEM_TIME AS OF '2024-01-01' WHERE {SLOT}", 20, "FOR SYSTEM_TIME", "system time"),
-        ("DELETE FROM claims WHERE scope = 'home'", 20, "WHERE scope = 'home'", "subject, predicate"),
+        ("ERASE FROM claims WHERE scope = 'home'", 19, "WHERE scope = 'home'", "subject, predicate"),
         ("INSERT INTO claims SELECT * FROM claims", 20, "SELECT * FROM claims", "VALUES"),
         ("INSERT INTO claims (scope, subject, predicate, value) VALUES ('a', 'b', 'c', 42)", 78, "42", "text literal"),
         ("INSERT INTO claims (scope, subject, predicate, value, tx_from) VALUES ('a', 'b', 'c', 'd', '2024-01-01')", 55, "tx_from", "writable"),
         ("INSERT INTO claim_versions (scope, subject, predicate, value) VALUES ('a', 'b', 'c', 'd')", 13, "claim_versions", "writes go to claims"),
         (f"UPDATE claims FOR PORTION OF VALID_TIME FROM 'soon' SET value = 'x' WHERE {SLOT}", 46, "'soon'", "not a timestamp"),
-        ("SELECT * FROM claims", 1, "SELECT *", "INSERT, UPDATE, DELETE or ERASE"),
+        ("SELECT * FROM claims", 1, "SELECT *", "INSERT, UPDATE, DELETE, SUPERSEDE or ERASE"),
         (f"DELETE FROM claims WHERE {SLOT}; DROP TABLE claims", 89, "DROP TABLE", "one statement only"),
         (f"DELETE FROM claims USING other WHERE {SLOT}", 26, "other", "USING cannot be expressed"),
         (f"UPDATE claims SET value = 'x' FROM other WHERE {SLOT}", 31, "FROM other", "FROM cannot be expressed"),
@@ -141,7 +156,7 @@ def test_only_an_operator_writes_and_a_dry_run_writes_nothing(ledger_path: Path)
             execute_write(ledger, f"DELETE FROM claims WHERE {SLOT}", principal="agent:bot")
         before = ledger.storage.query("SELECT count(*) FROM claims")[0][0]
         outcome = execute_write(ledger, f"DELETE FROM claims WHERE {SLOT}", principal="operator:t", dry_run=True)
-        assert outcome.result is None and outcome.plan.lines()[0]["op"] == "retract"
+        assert outcome.result is None and outcome.lines()[0]["op"] == "retract" and outcome.rows == 1
         assert ledger.storage.query("SELECT count(*) FROM claims")[0][0] == before
         with pytest.raises(PermissionDenied, match="erase function"):
             execute_write(ledger, f"ERASE FROM claims WHERE {SLOT}", principal="operator:t")
@@ -152,7 +167,8 @@ def test_cli_write_dry_run_prints_apply_lines_that_apply_accepts(ledger_path: Pa
     dry = invoke(ledger_path, "sql", "--write", "--dry-run", sql)
     assert dry.exit_code == 0, dry.output
     lines = [json.loads(line) for line in dry.stdout.splitlines()]
-    assert lines == plan_write(sql).lines()
+    assert lines == [{"op": "supersede", "scope": "home", "subject": "Ann", "predicate": "lives_in", "value": "Rome",
+                      "valid_from": "2024-06-01T00:00:00.000000Z", "replaces": "Paris"}]
     applied = invoke(ledger_path, "apply", "-", stdin=dry.stdout)
     assert applied.exit_code == 0, applied.output
     with Ledger.open(ledger_path) as ledger:
@@ -160,7 +176,7 @@ def test_cli_write_dry_run_prints_apply_lines_that_apply_accepts(ledger_path: Pa
 
 
 def test_cli_write_refusals_exit_2_with_a_caret(ledger_path: Path) -> None:
-    result = invoke(ledger_path, "sql", "--write", "UPDATE claims SET value = 'x' WHERE scope = 'home'")
+    result = invoke(ledger_path, "sql", "--write", "ERASE FROM claims WHERE scope = 'home'")
     assert result.exit_code == 2
     assert "WHERE must name subject, predicate" in result.stderr and "^" in result.stderr
     read = invoke(ledger_path, "sql", f"DELETE FROM claims WHERE {SLOT}")
@@ -194,8 +210,15 @@ def test_read_parameters_are_bound_as_data(ledger_path: Path) -> None:
             analytics.fetch("SELECT * FROM claims WHERE subject = $who")
         with pytest.raises(ValidationError, match="not used"):
             analytics.fetch("SELECT 1", {"x": 1})
+        # positional values bind in the order the placeholders stand in the text, however deep each sits
+        assert analytics.fetch("SELECT 1 WHERE (? = 'a' AND ? = 'b') AND ? = 'c'", ["a", "b", "c"])[1] == [(1,)]
     result = invoke(ledger_path, "sql", "--json", "SELECT value FROM claims WHERE predicate = $p", "--param", "p=lives_in")
     assert json.loads(result.stdout) == [{"value": "Paris"}]
+    numbered = invoke(ledger_path, "sql", "--json", "SELECT value FROM claims WHERE predicate = $2 AND subject = $1",
+                      "--param", "2=lives_in", "--param", "1=Ann")  # PostgreSQL's $1, $2 from the CLI
+    assert json.loads(numbered.stdout) == [{"value": "Paris"}]
+    gap = invoke(ledger_path, "sql", "SELECT $1, $3", "--param", "1=a", "--param", "3=c")
+    assert gap.exit_code == 2 and "--param 2=… is missing" in gap.stderr
 
 
 def test_limit_0_prints_the_header(ledger_path: Path) -> None:
