@@ -19,6 +19,7 @@ from .model import (
     ExplicitWrite,
     JournalEntry,
     Proposal,
+    QueueFilter,
     Rejection,
     Turn,
 )
@@ -45,6 +46,7 @@ from .review import (
     reject,
     unconfirm,
 )
+from .queue import VIEWS, BulkPreview, QueuePage, bulk_preview, queue_filter, queue_page
 from .rules import RulesExtractor
 from .sanitise import sanitise
 from .undo import Kept, UndoResult, session_turns, undo_entries
@@ -80,6 +82,7 @@ __all__ = [
     "JournalEntry",
     "PermissionDenied",
     "Proposal",
+    "QueueFilter",
     "Rejection",
     "RulesExtractor",
     "Turn",
@@ -103,6 +106,12 @@ __all__ = [
     "resolve_time_phrase",
     "sanitise",
     "unconfirm",
+    "VIEWS",
+    "BulkPreview",
+    "QueuePage",
+    "bulk_preview",
+    "queue_filter",
+    "queue_page",
     "Kept",
     "UndoResult",
     "session_turns",

@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 from factledger.ledger import ClaimVersion, ScopeFamily, ValidationError
 
-from .model import Confirmation, JournalEntry, NewProposal, Proposal, Rejection, StatusChange, TextRow, Turn
+from .model import Confirmation, JournalEntry, NewProposal, Proposal, QueueFilter, Rejection, StatusChange, TextRow, Turn
 from .pg_recorder import PostgresDigestRecorder
 from .sqlite_recorder import SqliteDigestRecorder
 
@@ -100,6 +100,18 @@ class ProposalRecorder(Protocol):
 
     def proposals(self, *, statuses: Sequence[str] | None, scope: str | None, limit: int) -> list[Proposal]:
         """Newest first; `statuses` None means every status."""
+        ...
+
+    def queue(self, f: QueueFilter, *, oldest_first: bool, limit: int, offset: int) -> list[Proposal]:
+        """One page of the proposals `f` selects, by id (oldest or newest first)."""
+        ...
+
+    def queue_counts(self, f: QueueFilter) -> dict[str, int]:
+        """How many proposals `f` selects, per status (statuses with none are absent)."""
+        ...
+
+    def proposal_scopes(self) -> list[str]:
+        """Every scope that has proposals, sorted."""
         ...
 
     def proposals_of_transaction(self, tx_id: int) -> list[Proposal]: ...
