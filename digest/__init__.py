@@ -46,7 +46,7 @@ from .review import (
     reject,
     unconfirm,
 )
-from .queue import VIEWS, BulkPreview, QueuePage, bulk_preview, queue_filter, queue_page
+from .queue import VIEWS, BulkPreview, QueuePage, bulk_preview, matching_ids, queue_filter, queue_page
 from .rules import RulesExtractor
 from .sanitise import sanitise
 from .undo import Kept, UndoResult, session_turns, undo_entries
@@ -110,6 +110,7 @@ __all__ = [
     "BulkPreview",
     "QueuePage",
     "bulk_preview",
+    "matching_ids",
     "queue_filter",
     "queue_page",
     "Kept",

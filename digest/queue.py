@@ -180,3 +180,15 @@ def bulk_preview(ledger: Ledger, ids: list[int], action: BulkAction, *, principa
         blocked = str(exc)
         items = [BulkItem(p, ()) for p in (recorder.proposal(i) for i in dict.fromkeys(ids)) if p is not None]
     return BulkPreview(action, tuple(items), blocked)
+
+
+MAX_BULK = 1000
+
+
+def matching_ids(ledger: Ledger, f: QueueFilter, *, limit: int = MAX_BULK) -> list[int]:
+    """The ids of the proposals `f` selects, oldest first: "all matching this filter" for a bulk
+    decision. More than `limit` is refused (decide a narrower filter first)."""
+    rows = recorder_for(ledger.storage).queue(f, oldest_first=True, limit=limit + 1, offset=0)
+    if len(rows) > limit:
+        raise ValidationError(f"more than {limit} proposals match; narrow the filter", field="filter")
+    return [p.id for p in rows]
