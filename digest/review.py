@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from factledger.ledger import (
+    BusyError,
     ClaimVersion,
     ConflictError,
     HistoryEntry,
@@ -128,9 +129,15 @@ class Preview:
     competing: tuple[Proposal, ...]  # other open proposals for the same slot
     blocked: str = ""  # why accepting would fail now ("" when it can be accepted)
     edit: Edit | None = None
+    busy: str = ""  # a preview that would not wait: another writer held the ledger, so none was run
 
     def lines(self) -> list[str]:
         """The preview in words, one line each (shown by `review show` and the page)."""
+        if self.busy:
+            return [f"preview not shown: {self.busy}; reload to see what accepting would do"]
+        return self._lines()
+
+    def _lines(self) -> list[str]:
         if self.blocked:
             return [f"cannot accept: {self.blocked}"]
         out = [f"accepting runs {self.op}"]
@@ -155,6 +162,7 @@ class Preview:
             "current": [v.to_dict() for v in self.current],
             "competing": [c.to_dict() for c in self.competing],
             "blocked": self.blocked,
+            "busy": self.busy,
             "lines": self.lines(),
         }
 
@@ -238,27 +246,32 @@ def competing_proposals(ledger: Ledger, p: Proposal) -> list[Proposal]:
     )
 
 
-def preview(ledger: Ledger, proposal_id: int, *, edit: Edit | None = None) -> Preview:
+def preview(ledger: Ledger, proposal_id: int, *, edit: Edit | None = None, wait: bool = True) -> Preview:
     """What `accept` would do to the ledger, without doing it: the same code runs in a savepoint that is
-    rolled back, so the preview cannot drift from the accept."""
+    rolled back, so the preview cannot drift from the accept. `wait=False` (a page a reader is waiting
+    for) does not queue behind another writer: the preview then says it was not run (`busy`)."""
     p = get_proposal(ledger, proposal_id)
     draft = edit.applied_to(_draft_of(p)) if edit and not edit.empty else _draft_of(p)
     current = tuple(slot_versions(ledger, p.scope, p.subject, p.predicate))
     competing = tuple(competing_proposals(ledger, p))
     blocked = _blocker(ledger, p, draft)
-    op, closes, opens = "", (), ()
+    op, closes, opens, busy = "", (), (), ""
     if not blocked:
         outcome: list[Any] = []
         try:
-            with ledger.storage.atomic():
+            with ledger.storage.atomic(wait=wait):
                 op, result, closes, _ = _run(ledger, p, draft, principal="operator:preview", reason="preview")
                 outcome = [op, closes, tuple(result.opened)]
                 raise _RollBack
         except _RollBack:
             op, closes, opens = outcome
+        except BusyError as exc:
+            if wait:
+                raise
+            busy = str(exc)
         except LedgerError as exc:
             blocked = str(exc)
-    return Preview(p, op, closes, opens, current, competing, blocked, edit)
+    return Preview(p, op, closes, opens, current, competing, blocked, edit, busy)
 
 
 def _insert_correction(ledger: Ledger, p: Proposal, draft: Draft, *, principal: str) -> int:
@@ -463,7 +476,7 @@ class Detail:
         }
 
 
-def detail(ledger: Ledger, proposal_id: int, *, context_turns: int = 6, edit: Edit | None = None) -> Detail:
+def detail(ledger: Ledger, proposal_id: int, *, context_turns: int = 6, edit: Edit | None = None, wait: bool = True) -> Detail:
     p = get_proposal(ledger, proposal_id)
     journal = Journal(ledger)
     turns = tuple(t for t in (journal.entry(i) for i in journal_ids(p.sources)) if t is not None)
@@ -472,4 +485,4 @@ def detail(ledger: Ledger, proposal_id: int, *, context_turns: int = 6, edit: Ed
         history = tuple(ledger.history([p.scope], subject=p.subject, predicate=p.predicate))
     except ValidationError:  # a dropped proposal may name no valid slot
         history = ()
-    return Detail(p, turns, context, history, preview(ledger, proposal_id, edit=edit))
+    return Detail(p, turns, context, history, preview(ledger, proposal_id, edit=edit, wait=wait))

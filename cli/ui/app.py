@@ -415,7 +415,7 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
         with ledger() as lg:
             f = filter_from(lg, params)
             shown = queue_page(lg, f, page=page_no, per_page=per_page, oldest_first=order == "oldest")
-            details = [detail(lg, p.id, context_turns=turns_shown) for p in shown.proposals]
+            details = [detail(lg, p.id, context_turns=turns_shown, wait=False) for p in shown.proposals]
             scope = f.scope
             rejections = list_rejections(lg, scope=scope)
             confirmations = list_confirmations(lg, scope=scope)
@@ -438,7 +438,7 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
     @app.get("/proposal/{proposal_id}", response_class=HTMLResponse)
     def proposal_view(request: Request, proposal_id: Id) -> Response:
         with ledger() as lg:
-            d = detail(lg, proposal_id, context_turns=turns_shown)
+            d = detail(lg, proposal_id, context_turns=turns_shown, wait=False)
         if wants_json(request):
             return JSONResponse(d.to_dict())
         return page(request, "proposal.html", d=d)
