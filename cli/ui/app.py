@@ -372,8 +372,9 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
         chart = timeline.spec(drawn, now=now)
         shown_value = timeline.value_at(drawn, now)
         if wants_json(request):
-            return JSONResponse({"bars": [b.to_dict() for b in drawn], "valid_now": shown_value, "known_at": known, "spec": chart})
-        moments = list(dict.fromkeys(h.version.tx_from for h in sorted(history, key=lambda h: h.version.tx_from)))
+            return JSONResponse({"bars": [b.to_dict() for b in drawn], "valid_now": shown_value, "known_at": known,
+                                 "moments": timeline.moments(history, known), "now": now, "spec": chart})
+        moments = timeline.moments(history, known)  # a shared known_at between two moments is one of them
         here = {"scope": scope, "subject": subject, "predicate": predicate}
         return page(
             request, "slot.html", here=here, bars=drawn, spec=chart, known_at=known, moments=moments,

@@ -78,7 +78,7 @@ def test_proposal_page_and_json(site) -> None:
 def test_slot_json_as_known_at(site) -> None:
     client, *_ = site
     latest = client.get(SLOT, headers=JSON).json()
-    assert [b["state"] for b in latest["bars"]] == ["superseded", "superseded", "retracted", "current", "current", "current"]
+    assert [b["state"] for b in latest["bars"]] == ["superseded", "superseded", "partly retracted", "current", "current", "current"]
     first_tx_time = latest["bars"][0]["opened_at"]
     then = client.get(SLOT + f"&known_at={first_tx_time}", headers=JSON).json()
     assert [(b["value"], b["state"]) for b in then["bars"]] == [("Lisbon", "current")]

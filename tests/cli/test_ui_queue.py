@@ -5,6 +5,7 @@ submit-and-next, bulk preview then run, and a held writer that does not delay re
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timedelta
 import re
 import shutil
 import sqlite3
@@ -182,3 +183,51 @@ def test_a_held_writer_never_delays_a_read(site) -> None:
     assert write_status == 200
     with Ledger.open(db) as ledger:
         assert get_proposal(ledger, ids["berlin"]).status == "applied"
+
+
+def test_timeline_states_are_honest(site) -> None:
+    """A re-dated value is not 'retracted'; a value retracted from a date is partly retracted (the rest
+    kept); a retraction that writes no version gets a row and an 'as known at' moment; open ends and now
+    are drawn; a known_at between two moments is named alike by the text, the list and the slider."""
+    client, _, _, db = site
+    with Ledger.open(db) as ledger:
+        with ledger.transaction(principal="operator:ann") as tx:
+            tx.add("chat", "user", "works_at", "Acme", valid_from="2023-01-01")
+            tx.add("chat", "user", "team", "red", valid_from="2023-01-01")
+            tx.add("chat", "user", "born_in", "Oslo", valid_from="1990-01-01")
+        with ledger.transaction(principal="operator:ann", reason="re-date") as tx:
+            tx.supersede("chat", "user", "works_at", "Acme", replaces="Acme", valid_from="2022-06-01")
+            tx.retract("chat", "user", "team", "red", valid_from="2023-09-01")
+        with ledger.transaction(principal="operator:ann", reason="wrong") as tx:
+            tx.retract("chat", "user", "born_in", "Oslo", valid_from="1990-01-01")
+
+    def slot(predicate: str, extra: str = "") -> dict:
+        response = client.get(f"/slot?scope=chat&subject=user&predicate={predicate}{extra}", headers=JSON)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    redated = slot("works_at")
+    assert [b["state"] for b in redated["bars"]] == ["re-dated", "current"]
+    assert redated["bars"][1]["open_end"] and "open end" in redated["bars"][1]["label"]
+    team = [(b["state"], b["retracted"]) for b in slot("team")["bars"]]
+    assert team == [("partly retracted", [["2023-09-01T00:00:00.000000Z", None]]), ("current", [])]
+    born = slot("born_in")
+    assert [b["state"] for b in born["bars"]] == ["retracted", "retraction"]  # the retraction has its own row
+    assert born["bars"][1]["opened_at"] in born["moments"] and len(born["moments"]) == 2
+    layers = born["spec"]["layer"]
+    assert any(layer.get("mark", {}).get("type") == "rule" for layer in layers)  # the now line
+    assert born["spec"]["width"] == "container"
+    segments = [row["state"] for row in slot("team")["spec"]["layer"][0]["data"]["values"]]
+    assert segments == ["partly retracted", "retracted", "current"]  # the removed part drawn apart
+    assert any(row["open"] for row in redated["spec"]["layer"][0]["data"]["values"])
+    # a shared moment between the two transactions: the text, the list and the slider name it alike
+    first, second = born["moments"]
+    between = (datetime.fromisoformat(first.replace("Z", "+00:00")) + timedelta(microseconds=1)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert first < between < second
+    page = client.get(f"/slot?scope=chat&subject=user&predicate=born_in&known_at={between}").text
+    assert f'<option value="{between}" selected>' in page
+    assert 'value="1"' in page.split('id="known-at-range"')[1].split(">")[0]  # the slider is on it
+    assert "moment 2 of 3" in page and "retraction of claim version" not in page  # not yet retracted then
+    assert "retraction of claim version" in client.get("/slot?scope=chat&subject=user&predicate=born_in").text
+    assert slot("born_in", f"&known_at={between}")["moments"] == [first, between, second]
+    assert [b["state"] for b in slot("born_in", f"&known_at={between}")["bars"]] == ["current"]  # retracted later
