@@ -264,12 +264,21 @@ class PostgresDigestRecorder:
     def proposals_of_transaction(self, tx_id: int) -> list[Proposal]:
         return self._proposals("SELECT * FROM proposals WHERE tx = %s ORDER BY id", (tx_id,))
 
-    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> list[Proposal]:
+    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int,
+                       limit: int | None = None) -> list[Proposal]:
         return self._proposals(
             "SELECT * FROM proposals WHERE scope = %s AND subject_key = %s AND predicate = %s AND id <> %s"
-            " AND status = ANY(%s::text[]) ORDER BY id",
+            " AND status = ANY(%s::text[]) ORDER BY id LIMIT %s",
+            (scope, subject_key, predicate, exclude, list(statuses), limit),
+        )
+
+    def slot_proposal_count(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> int:
+        row = self.storage.one(
+            "SELECT COUNT(*) FROM proposals WHERE scope = %s AND subject_key = %s AND predicate = %s AND id <> %s"
+            " AND status = ANY(%s::text[])",
             (scope, subject_key, predicate, exclude, list(statuses)),
         )
+        return int(row[0])
 
     def session_proposals(self, *, session: str, statuses: Sequence[str], scope: str | None) -> list[Proposal]:
         return self._proposals(

@@ -116,8 +116,13 @@ class ProposalRecorder(Protocol):
 
     def proposals_of_transaction(self, tx_id: int) -> list[Proposal]: ...
 
-    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> list[Proposal]:
-        """Proposals for one slot in these statuses, but `exclude`, oldest first."""
+    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int,
+                       limit: int | None = None) -> list[Proposal]:
+        """Proposals for one slot in these statuses, but `exclude`, oldest first (the first `limit`)."""
+        ...
+
+    def slot_proposal_count(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> int:
+        """How many proposals `slot_proposals` would list without a limit."""
         ...
 
     def session_proposals(self, *, session: str, statuses: Sequence[str], scope: str | None) -> list[Proposal]:

@@ -126,10 +126,11 @@ class Preview:
     closes: tuple[ClaimVersion, ...]  # believed versions the accept would close (cut or end)
     opens: tuple[ClaimVersion, ...]  # versions it would write (the new value and any remainders)
     current: tuple[ClaimVersion, ...]  # the slot as believed now, every valid time
-    competing: tuple[Proposal, ...]  # other open proposals for the same slot
+    competing: tuple[Proposal, ...]  # other open proposals for the same slot (the oldest COMPETING_SHOWN)
     blocked: str = ""  # why accepting would fail now ("" when it can be accepted)
     edit: Edit | None = None
     busy: str = ""  # a preview that would not wait: another writer held the ledger, so none was run
+    competing_total: int = 0  # how many compete in all (a backlog may hold thousands for one slot)
 
     def lines(self) -> list[str]:
         """The preview in words, one line each (shown by `review show` and the page)."""
@@ -151,6 +152,8 @@ class Preview:
             out.append("changes no version (the value already holds there)")
         for c in self.competing:
             out.append(f"competes with proposal #{c.id} ({c.status}): {c.describe()} {_span_of(c.valid_from, c.valid_to)}")
+        if self.competing_total > len(self.competing):
+            out.append(f"and {self.competing_total - len(self.competing)} more proposals for this slot")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -161,6 +164,7 @@ class Preview:
             "opens": [{k: v for k, v in o.to_dict().items() if k not in ("id", "opened_by")} for o in self.opens],
             "current": [v.to_dict() for v in self.current],
             "competing": [c.to_dict() for c in self.competing],
+            "competing_total": self.competing_total,
             "blocked": self.blocked,
             "busy": self.busy,
             "lines": self.lines(),
@@ -239,9 +243,18 @@ def _run(
     return op, tx.result, tuple(v for v in slot if v.id in closed_ids), registered
 
 
-def competing_proposals(ledger: Ledger, p: Proposal) -> list[Proposal]:
-    """Other open proposals for the same slot (scope, subject, predicate), oldest first."""
+COMPETING_SHOWN = 10  # competing proposals a preview lists; the rest are counted
+
+
+def competing_proposals(ledger: Ledger, p: Proposal, *, limit: int | None = None) -> list[Proposal]:
+    """Other open proposals for the same slot (scope, subject, predicate), oldest first (the first `limit`)."""
     return recorder_for(ledger.storage).slot_proposals(
+        scope=p.scope, subject_key=_subject_key(p), predicate=p.predicate, statuses=OPEN, exclude=p.id, limit=limit
+    )
+
+
+def competing_count(ledger: Ledger, p: Proposal) -> int:
+    return recorder_for(ledger.storage).slot_proposal_count(
         scope=p.scope, subject_key=_subject_key(p), predicate=p.predicate, statuses=OPEN, exclude=p.id
     )
 
@@ -253,7 +266,8 @@ def preview(ledger: Ledger, proposal_id: int, *, edit: Edit | None = None, wait:
     p = get_proposal(ledger, proposal_id)
     draft = edit.applied_to(_draft_of(p)) if edit and not edit.empty else _draft_of(p)
     current = tuple(slot_versions(ledger, p.scope, p.subject, p.predicate))
-    competing = tuple(competing_proposals(ledger, p))
+    competing = tuple(competing_proposals(ledger, p, limit=COMPETING_SHOWN))
+    total = len(competing) if len(competing) < COMPETING_SHOWN else competing_count(ledger, p)
     blocked = _blocker(ledger, p, draft)
     op, closes, opens, busy = "", (), (), ""
     if not blocked:
@@ -271,7 +285,7 @@ def preview(ledger: Ledger, proposal_id: int, *, edit: Edit | None = None, wait:
             busy = str(exc)
         except LedgerError as exc:
             blocked = str(exc)
-    return Preview(p, op, closes, opens, current, competing, blocked, edit, busy)
+    return Preview(p, op, closes, opens, current, competing, blocked, edit, busy, total)
 
 
 def _insert_correction(ledger: Ledger, p: Proposal, draft: Draft, *, principal: str) -> int:

@@ -272,13 +272,22 @@ class SqliteDigestRecorder:
     def proposals_of_transaction(self, tx_id: int) -> list[Proposal]:
         return [Proposal.from_row(r) for r in self.storage.query("SELECT * FROM proposals WHERE tx = ? ORDER BY id", (tx_id,))]
 
-    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> list[Proposal]:
+    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int,
+                       limit: int | None = None) -> list[Proposal]:
         rows = self.storage.query(
             "SELECT * FROM proposals WHERE scope = ? AND subject_key = ? AND predicate = ? AND id != ?"
-            f" AND status IN ({_marks(statuses)}) ORDER BY id",
-            (scope, subject_key, predicate, exclude, *statuses),
+            f" AND status IN ({_marks(statuses)}) ORDER BY id LIMIT ?",
+            (scope, subject_key, predicate, exclude, *statuses, -1 if limit is None else limit),
         )
         return [Proposal.from_row(r) for r in rows]
+
+    def slot_proposal_count(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> int:
+        row = self.storage.one(
+            "SELECT COUNT(*) FROM proposals WHERE scope = ? AND subject_key = ? AND predicate = ? AND id != ?"
+            f" AND status IN ({_marks(statuses)})",
+            (scope, subject_key, predicate, exclude, *statuses),
+        )
+        return int(row[0])
 
     def session_proposals(self, *, session: str, statuses: Sequence[str], scope: str | None) -> list[Proposal]:
         sql = (

@@ -56,6 +56,8 @@ def test_exact_count_pages_and_order(site) -> None:
     first = client.get("/queue?per_page=10", headers=JSON).json()
     assert (first["total"], first["pages"], first["counts"]["pending"], first["counts"]["rejected_again"]) == (32, 4, 31, 1)
     assert len(first["proposals"]) == 10 and first["proposals"][0]["id"] == ids["backlog"][-1]  # newest first
+    competing = first["proposals"][0]["preview"]  # 30 other open `likes` proposals: 10 listed, all counted
+    assert (len(competing["competing"]), competing["competing_total"]) == (10, 30) and "and 20 more proposals" in competing["lines"][-1]
     oldest = client.get("/queue?per_page=10&order=oldest", headers=JSON).json()
     assert [p["id"] for p in oldest["proposals"]][:2] == sorted([ids["berlin"], ids["again"]])
     last = client.get("/queue?per_page=10&page=4", headers=JSON).json()
