@@ -17,7 +17,7 @@ from factledger.ledger import HistoryEntry
 from factledger.ledger.times import display, to_datetime
 
 STATES = ("current", "superseded", "re-dated", "partly retracted", "retracted", "retraction")
-COLOURS = ("#2f9e44", "#adb5bd", "#1c7ed6", "#f08c00", "#e03131", "#c92a2a")
+COLOURS = ("#2f9e44", "#adb5bd", "#1c7ed6", "#f08c00", "#e03131", "#ffa8a8")  # black value text on each is >= 4.5:1
 
 
 @dataclass(frozen=True)
