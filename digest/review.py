@@ -25,7 +25,7 @@ from factledger.ledger import (
     check_principal,
     parse_time,
 )
-from factledger.ledger.keys import key
+from factledger.ledger.keys import key, predicate_key
 from factledger.ledger.times import display
 
 from .journal import Journal, journal_ids
@@ -251,6 +251,18 @@ def competing_proposals(ledger: Ledger, p: Proposal, *, limit: int | None = None
     return recorder_for(ledger.storage).slot_proposals(
         scope=p.scope, subject_key=_subject_key(p), predicate=p.predicate, statuses=OPEN, exclude=p.id, limit=limit
     )
+
+
+def slot_open_proposals(ledger: Ledger, scope: str, subject: str, predicate: str, *, limit: int = COMPETING_SHOWN) -> tuple[list[Proposal], int]:
+    """The oldest `limit` open proposals for one slot, and how many there are: what a slot's page shows
+    when the ledger holds no version of it yet."""
+    try:
+        subject_key, pred = key(subject, "subject"), predicate_key(predicate)
+    except ValidationError:
+        return [], 0
+    rec = recorder_for(ledger.storage)
+    where = dict(scope=scope, subject_key=subject_key, predicate=pred, statuses=OPEN, exclude=-1)
+    return rec.slot_proposals(**where, limit=limit), rec.slot_proposal_count(**where)
 
 
 def competing_count(ledger: Ledger, p: Proposal) -> int:

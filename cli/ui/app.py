@@ -37,6 +37,7 @@ from factledger.digest import (
     journal_ids,
     lift,
     list_confirmations,
+    slot_open_proposals,
     list_proposals,
     list_rejections,
     get_proposal,
@@ -366,8 +367,16 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
             now = lg.clock()
             claim_ids = [h.version.id for h in history]
             confirmations = [c for c in list_confirmations(lg, scope=scope) if c.claim_id in claim_ids]
+            waiting, waiting_total = slot_open_proposals(lg, scope, subject, predicate) if not history else ([], 0)
         if not history:
-            raise NotFoundError(f"no versions for {subject} {predicate} in scope {scope!r}", field="slot")
+            if not waiting_total:
+                raise NotFoundError(f"no versions and no open proposals for {subject} {predicate} in scope {scope!r}", field="slot")
+            # A proposal's slot link before anything was accepted there: the slot is empty, say so.
+            if wants_json(request):
+                return JSONResponse({"bars": [], "valid_now": [], "known_at": known, "moments": [],
+                                     "proposals": [p.to_dict() for p in waiting], "proposals_total": waiting_total})
+            return page(request, "slot_empty.html", here={"scope": scope, "subject": subject, "predicate": predicate},
+                        proposals=waiting, total=waiting_total)
         drawn = timeline.bars(history, known)
         chart = timeline.spec(drawn, now=now)
         shown_value = timeline.value_at(drawn, now)

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from factledger.cli.ui.app import create_app  # noqa: E402
 from factledger.cli.ui.security import Guard  # noqa: E402
-from factledger.digest import get_proposal, list_proposals, list_rejections  # noqa: E402
+from factledger.digest import Digester, Journal, RulesExtractor, Turn, get_proposal, list_proposals, list_rejections  # noqa: E402
 from factledger.ledger import Ledger  # noqa: E402
 
 from .ui_support import seed, seed_backlog  # noqa: E402
@@ -233,3 +233,16 @@ def test_timeline_states_are_honest(site) -> None:
     assert "retraction of claim version" in client.get("/slot?scope=chat&subject=user&predicate=born_in").text
     assert slot("born_in", f"&known_at={between}")["moments"] == [first, between, second]
     assert [b["state"] for b in slot("born_in", f"&known_at={between}")["bars"]] == ["current"]  # retracted later
+
+
+def test_an_empty_slot_with_a_proposal_is_a_page_not_a_404(site) -> None:
+    client, _, _, db = site
+    with Ledger.open(db) as ledger:
+        Journal(ledger).append(Turn(scope="other", text="I love tea", said_at="2026-08-02T10:00:00Z", session="s-c"))
+        Digester(ledger, RulesExtractor(), policy="strict").run()
+    (card,) = client.get("/queue?scope=other", headers=JSON).json()["proposals"]
+    page = client.get("/slot?scope=other&subject=user&predicate=likes")
+    assert page.status_code == 200 and "no version of this slot yet" in page.text and f'href="/proposal/{card["id"]}"' in page.text
+    data = client.get("/slot?scope=other&subject=user&predicate=likes", headers=JSON).json()
+    assert data["bars"] == [] and data["proposals_total"] == 1
+    assert client.get("/slot?scope=other&subject=user&predicate=lives_in").status_code == 404  # nothing there at all
