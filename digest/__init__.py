@@ -19,6 +19,7 @@ from .model import (
     ExplicitWrite,
     JournalEntry,
     Proposal,
+    QueueFilter,
     Rejection,
     Turn,
 )
@@ -31,6 +32,7 @@ from .review import (
     accept_many,
     accept_one,
     competing_proposals,
+    slot_open_proposals,
     confirm,
     detail,
     open_from_session,
@@ -45,6 +47,7 @@ from .review import (
     reject,
     unconfirm,
 )
+from .queue import VIEWS, BulkPreview, QueuePage, bulk_preview, matching_ids, queue_filter, queue_page
 from .rules import RulesExtractor
 from .sanitise import sanitise
 from .undo import Kept, UndoResult, session_turns, undo_entries
@@ -60,6 +63,7 @@ __all__ = [
     "accept_many",
     "accept_one",
     "competing_proposals",
+    "slot_open_proposals",
     "detail",
     "open_from_session",
     "preview",
@@ -80,6 +84,7 @@ __all__ = [
     "JournalEntry",
     "PermissionDenied",
     "Proposal",
+    "QueueFilter",
     "Rejection",
     "RulesExtractor",
     "Turn",
@@ -104,6 +109,13 @@ __all__ = [
     "resolve_time_phrase",
     "sanitise",
     "unconfirm",
+    "VIEWS",
+    "BulkPreview",
+    "QueuePage",
+    "bulk_preview",
+    "matching_ids",
+    "queue_filter",
+    "queue_page",
     "Kept",
     "UndoResult",
     "session_turns",

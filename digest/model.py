@@ -6,7 +6,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from factledger.ledger import ValidationError, check_scope
@@ -447,3 +447,23 @@ def text_row(table: str, row: Any) -> TextRow:
     kinds = tuple(json.loads(row["redactions"] or "[]")) if table == "journal" else ()
     written = WRITTEN_AT[table]
     return TextRow(row["id"], texts, row[written] if written else None, kinds)
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """Which proposals a review queue shows (digest/queue.py): every field None means any. Keys are
+    already normalised (subject_key, predicate); `search` and `reason` match case-insensitively
+    anywhere in the text (search: subject, predicate, value, quote and the policy's reason)."""
+
+    statuses: tuple[str, ...] | None = None
+    scope: str | None = None
+    subject_key: str | None = None
+    predicate: str | None = None
+    session: str | None = None
+    extractor: str | None = None
+    policy: str | None = None
+    reason: str | None = None
+    search: str | None = None
+
+    def without_statuses(self) -> "QueueFilter":
+        return replace(self, statuses=None)

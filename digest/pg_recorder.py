@@ -15,6 +15,7 @@ from .model import (
     JournalEntry,
     NewProposal,
     Proposal,
+    QueueFilter,
     Rejection,
     StatusChange,
     TextRow,
@@ -33,6 +34,11 @@ def _family(family: ScopeFamily) -> tuple[str, list[object]]:
         parts.append("starts_with(scope, %s)")
         params.append(prefix)
     return "(" + " OR ".join(parts) + ")", params
+
+
+def _like(text: str) -> str:
+    """An ILIKE pattern matching `text` anywhere, its wildcards taken literally (ESCAPE '\\')."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 # A version's words for `believed_matching`: subject (but "user"), predicate and value keys, each word
@@ -218,15 +224,61 @@ class PostgresDigestRecorder:
             {"any": statuses is None, "statuses": list(statuses or ()), "scope": scope, "limit": int(limit)},
         )
 
+    def _queue_where(self, f: QueueFilter) -> tuple[str, list[object]]:
+        where, params = ["TRUE"], []
+        if f.statuses is not None:
+            where.append("status = ANY(%s::text[])")
+            params.append(list(f.statuses))
+        for column, value in (("scope", f.scope), ("subject_key", f.subject_key), ("predicate", f.predicate),
+                              ("extractor", f.extractor), ("policy", f.policy)):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        if f.session is not None:
+            where.append("entry_id IN (SELECT id FROM journal WHERE session = %s)")
+            params.append(f.session)
+        if f.reason is not None:
+            where.append("reason ILIKE %s ESCAPE '\\'")
+            params.append(_like(f.reason))
+        if f.search is not None:
+            columns = ("subject", "predicate", "coalesce(value, '')", "quote", "reason")
+            where.append("(" + " OR ".join(f"{c} ILIKE %s ESCAPE '\\'" for c in columns) + ")")
+            params.extend([_like(f.search)] * 5)
+        return " AND ".join(where), params
+
+    def queue(self, f: QueueFilter, *, oldest_first: bool, limit: int, offset: int) -> list[Proposal]:
+        where, params = self._queue_where(f)
+        order = "ASC" if oldest_first else "DESC"
+        return self._proposals(
+            f"SELECT * FROM proposals WHERE {where} ORDER BY id {order} LIMIT %s OFFSET %s", [*params, int(limit), int(offset)]
+        )
+
+    def queue_counts(self, f: QueueFilter) -> dict[str, int]:
+        where, params = self._queue_where(f)
+        rows = self.storage.query(f"SELECT status, COUNT(*) FROM proposals WHERE {where} GROUP BY status", params)
+        return {r[0]: int(r[1]) for r in rows}
+
+    def proposal_scopes(self) -> list[str]:
+        return [r[0] for r in self.storage.query("SELECT DISTINCT scope FROM proposals ORDER BY scope", ())]
+
     def proposals_of_transaction(self, tx_id: int) -> list[Proposal]:
         return self._proposals("SELECT * FROM proposals WHERE tx = %s ORDER BY id", (tx_id,))
 
-    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> list[Proposal]:
+    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int,
+                       limit: int | None = None) -> list[Proposal]:
         return self._proposals(
             "SELECT * FROM proposals WHERE scope = %s AND subject_key = %s AND predicate = %s AND id <> %s"
-            " AND status = ANY(%s::text[]) ORDER BY id",
+            " AND status = ANY(%s::text[]) ORDER BY id LIMIT %s",
+            (scope, subject_key, predicate, exclude, list(statuses), limit),
+        )
+
+    def slot_proposal_count(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> int:
+        row = self.storage.one(
+            "SELECT COUNT(*) FROM proposals WHERE scope = %s AND subject_key = %s AND predicate = %s AND id <> %s"
+            " AND status = ANY(%s::text[])",
             (scope, subject_key, predicate, exclude, list(statuses)),
         )
+        return int(row[0])
 
     def session_proposals(self, *, session: str, statuses: Sequence[str], scope: str | None) -> list[Proposal]:
         return self._proposals(

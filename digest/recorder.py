@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 from factledger.ledger import ClaimVersion, ScopeFamily, ValidationError
 
-from .model import Confirmation, JournalEntry, NewProposal, Proposal, Rejection, StatusChange, TextRow, Turn
+from .model import Confirmation, JournalEntry, NewProposal, Proposal, QueueFilter, Rejection, StatusChange, TextRow, Turn
 from .pg_recorder import PostgresDigestRecorder
 from .sqlite_recorder import SqliteDigestRecorder
 
@@ -102,10 +102,27 @@ class ProposalRecorder(Protocol):
         """Newest first; `statuses` None means every status."""
         ...
 
+    def queue(self, f: QueueFilter, *, oldest_first: bool, limit: int, offset: int) -> list[Proposal]:
+        """One page of the proposals `f` selects, by id (oldest or newest first)."""
+        ...
+
+    def queue_counts(self, f: QueueFilter) -> dict[str, int]:
+        """How many proposals `f` selects, per status (statuses with none are absent)."""
+        ...
+
+    def proposal_scopes(self) -> list[str]:
+        """Every scope that has proposals, sorted."""
+        ...
+
     def proposals_of_transaction(self, tx_id: int) -> list[Proposal]: ...
 
-    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> list[Proposal]:
-        """Proposals for one slot in these statuses, but `exclude`, oldest first."""
+    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int,
+                       limit: int | None = None) -> list[Proposal]:
+        """Proposals for one slot in these statuses, but `exclude`, oldest first (the first `limit`)."""
+        ...
+
+    def slot_proposal_count(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> int:
+        """How many proposals `slot_proposals` would list without a limit."""
         ...
 
     def session_proposals(self, *, session: str, statuses: Sequence[str], scope: str | None) -> list[Proposal]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from factledger.ledger import (
+    BusyError,
     ClaimVersion,
     ConflictError,
     HistoryEntry,
@@ -24,7 +25,7 @@ from factledger.ledger import (
     check_principal,
     parse_time,
 )
-from factledger.ledger.keys import key
+from factledger.ledger.keys import key, predicate_key
 from factledger.ledger.times import display
 
 from .journal import Journal, journal_ids
@@ -125,12 +126,19 @@ class Preview:
     closes: tuple[ClaimVersion, ...]  # believed versions the accept would close (cut or end)
     opens: tuple[ClaimVersion, ...]  # versions it would write (the new value and any remainders)
     current: tuple[ClaimVersion, ...]  # the slot as believed now, every valid time
-    competing: tuple[Proposal, ...]  # other open proposals for the same slot
+    competing: tuple[Proposal, ...]  # other open proposals for the same slot (the oldest COMPETING_SHOWN)
     blocked: str = ""  # why accepting would fail now ("" when it can be accepted)
     edit: Edit | None = None
+    busy: str = ""  # a preview that would not wait: another writer held the ledger, so none was run
+    competing_total: int = 0  # how many compete in all (a backlog may hold thousands for one slot)
 
     def lines(self) -> list[str]:
         """The preview in words, one line each (shown by `review show` and the page)."""
+        if self.busy:
+            return [f"preview not shown: {self.busy}; reload to see what accepting would do"]
+        return self._lines()
+
+    def _lines(self) -> list[str]:
         if self.blocked:
             return [f"cannot accept: {self.blocked}"]
         out = [f"accepting runs {self.op}"]
@@ -144,6 +152,8 @@ class Preview:
             out.append("changes no version (the value already holds there)")
         for c in self.competing:
             out.append(f"competes with proposal #{c.id} ({c.status}): {c.describe()} {_span_of(c.valid_from, c.valid_to)}")
+        if self.competing_total > len(self.competing):
+            out.append(f"and {self.competing_total - len(self.competing)} more proposals for this slot")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,7 +164,9 @@ class Preview:
             "opens": [{k: v for k, v in o.to_dict().items() if k not in ("id", "opened_by")} for o in self.opens],
             "current": [v.to_dict() for v in self.current],
             "competing": [c.to_dict() for c in self.competing],
+            "competing_total": self.competing_total,
             "blocked": self.blocked,
+            "busy": self.busy,
             "lines": self.lines(),
         }
 
@@ -231,34 +243,61 @@ def _run(
     return op, tx.result, tuple(v for v in slot if v.id in closed_ids), registered
 
 
-def competing_proposals(ledger: Ledger, p: Proposal) -> list[Proposal]:
-    """Other open proposals for the same slot (scope, subject, predicate), oldest first."""
+COMPETING_SHOWN = 10  # competing proposals a preview lists; the rest are counted
+
+
+def competing_proposals(ledger: Ledger, p: Proposal, *, limit: int | None = None) -> list[Proposal]:
+    """Other open proposals for the same slot (scope, subject, predicate), oldest first (the first `limit`)."""
     return recorder_for(ledger.storage).slot_proposals(
+        scope=p.scope, subject_key=_subject_key(p), predicate=p.predicate, statuses=OPEN, exclude=p.id, limit=limit
+    )
+
+
+def slot_open_proposals(ledger: Ledger, scope: str, subject: str, predicate: str, *, limit: int = COMPETING_SHOWN) -> tuple[list[Proposal], int]:
+    """The oldest `limit` open proposals for one slot, and how many there are: what a slot's page shows
+    when the ledger holds no version of it yet."""
+    try:
+        subject_key, pred = key(subject, "subject"), predicate_key(predicate)
+    except ValidationError:
+        return [], 0
+    rec = recorder_for(ledger.storage)
+    where = dict(scope=scope, subject_key=subject_key, predicate=pred, statuses=OPEN, exclude=-1)
+    return rec.slot_proposals(**where, limit=limit), rec.slot_proposal_count(**where)
+
+
+def competing_count(ledger: Ledger, p: Proposal) -> int:
+    return recorder_for(ledger.storage).slot_proposal_count(
         scope=p.scope, subject_key=_subject_key(p), predicate=p.predicate, statuses=OPEN, exclude=p.id
     )
 
 
-def preview(ledger: Ledger, proposal_id: int, *, edit: Edit | None = None) -> Preview:
+def preview(ledger: Ledger, proposal_id: int, *, edit: Edit | None = None, wait: bool = True) -> Preview:
     """What `accept` would do to the ledger, without doing it: the same code runs in a savepoint that is
-    rolled back, so the preview cannot drift from the accept."""
+    rolled back, so the preview cannot drift from the accept. `wait=False` (a page a reader is waiting
+    for) does not queue behind another writer: the preview then says it was not run (`busy`)."""
     p = get_proposal(ledger, proposal_id)
     draft = edit.applied_to(_draft_of(p)) if edit and not edit.empty else _draft_of(p)
     current = tuple(slot_versions(ledger, p.scope, p.subject, p.predicate))
-    competing = tuple(competing_proposals(ledger, p))
+    competing = tuple(competing_proposals(ledger, p, limit=COMPETING_SHOWN))
+    total = len(competing) if len(competing) < COMPETING_SHOWN else competing_count(ledger, p)
     blocked = _blocker(ledger, p, draft)
-    op, closes, opens = "", (), ()
+    op, closes, opens, busy = "", (), (), ""
     if not blocked:
         outcome: list[Any] = []
         try:
-            with ledger.storage.atomic():
+            with ledger.storage.atomic(wait=wait):
                 op, result, closes, _ = _run(ledger, p, draft, principal="operator:preview", reason="preview")
                 outcome = [op, closes, tuple(result.opened)]
                 raise _RollBack
         except _RollBack:
             op, closes, opens = outcome
+        except BusyError as exc:
+            if wait:
+                raise
+            busy = str(exc)
         except LedgerError as exc:
             blocked = str(exc)
-    return Preview(p, op, closes, opens, current, competing, blocked, edit)
+    return Preview(p, op, closes, opens, current, competing, blocked, edit, busy, total)
 
 
 def _insert_correction(ledger: Ledger, p: Proposal, draft: Draft, *, principal: str) -> int:
@@ -463,7 +502,7 @@ class Detail:
         }
 
 
-def detail(ledger: Ledger, proposal_id: int, *, context_turns: int = 6, edit: Edit | None = None) -> Detail:
+def detail(ledger: Ledger, proposal_id: int, *, context_turns: int = 6, edit: Edit | None = None, wait: bool = True) -> Detail:
     p = get_proposal(ledger, proposal_id)
     journal = Journal(ledger)
     turns = tuple(t for t in (journal.entry(i) for i in journal_ids(p.sources)) if t is not None)
@@ -472,4 +511,4 @@ def detail(ledger: Ledger, proposal_id: int, *, context_turns: int = 6, edit: Ed
         history = tuple(ledger.history([p.scope], subject=p.subject, predicate=p.predicate))
     except ValidationError:  # a dropped proposal may name no valid slot
         history = ()
-    return Detail(p, turns, context, history, preview(ledger, proposal_id, edit=edit))
+    return Detail(p, turns, context, history, preview(ledger, proposal_id, edit=edit, wait=wait))

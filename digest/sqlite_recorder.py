@@ -14,6 +14,7 @@ from .model import (
     JournalEntry,
     NewProposal,
     Proposal,
+    QueueFilter,
     Rejection,
     StatusChange,
     TextRow,
@@ -26,6 +27,11 @@ from .model import (
 
 def _marks(values: Sequence[Any]) -> str:
     return ", ".join("?" for _ in values)
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern matching `text` anywhere, its wildcards taken literally (ESCAPE '\\')."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 
@@ -225,16 +231,63 @@ class SqliteDigestRecorder:
         params.append(int(limit))
         return [Proposal.from_row(r) for r in self.storage.query(sql, params)]
 
+    def _queue_where(self, f: QueueFilter) -> tuple[str, list[object]]:
+        where, params = ["1 = 1"], []
+        if f.statuses is not None:
+            where.append(f"status IN ({_marks(f.statuses)})" if f.statuses else "0 = 1")
+            params.extend(f.statuses)
+        for column, value in (("scope", f.scope), ("subject_key", f.subject_key), ("predicate", f.predicate),
+                              ("extractor", f.extractor), ("policy", f.policy)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if f.session is not None:
+            where.append("entry_id IN (SELECT id FROM journal WHERE session = ?)")
+            params.append(f.session)
+        if f.reason is not None:
+            where.append("reason LIKE ? ESCAPE '\\'")
+            params.append(_like(f.reason))
+        if f.search is not None:
+            columns = ("subject", "predicate", "coalesce(value, '')", "quote", "reason")
+            where.append("(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in columns) + ")")
+            params.extend([_like(f.search)] * 5)
+        return " AND ".join(where), params
+
+    def queue(self, f: QueueFilter, *, oldest_first: bool, limit: int, offset: int) -> list[Proposal]:
+        where, params = self._queue_where(f)
+        order = "ASC" if oldest_first else "DESC"
+        rows = self.storage.query(
+            f"SELECT * FROM proposals WHERE {where} ORDER BY id {order} LIMIT ? OFFSET ?", [*params, int(limit), int(offset)]
+        )
+        return [Proposal.from_row(r) for r in rows]
+
+    def queue_counts(self, f: QueueFilter) -> dict[str, int]:
+        where, params = self._queue_where(f)
+        rows = self.storage.query(f"SELECT status, COUNT(*) FROM proposals WHERE {where} GROUP BY status", params)
+        return {r[0]: int(r[1]) for r in rows}
+
+    def proposal_scopes(self) -> list[str]:
+        return [r[0] for r in self.storage.query("SELECT DISTINCT scope FROM proposals ORDER BY scope", ())]
+
     def proposals_of_transaction(self, tx_id: int) -> list[Proposal]:
         return [Proposal.from_row(r) for r in self.storage.query("SELECT * FROM proposals WHERE tx = ? ORDER BY id", (tx_id,))]
 
-    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> list[Proposal]:
+    def slot_proposals(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int,
+                       limit: int | None = None) -> list[Proposal]:
         rows = self.storage.query(
             "SELECT * FROM proposals WHERE scope = ? AND subject_key = ? AND predicate = ? AND id != ?"
-            f" AND status IN ({_marks(statuses)}) ORDER BY id",
-            (scope, subject_key, predicate, exclude, *statuses),
+            f" AND status IN ({_marks(statuses)}) ORDER BY id LIMIT ?",
+            (scope, subject_key, predicate, exclude, *statuses, -1 if limit is None else limit),
         )
         return [Proposal.from_row(r) for r in rows]
+
+    def slot_proposal_count(self, *, scope: str, subject_key: str, predicate: str, statuses: Sequence[str], exclude: int) -> int:
+        row = self.storage.one(
+            "SELECT COUNT(*) FROM proposals WHERE scope = ? AND subject_key = ? AND predicate = ? AND id != ?"
+            f" AND status IN ({_marks(statuses)})",
+            (scope, subject_key, predicate, exclude, *statuses),
+        )
+        return int(row[0])
 
     def session_proposals(self, *, session: str, statuses: Sequence[str], scope: str | None) -> list[Proposal]:
         sql = (

@@ -314,9 +314,10 @@ class PostgresStorage:
         return 0.0
 
     @contextmanager
-    def atomic(self) -> Iterator["PostgresStorage"]:
+    def atomic(self, *, wait: bool = True) -> Iterator["PostgresStorage"]:
         """One write transaction on this thread's connection; nested calls become savepoints. An error
-        inside rolls it back whole."""
+        inside rolls it back whole. `wait=False` (a rolled-back preview served to a reader) gives up on a
+        row another transaction holds after a moment (BusyError) rather than waiting for it."""
         if self.read_only:
             raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")
         state = self._state
@@ -324,6 +325,8 @@ class PostgresStorage:
             try:
                 block = conn.transaction()
                 block.__enter__()
+                if not wait and state.depth == 0:
+                    conn.execute("SET LOCAL lock_timeout = '100ms'")
             except self._psycopg.Error as exc:
                 raise _translate(exc) from None
             state.depth += 1

@@ -231,12 +231,12 @@ class Storage:
     # -- transactions ---------------------------------------------------------------------------
 
     @contextmanager
-    def _writer_turn(self) -> Iterator[None]:
+    def _writer_turn(self, timeout: float | None = None) -> Iterator[None]:
         """Hold this file's place in the writers' queue for the block (nothing for nested or in-memory)."""
         if self._queue is None or self._depth > 0:
             yield
             return
-        self._queue.acquire()
+        self._queue.acquire(timeout)
         try:
             yield
         finally:
@@ -248,16 +248,26 @@ class Storage:
         return self._queue.last_wait if self._queue is not None else 0.0
 
     @contextmanager
-    def atomic(self) -> Iterator["Storage"]:
+    def atomic(self, *, wait: bool = True) -> Iterator["Storage"]:
         """One write transaction (BEGIN IMMEDIATE), after waiting its turn among the file's writers;
-        nested calls become savepoints."""
+        nested calls become savepoints. `wait=False` (a rolled-back preview served to a reader) does not
+        queue: BusyError at once when another writer holds the file."""
         if self.read_only:
             raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")
-        with self._lock, self._writer_turn():
+        with self._lock, self._writer_turn(None if wait else 0.0):
             depth = self._depth
             name = f"fl_sp_{depth}"
             try:
-                self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
+                if depth == 0 and not wait:
+                    # A client outside the queue files may hold SQLite's own lock: do not poll for it either.
+                    timeout = self._conn.execute("PRAGMA busy_timeout").fetchone()[0]
+                    self._conn.execute("PRAGMA busy_timeout = 0")
+                    try:
+                        self._conn.execute("BEGIN IMMEDIATE")
+                    finally:
+                        self._conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+                else:
+                    self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
             self._depth += 1

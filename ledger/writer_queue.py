@@ -86,7 +86,9 @@ class WriterQueue:
         self.enabled = fcntl is not None
         self.last_wait = 0.0  # seconds the latest acquire waited (0 when the queue was free)
 
-    def acquire(self) -> None:
+    def acquire(self, timeout: float | None = None) -> None:
+        """Take this file's writer turn, waiting up to `timeout` seconds (the queue's own bound when None;
+        0 takes it only if it is free now, else BusyError at once)."""
         if not self.enabled:
             return
         writer_path, gate_path = self.paths
@@ -98,7 +100,7 @@ class WriterQueue:
             self.enabled = False
             return
         started = time.monotonic()
-        deadline = started + self.timeout
+        deadline = started + (self.timeout if timeout is None else timeout)
         try:
             self._take(gate, started, deadline, "the queue of writers")
         except _NoLocks:
@@ -133,6 +135,9 @@ class WriterQueue:
         except OSError:  # this file system has no flock (ENOLCK, ENOTSUP): SQLite's polling it is
             os.close(fd)
             raise _NoLocks from None
+        if time.monotonic() >= deadline:  # a caller that would not wait (timeout 0): busy now
+            os.close(fd)
+            raise BusyError(f"another writer holds the ledger ({what} is taken); nothing of this transaction was written")
         wait = _Wait(fd)
         threading.Thread(target=wait.run, name="factledger-writer-wait", daemon=True).start()
         try:

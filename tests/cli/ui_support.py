@@ -38,3 +38,16 @@ def seed(db: Path) -> dict[str, int]:
         again = next(p for p in list_proposals(ledger, status="rejected_again"))
         berlin = next(p for p in list_proposals(ledger) if p.value == "Berlin")
         return {"berlin": berlin.id, "again": again.id, "rejection": rejected.rejection_id}
+
+
+def seed_backlog(db: Path, count: int, *, scope: str = "chat") -> list[int]:
+    """`count` held proposals (strict policy) of `likes` values, said over two sessions: the first half
+    in "s-a", the rest in "s-b"; values thing0, thing1, …. Returns their ids, oldest first."""
+    with Ledger.open(db) as ledger:
+        journal = Journal(ledger)
+        for i in range(count):
+            session = "s-a" if i < count // 2 else "s-b"
+            journal.append(Turn(scope=scope, text=f"I love thing{i}", said_at=f"2026-08-01T10:{i // 60:02d}:{i % 60:02d}Z", session=session))
+        Digester(ledger, RulesExtractor(), policy="strict").run()
+        held = [p for p in list_proposals(ledger, status="pending", scope=scope, limit=count + 100) if p.value and p.value.startswith("thing")]
+        return sorted(p.id for p in held)

@@ -305,6 +305,8 @@ def test_slot_session_and_rejected_again_proposals(world):
     slot = r.slot_proposals(scope="s", subject_key="bob", predicate="lives_in", statuses=("pending", "rejected_again"),
                             exclude=mine)
     assert [p.id for p in slot] == [rival, back]
+    bounded = dict(scope="s", subject_key="bob", predicate="lives_in", statuses=("pending", "rejected_again"), exclude=mine)
+    assert [p.id for p in r.slot_proposals(**bounded, limit=1)] == [rival] and r.slot_proposal_count(**bounded) == 2
     assert [p.id for p in r.session_proposals(session="x", statuses=("pending", "rejected_again"), scope=None)] == [mine, back]
     assert r.session_proposals(session="x", statuses=("pending",), scope="o") == []
     assert [p.id for p in r.rejected_again_by(7)] == [back] and r.rejected_again_by(8) == []

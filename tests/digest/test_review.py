@@ -83,3 +83,20 @@ def test_open_lists_held_and_rejected_again(talk, held) -> None:
     talk.digest()
     assert [p.status for p in list_proposals(talk.ledger, status="open")] == ["pending", "rejected_again"]
     assert len(list_proposals(talk.ledger, status=("rejected", "pending"))) == 2
+
+
+def test_a_preview_that_will_not_wait_says_busy_while_another_writer_holds_the_ledger(talk, held, ledger_location) -> None:
+    """The review page's previews (wait=False) never queue behind a writer: while another connection is
+    inside a write that holds the ledger, the preview says it was not run; afterwards it runs."""
+    from factledger.digest import preview
+    from factledger.ledger import Ledger
+
+    with Ledger.open(ledger_location) as holder:
+        with holder.storage.atomic():
+            with holder.transaction(principal="operator:holder", reason="held") as tx:  # its commit takes the head
+                tx.add("other", "someone", "note", "held")
+            shown = preview(talk.ledger, held.id, wait=False)
+            assert shown.busy and shown.lines()[0].startswith("preview not shown") and not shown.opens
+    after = preview(talk.ledger, held.id, wait=False)
+    assert not after.busy and [v.value for v in after.opens] == ["Paris"]
+    assert get_proposal(talk.ledger, held.id).status == "pending"

@@ -139,3 +139,17 @@ def test_no_lock_files_for_read_only_or_in_memory_ledgers(tmp_path: Path, monkey
     with Ledger.open(path) as ledger, ledger.transaction(principal="operator:test") as tx:
         tx.add("s", "a", "note", "written")  # a writer does queue: the test sees the files it would miss
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".lock")) == ["ledger.db-queue.lock", "ledger.db-writer.lock"]
+
+
+def test_a_write_that_will_not_wait_is_busy_at_once_and_the_lock_stays_whole(ledger_path: Path) -> None:
+    """atomic(wait=False) (the review page's previews): another connection in its write transaction makes
+    it BusyError at once, with nothing written and its turn given back; once free it runs."""
+    with Ledger.open(ledger_path) as holder, Ledger.open(ledger_path) as other:
+        with holder.storage.atomic():
+            with pytest.raises(BusyError, match="another writer holds the ledger"):
+                with other.storage.atomic(wait=False):
+                    pytest.fail("ran while the other connection held the writer")
+        with other.storage.atomic(wait=False):  # the refused try left no lock behind
+            with other.transaction(principal="agent:t", reason="after") as tx:
+                tx.add("s", "u", "note", "after")
+        assert [v.value for v in holder.current(["s"], predicate="note")] == ["after"]
