@@ -401,7 +401,7 @@ def _mentioning(c: Clause, words: str) -> list[ClaimVersion]:
 
 
 def _ended(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'I stopped taking metformin', 'I quit caffeine', 'Sold the Octavia', 'I don't have a dog anymore':
+    """'I stopped taking metformin', 'I quit caffeine', 'Sold the Astra', 'I don't have a dog anymore':
     every held fact that names it ends (from the time words, or when said); with none held, the ending
     itself is the fact."""
     what = clean_value(m["what"])
@@ -489,7 +489,7 @@ def _cancel_rebook(m: re.Match[str], c: Clause) -> list[Draft] | None:
 def _cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
     what = clean_value(m["what"])
     named = re.match(r"(?:the\s+|my\s+|our\s+)?([A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)*)", what)
-    what = named[1] if named else what  # "Kyoto 😩 work launch got moved": the booking named first
+    what = named[1] if named else what  # "Sapporo 😩 work launch got moved": the booking named first
     held = [h for h in c.open_held("booked") if re.search(rf"(?i)(?<!\w){re.escape(_ARTICLES.sub('', what))}(?!\w)", h.value)]
     if not held:
         return None
@@ -567,7 +567,7 @@ _REPLACE_IT = re.compile(r"(?i)\b(?:bought|got|ordered|picked\s+up)\s+(?P<v>(?:a
 
 
 def _stolen(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'bike got stolen, bought a Trek to replace it': the held bike is the new one (or none)."""
+    """'bike got stolen, bought a Cannondale to replace it': the held bike is the new one (or none)."""
     what = m["what"].casefold()
     held = c.open_held(what) or _mentioning(c, what)
     if not held:
@@ -631,7 +631,7 @@ def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'we bumped to Rails 7.2', 'ops upgraded the db to MySQL 8.4': held values naming Rails (with
+    """'we bumped to Django 5.1', 'ops upgraded the db to MariaDB 11.4': held values naming Django (with
     another version) now name the new one; with none held, the thing (or the tool's version) is the fact."""
     name, version = m["name"], m["ver"]
     new = f"{name} {version}"
@@ -641,7 +641,7 @@ def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if held:
         return [held_replaced(c, h, old.sub(new, h.value, count=1), m.group(0), start, phrase) for h in held]
     if not re.search(r"(?i)(?:bumped|upgraded|updated|moved|migrated|went)\s", m.group(0)) and not m["now"] and not _held_naming(c, name):
-        return None  # "we're on Go 1.24" is news only said as a change, or of a tool held at another version
+        return None  # "we're on Node 22.4" is news only said as a change, or of a tool held at another version
     if "." not in version and not re.search(r"(?i)(?:bumped|upgraded|updated)\s", m.group(0)):
         return None  # "I moved to Room 4": a place, not a version
     thing = _ARTICLES.sub("", (m["thing"] or "").strip())
@@ -663,7 +663,7 @@ def _slot_named_in_turn(c: Clause) -> ClaimVersion | None:
     if re.search(r"(?i)\b(?:taking|took|taken|changed|changing)\s+(?:his|her|their|my)\s+(?:last\s+|sur)?name\b", c.turn):
         named = c.open_held("name")
         if len(named) == 1:
-            return named[0]  # "I'm taking his name so it's Hana Vidmar now"
+            return named[0]  # "I'm taking his name so it's Edie Korver now"
     for cue in _SLOT_CUE.finditer(c.turn):
         held = _held_slot_named(c, cue["a"] or cue["b"] or cue["c"] or cue["d"])
         if held is not None:
@@ -693,8 +693,8 @@ def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'pool locker changed, it's 2093 now', 'new landlord … it's Greystone Lettings now', 'switched gyms,
-    I'm at Ironleaf now': the named slot's new value."""
+    """'pool locker changed, it's 2093 now', 'new landlord … it's Ashby Lettings now', 'switched gyms,
+    I'm at Rockhouse now': the named slot's new value."""
     held = _slot_named_in_turn(c)
     value = clean_value(m["v"])
     if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
@@ -749,7 +749,7 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=(
             (("My doctor put me on 500 mg of metformin for my blood sugar.",), (("user", "medication", "metformin 500 mg"),)),
             (("I take 50mg of sertraline", "The dose went up to 100 mg of sertraline after my check-up."), (("user", "medication", "sertraline 100 mg"),)),
-            (("meds: lisinopril 10 mg in the morning", "doc bumped the lisinopril to 20 mg"), (("user", "medication", "lisinopril 20 mg"),)),
+            (("meds: atenolol 10 mg in the morning", "doc bumped the atenolol to 20 mg"), (("user", "medication", "atenolol 20 mg"),)),
         ),
         counter=("I take the bus to school", "I'm on my way"),
     ),
@@ -762,7 +762,7 @@ PATTERNS: tuple[Pattern, ...] = (
         ),
         _ended,
         examples=(
-            (("I drive a 2015 Skoda Octavia.", "Sold the Octavia last week."), ()),
+            (("I drive a 2015 Opel Astra.", "Sold the Astra last week."), ()),
             (("I don't have a gym membership anymore",), (("user", "ended", "no longer has a gym membership"),)),
             (("I have a cat", "I don't have a cat anymore"), ()),
             (("I quit coffee in March",), (("user", "ended", "quit coffee"),)),
@@ -773,21 +773,21 @@ PATTERNS: tuple[Pattern, ...] = (
         "passed away",
         re.compile(r"^(?P<who>(?:[Mm]y|[Oo]ur)\s+[a-z]+|[A-Z][a-z]+)\s+(?P<how>passed\s+away|died|was\s+put\s+down)\b"),
         _passed_away,
-        examples=((("Biscuit passed away last night",), (("user", "ended", "lost Biscuit (passed away)"),)),),
+        examples=((("Nutmeg passed away last night",), (("user", "ended", "lost Nutmeg (passed away)"),)),),
         counter=("The battery died",),
     ),
     Pattern(
         "cancelled and rebooked",
         re.compile(r"(?i)^I(?:'ve)?\s+cancell?ed\s+(?P<old>.+?)\s+and\s+(?:re)?booked\s+(?P<new>[^,]+?)(?:\s+instead)?(?:,.*)?$"),
         _cancel_rebook,
-        examples=((("I booked a week in Ghent from May 2 to 9", "I cancelled Ghent and booked Bruges instead, same dates"),
-                   (("user", "booked", "a week in Bruges from May 2 to 9"),)),),
+        examples=((("I booked a week in Ghent from May 12 to 19", "I cancelled Ghent and booked Bruges instead, same dates"),
+                   (("user", "booked", "a week in Bruges from May 12 to 19"),)),),
     ),
     Pattern(
         "booked",
         re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|also))*\s+booked\s+(?P<v>.+)$"),
         _booked,
-        examples=((("I booked a flight to Tromsø for March 3",), (("user", "booked", "a flight to Tromsø for March 3"),)),),
+        examples=((("I booked a flight to Tampere for March 3",), (("user", "booked", "a flight to Tampere for March 3"),)),),
         counter=(),
     ),
     Pattern(
@@ -803,8 +803,8 @@ PATTERNS: tuple[Pattern, ...] = (
             r"(?:\s+as\s+an?\s+(?P<role>[a-z][\w\- ]*?))?(?=\s*(?:$|[,.;!]|\s(?:last|this|on|in|since|two|a|yesterday|today)\b))"
         ),
         _left_joined,
-        examples=((("I'm a nurse at Hollyfield Clinic", "I left Hollyfield Clinic and joined Marlow Health as a charge nurse"),
-                   (("user", "works_at", "Marlow Health"), ("user", "job_title", "charge nurse"))),),
+        examples=((("I'm a nurse at Hollyfield Clinic", "I left Hollyfield Clinic and joined Fenwick Health as a charge nurse"),
+                   (("user", "works_at", "Fenwick Health"), ("user", "job_title", "charge nurse"))),),
     ),
     Pattern(
         "role at",
@@ -975,7 +975,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "greeting name",
         re.compile(r"^(?:I'm|I\s+am)\s+(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$"),
         _name,
-        examples=((("Hi, I'm Anouk",), (("user", "name", "Anouk"),)),),
+        examples=((("Hi, I'm Saskia",), (("user", "name", "Saskia"),)),),
         counter=("I'm British", "I'm Done"),
     ),
     Pattern(

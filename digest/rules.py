@@ -76,7 +76,7 @@ _JOINT = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
     # a second thing done, its "I" dropped: "wrapped up at X on Friday and started at Y on Monday"
     r"|(?:,\s*|\s+)and\s+(?:then\s+)?(?=(?:started|joined|moved|switched|left|quit|sold|bought|adopted)\s)"
-    # a list of how things are: "Rails 7.1 on MySQL 8.0, CI is CircleCI, code lives on GitLab"
+    # a list of how things are: "Django 4.2 on MariaDB 10.11, CI is Drone, code lives on SourceHut"
     r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
 )
 # A full stop after a title or inside a number ("Dr. Lund", "86.5 kg") does not end a sentence.
@@ -279,7 +279,7 @@ def _clauses(text: str) -> list[_Clause]:
     return out
 
 
-# A clause that drops its "I", as people do in chat ("booked Kyoto for April", "started at Corvane on
+# A clause that drops its "I", as people do in chat ("booked Sapporo for April", "started at Farrowby on
 # Monday", "stopped the vitamin D"): a past-tense verb of the patterns below at its start (a present one,
 # "use tabs", is an instruction to the assistant, not news about the user).
 _IMPLICIT_I = re.compile(
@@ -297,7 +297,7 @@ def _reworded(text: str) -> str | None:
     leading time phrase moved after what it dates. None when neither applies."""
     now = _FROM_NOW.match(text)
     if now:
-        return now["rest"]  # "from today I'm a QC analyst at X": what holds from when it was said
+        return now["rest"]  # "from today I'm an HR advisor at X": what holds from when it was said
     lead = _LEADING_TIME.match(text)
     if lead and not re.match(r"(?i)(?:last|this|next|yesterday|today|on|in)\b", lead["phrase"]):
         return f"{lead['rest']} {lead['phrase']}"  # "since October I work at X" (events read a leading date themselves)
@@ -343,7 +343,7 @@ class RulesExtractor:
         """A clause about someone else: the first-person patterns with that subject, quoting the clause.
         None when the clause is not about a third person."""
         text = clause.text
-        aside = _NAME_THEN_RELATION.match(text)  # "Marek (my brother) moved to …", "Marek, my brother, works …"
+        aside = _NAME_THEN_RELATION.match(text)  # "Pavel (my brother) moved to …", "Pavel, my brother, works …"
         m = _THIRD.match(f"my {aside['rel'] or aside['rel2']} {aside['name']} {aside['rest']}" if aside else text)
         relation = None
         pronoun = _PRONOUN.match(text)
@@ -363,7 +363,7 @@ class RulesExtractor:
             rest = named["rest"]
         self._last_third = subject
         drafts: list[Draft] = []
-        for part in _THIRD_AND.split(rest):  # "loves gardening and lives in Perth": two facts, one subject
+        for part in _THIRD_AND.split(rest):  # "loves gardening and lives in Hobart": two facts, one subject
             words = part.split()
             for i, word in enumerate(words):
                 if word.casefold() not in _ADVERBS:
@@ -374,12 +374,12 @@ class RulesExtractor:
         if relation and m and m["name"]:
             drafts += self._unnamed_ends(request, f"{SUBJECT}'s {relation}", drafts, text)
         if relation and m and m["name"] and not _HEDGE.search(text):
-            # "my partner Anselm says hi": whatever else the clause says, it names the user's partner
+            # "my partner Tobiah says hi": whatever else the clause says, it names the user's partner
             drafts.insert(0, self._draft("add", "relation", relation, text, subject=subject))
         return drafts
 
     def _unnamed_ends(self, request: ExtractionRequest, unnamed: str, drafts: list[Draft], quote: str) -> list[Draft]:
-        """'my brother lives in Gdańsk', later 'Marek (my brother) moved to Wrocław': what the unnamed
+        """'my brother lives in Poznań', later 'Pavel (my brother) moved to Lublin': what the unnamed
         brother held in a slot the named one now fills ends where the new value starts."""
         key = normalise(unnamed)
         held = [c for c in request.current if c.subject_key == key and c.tx_to is None and c.valid_to is None and c.cardinality == "one"]
@@ -417,7 +417,7 @@ class RulesExtractor:
         rewritten = _reworded(text)
         if rewritten is None:
             return []
-        # "booked Kyoto for April", "since October I work at X": said as "I booked …", "I work at X since
+        # "booked Sapporo for April", "since October I work at X": said as "I booked …", "I work at X since
         # October"; the quote stays the words said (the whole clause).
         again = self._clause(_Clause(rewritten, clause.offset, clause.lead + "\0"), request, subject)
         return [Draft(**{**d.__dict__, "quote": text}) if not d.drop_reason else d for d in again]

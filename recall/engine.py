@@ -1033,7 +1033,7 @@ class Recall:
             # "where does my brother live?" when no brother was ever mentioned: nobody here is him
             return [h for h in hits if not gated(h)]
         if asks_unsaid_thing_of_someone(query, never_said, named.subjects):
-            # "Wren's phone number" when only "I report to Wren" was said: nothing here is it
+            # "Tamsin's phone number" when only "I report to Tamsin" was said: nothing here is it
             return [h for h in hits if not gated(h)]
         kept, gone = [], set()
         for hit in hits:

@@ -116,7 +116,7 @@ def neighbours_unsaid(query: str, asked: Sequence[str], never_said: frozenset[st
     side that never were ("overhead press max" when only squat and bench maxes were said): that kind
     of the thing is absent, and what matches the said word is about its neighbour. (`asked`: the
     query's topical words.) Only three words next to each other in the query count, the said one last:
-    "my Kyoto trip, as of mid-February" names no thing "trip mid", in "playing a string instrument" the
+    "my Sapporo trip, as of mid-February" names no thing "trip mid", in "playing a string instrument" the
     said word is not part of the thing, and "harpsichord keyboard instrument" describes what was said."""
     topical = {w for w in asked if w not in _PAST_CUES and w not in _LIGHT_VERBS and w not in _TIME_WORDS}
     raw = words(query)
@@ -151,7 +151,7 @@ def asks_relatives_name(query: str) -> str | None:
 
 
 def names_relative(text: str, relation: str) -> bool:
-    """Whether `text` gives a name to the speaker's `relation` ("my wife Ilse", "Gerrit, my
+    """Whether `text` gives a name to the speaker's `relation` ("my wife Liesel", "Joost, my
     father-in-law", "my sister is called Ana", "Tom is user's brother")."""
     r = re.escape(relation)
     return bool(re.search(
@@ -163,13 +163,13 @@ def names_relative(text: str, relation: str) -> bool:
     ))
 
 
-# "Wren's phone number": a capitalised name, its possessive, then the thing (up to three words).
+# "Tamsin's phone number": a capitalised name, its possessive, then the thing (up to three words).
 _THING_OF = re.compile(r"\b(?!(?:What|Who|Where|When|How|Why|Which|That|It|There|Here|He|She|Let)['’]s)([A-Z][\w-]*)['’]s\s+((?:[\w-]+\s*){1,3})")
 
 
 def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: frozenset[str]) -> bool:
-    """Whether `query` asks for a thing of a named person ("Wren's phone number") who is neither a fact's
-    subject nor a speaker here (only mentioned: "I report to Wren"; a speaker's own turns may answer) and every word of that thing (two or more) was
+    """Whether `query` asks for a thing of a named person ("Tamsin's phone number") who is neither a fact's
+    subject nor a speaker here (only mentioned: "I report to Tamsin"; a speaker's own turns may answer) and every word of that thing (two or more) was
     never said in the searched scopes. Nothing here can answer it: what mentions the person is about something else."""
     if not never_said:
         return False

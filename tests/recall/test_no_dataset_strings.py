@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 # LoCoMo's speakers (all ten conversations).
 LOCOMO_NAMES = (
@@ -34,30 +36,48 @@ def test_recall_and_the_plugin_name_no_locomo_speaker():
 
 
 STYLES_DEV = ROOT.parent / "shared" / "datasets" / "styles-dev.json"
+# The knowledge eval's sets: its own scenarios and the held-out ones (dev after their first reading,
+# then tuning data too), and styles-dev when it is beside the checkout.
+KNOWLEDGE_SETS = sorted((ROOT / "evals" / "data").glob("knowledge_*.json")) + [STYLES_DEV]
+# Words any example may use: the calendar's names, languages, common nouns (kin, jobs, diets), tools
+# every developer names, a car make, and the two cities the product's own examples (demo, tool
+# schemas) used before these datasets existed. Names of people, places, firms and pets are not here.
+GENERIC = {
+    "Monday", "Tuesday", "Tuesdays", "Wednesday", "Thursday", "Thursdays", "Friday", "Saturday", "Sunday",
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+    "November", "December", "Next", "German", "Portuguese", "English", "Spanish", "French", "Dutch",
+    "daughter", "girlfriend", "boyfriend", "grandmother", "grandfather", "designer", "pharmacist",
+    "vegetarian", "pescatarian", "telescope", "vitamin D", "A positive",
+    "PostgreSQL", "Postgres", "Python", "GitLab", "GitHub", "Bitbucket", "CircleCI", "Buildkite", "Jenkins",
+    "Checkpoint", "Honda", "Lisbon", "Porto",
+}
 
 
-def test_product_code_holds_no_styles_dev_answer():
-    """The styles-dev scenarios' expected and stale values (names, places, companies) are tuning data,
-    never patterns or examples in product code. Skipped where the dataset is not beside the checkout."""
+def answers(path: Path) -> set[str]:
+    """A knowledge set's expected and stale values that are names (capitalised, over three letters)
+    or rare words (a drug, not a common word)."""
     import json
 
-    import pytest
-
-    if not STYLES_DEV.exists():
-        pytest.skip(f"{STYLES_DEV} is not here")
     values: set[str] = set()
-    for scenario in json.loads(STYLES_DEV.read_text("utf-8"))["scenarios"]:
+    for scenario in json.loads(path.read_text("utf-8"))["scenarios"]:
         for question in scenario["questions"]:
             for field in ("expect", "stale", "about"):
                 raw = question.get(field) or []
                 for value in [raw] if isinstance(raw, str) else raw:
                     named = re.search(r"[A-Z]", value) and len(value) > 3
-                    rare = re.fullmatch(r"[a-z]{8,}", value)  # a drug, not a common word
-                    if not value.startswith("re:") and (named or rare):
+                    rare = re.fullmatch(r"[a-z]{8,}", value)
+                    dated = re.fullmatch(r"[A-Z][a-z]+ \d{1,2}", value)  # "May 2", "October 21": a date
+                    if not value.startswith("re:") and (named or rare) and not dated:
                         values.add(value)
-    # Words any example may use: weekdays, a database, a car make, and the two cities the product's own
-    # examples (demo, tool schemas) used before this dataset existed.
-    generic = {"PostgreSQL", "Postgres", "Tuesday", "Tuesdays", "Thursday", "Thursdays", "Honda", "Lisbon", "Porto"}
-    pattern = re.compile(r"(?i)\b(" + "|".join(re.escape(v) for v in sorted(values - generic)) + r")\b")
+    return values - GENERIC
+
+
+@pytest.mark.parametrize("dataset", KNOWLEDGE_SETS, ids=lambda p: p.stem)
+def test_product_code_holds_no_knowledge_sets_answer(dataset):
+    """The knowledge sets' expected and stale values (names, places, companies) are tuning or held-out
+    data, never patterns or examples in product code. Skipped where a set is not beside the checkout."""
+    if not dataset.exists():
+        pytest.skip(f"{dataset} is not here")
+    pattern = re.compile(r"(?i)\b(" + "|".join(re.escape(v) for v in sorted(answers(dataset))) + r")\b")
     found = lines_matching(pattern)
-    assert not found, "styles-dev answers in product code:\n" + "\n".join(found)
+    assert not found, f"{dataset.name} answers in product code:\n" + "\n".join(found)

@@ -209,17 +209,17 @@ def test_a_relative_never_mentioned_is_nobody_here(clocked_ledger, clock, journa
 
 
 def test_a_thing_never_said_of_someone_only_mentioned_is_nothing(clocked_ledger, clock, journal, recall):
-    """"Wren's phone number" when only "I report to Wren" was said: neither the block nor the search answers
+    """"Tamsin's phone number" when only "I report to Tamsin" was said: neither the block nor the search answers
     with the manager fact; a thing that was said of the person still is."""
     define(clocked_ledger, clock, "manager", "one", "{subject}'s manager is {value}")
-    said = say(journal, clock, "2026-03-02T09:00:00Z", "I report to Wren Adeyi now, she runs the platform group.")
-    hold(clocked_ledger, clock, "2026-03-02T09:05:00Z", "user", "manager", "Wren Adeyi", source=said)
+    said = say(journal, clock, "2026-03-02T09:00:00Z", "I report to Tamsin Adeyi now, she runs the platform group.")
+    hold(clocked_ledger, clock, "2026-03-02T09:05:00Z", "user", "manager", "Tamsin Adeyi", source=said)
     clock.now = parse_time("2026-03-10")
-    for question in ("What's Wren's phone number?", "what is Wren's home address"):
+    for question in ("What's Tamsin's phone number?", "what is Tamsin's home address"):
         assert recall.prompt_block(question, SCOPE) == "", question
         assert recall.search(question, SCOPE, kinds="fact") == [], question  # no fact answers it
-    assert "Wren Adeyi" in recall.prompt_block("Who is my manager?", SCOPE)
-    assert "Wren Adeyi" in recall.prompt_block("What does Wren's group run?", SCOPE)  # "group" was said
+    assert "Tamsin Adeyi" in recall.prompt_block("Who is my manager?", SCOPE)
+    assert "Tamsin Adeyi" in recall.prompt_block("What does Tamsin's group run?", SCOPE)  # "group" was said
 
 
 def test_the_search_drops_a_neighbour_never_said_like_the_block(clocked_ledger, clock, journal, recall):
@@ -298,9 +298,9 @@ def test_a_relatives_name_never_said_is_not_answered(clocked_ledger, clock, jour
     clock.now = parse_time("2026-03-05")
     assert recall.prompt_block("What's my wife's name?", SCOPE) == ""  # mentioned, never named
     assert "clinic" in recall.prompt_block("Where does my wife work?", SCOPE)  # what was said of her still is
-    say(journal, clock, "2026-03-06T09:00:00Z", "My wife Ilse loved the new clinic.")
+    say(journal, clock, "2026-03-06T09:00:00Z", "My wife Liesel loved the new clinic.")
     clock.now = parse_time("2026-03-07")
-    assert "Ilse" in recall.prompt_block("What's my wife's name?", SCOPE)
+    assert "Liesel" in recall.prompt_block("What's my wife's name?", SCOPE)
 
 
 def test_a_thing_of_two_words_never_said_stays_empty(clocked_ledger, clock, journal, recall):
