@@ -134,8 +134,10 @@ def _check_installable(paths: HermesPaths, *, force: bool) -> None:
         ProviderSettings.load(paths.settings_path)  # refuse to install over malformed settings
 
 
-def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: bool = False) -> InstallReport:
+def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: bool = False,
+                   settings_text: str = DEFAULT_SETTINGS_TEXT) -> InstallReport:
     """Write the shim (and plugin.yaml), create the state folder, optionally select us in config.yaml.
+    A home with no settings file gets `settings_text` (the commented defaults, or a parent's file).
 
     Everything is checked before anything is written, so a refusal changes nothing.
     """
@@ -156,7 +158,7 @@ def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: boo
             report.written.append(str(path))
     paths.state_dir.mkdir(parents=True, exist_ok=True)
     if not paths.settings_path.exists():
-        _write_atomic(paths.settings_path, DEFAULT_SETTINGS_TEXT)
+        _write_atomic(paths.settings_path, settings_text)
         report.written.append(str(paths.settings_path))
 
     if config is not None:
@@ -211,13 +213,20 @@ def profiles_without_plugin(paths: HermesPaths) -> list[HermesPaths]:
     return missing
 
 
-def install_all_profiles(paths: HermesPaths, *, force: bool = False) -> list[InstallReport]:
+def install_all_profiles(paths: HermesPaths, *, force: bool = False, inherit: bool = True) -> list[InstallReport]:
     """Install into this home and into every profile that selects factledger without the plugin.
+    A profile with no settings file of its own inherits this home's (`hermes profile create --clone`
+    copies config.yaml but not factledger/config.yaml, and Hermes records no parent: the home the
+    operator installs from is the parent); `inherit=False` gives it the defaults instead.
     Every target is checked before anything is written, so one refusal changes nothing."""
     targets = [paths] + [p for p in profiles_without_plugin(paths) if p.home != paths.home]
     for target in targets:
         _check_installable(target, force=force)
-    return [install_plugin(target, force=force) for target in targets]
+    parent = DEFAULT_SETTINGS_TEXT
+    if inherit and paths.settings_path.exists():
+        parent = paths.settings_path.read_text("utf-8")  # checked by _check_installable(paths) above
+    return [install_plugin(target, force=force, settings_text=parent if target.home != paths.home else DEFAULT_SETTINGS_TEXT)
+            for target in targets]
 
 
 def _profiles_check(paths: HermesPaths) -> Check | None:
@@ -231,7 +240,7 @@ def _profiles_check(paths: HermesPaths) -> Check | None:
     names = ", ".join(profile_name(p) for p in missing)
     return Check("profiles", False,
                  f"selects factledger but has no plugin, so Hermes runs it without memory: {names}",
-                 f"factledger hermes install --all-profiles --hermes-home {paths.home}", about_this_home=False)
+                 f"factledger hermes install --all-profiles --hermes-home {hermes_root(paths)}", about_this_home=False)
 
 
 # -- doctor -------------------------------------------------------------------------------------
@@ -253,10 +262,17 @@ class DoctorReport:
 
     @property
     def would_load(self) -> bool:
+        """Hermes would load factledger in this home."""
         return all(c.ok for c in self.checks if c.about_this_home)
 
+    @property
+    def ok(self) -> bool:
+        """Nothing to fix here nor in another profile of this Hermes (doctor's exit status)."""
+        return all(c.ok for c in self.checks)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"hermes_home": self.hermes_home, "would_load": self.would_load, "checks": [asdict(c) for c in self.checks]}
+        return {"hermes_home": self.hermes_home, "would_load": self.would_load, "ok": self.ok,
+                "checks": [asdict(c) for c in self.checks]}
 
 
 def _hermes_version() -> str | None:

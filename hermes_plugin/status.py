@@ -24,8 +24,10 @@ REVIEW_COUNT_CAP = 10_000  # status says "10000+" past this rather than listing 
 
 def _digest_model(settings: ProviderSettings, environ: Mapping[str, str]) -> str:
     model = settings.model
+    if model.from_hermes:
+        return "this Hermes profile's own model (digest.model.from_hermes; resolved when a session starts)"
     if not model.configured:
-        return "rules extractor (offline; no model configured)"
+        return "rules extractor (offline, the default: no model configured)"
     key = ""
     if model.api_key_env:
         key = f", key from ${model.api_key_env} ({'set' if environ.get(model.api_key_env) else 'NOT set'})"

@@ -15,7 +15,7 @@ import yaml
 from factledger.hermes_plugin.memory import digest_config
 from factledger.hermes_plugin.paths import HermesPaths
 from factledger.hermes_plugin.provider import FactledgerMemoryProvider
-from factledger.hermes_plugin.settings import ProviderSettings
+from factledger.hermes_plugin.settings import DEFAULT_SETTINGS_TEXT, ProviderSettings
 from factledger.hermes_plugin.setup import run_setup, settings_mapping
 from factledger.ledger import ValidationError
 
@@ -28,20 +28,37 @@ def with_model(paths: HermesPaths, base_url: str) -> None:
     paths.config_yaml.write_text(yaml.safe_dump(config))
 
 
-def test_hermes_memory_setup_defaults_to_the_profiles_own_model(hermes_home: HermesPaths, model_server):
+OPERATOR_FILE = """\
+# my notes: keep discord groups private
+recall:
+  group_long_term:
+    off: [discord]      # the team server
+    on: []
+digest:
+  batch_size: 4         # small batches on this laptop
+"""
+
+
+def test_hermes_memory_setup_offers_the_profiles_model_and_keeps_the_operators_file(hermes_home: HermesPaths, model_server):
     with_model(hermes_home, model_server.base_url)
-    hermes_home.settings_path.unlink(missing_ok=True)
-    answers = "\n" "strict\n" "\n" "30\n" "discord\n" "telegram:-100, 42\n"
+    hermes_home.settings_path.write_text(OPERATOR_FILE)
+    answers = "hermes\n" "strict\n" "\n" "30\n" "discord\n" "telegram:-100, 42\n"
     env = {**os.environ, "HERMES_HOME": str(hermes_home.home), "TIRITH_ENABLED": "0", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([str(BIN / "hermes"), "memory", "setup", "factledger"], input=answers, env=env,
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
-    assert "profile-model at" in done.stdout and "Memory provider: factledger" in done.stdout
+    assert "profile-model at" in done.stdout and "up to one model call per turn" in done.stdout
+    assert "Memory provider: factledger" in done.stdout
 
     settings = ProviderSettings.load(hermes_home.settings_path)
     assert settings.model.from_hermes and settings.policy == "strict" and settings.retention_days == 30
     assert settings.excluded_platforms == ("discord",) and settings.excluded_chats == ("telegram:-100", "42")
-    assert "sk-profile" not in hermes_home.settings_path.read_text()  # the profile's key is never copied
+    assert settings.group_long_term_off == ("discord",) and settings.batch_size == 4  # not asked: kept
+    text = hermes_home.settings_path.read_text()
+    # the operator's file as written: comments, order, the `off:` key (never rewritten as `false:`)
+    assert text.startswith("# my notes: keep discord groups private\nrecall:\n  group_long_term:\n    off: [discord]      # the team server\n")
+    assert "batch_size: 4         # small batches on this laptop" in text and "false:" not in text
+    assert "sk-profile" not in text  # the profile's key is never copied
     assert yaml.safe_load(hermes_home.config_yaml.read_text())["memory"]["provider"] == "factledger"
     # a session resolves the profile's model through Hermes's own configuration
     config = digest_config(settings, {})
@@ -104,3 +121,18 @@ def test_save_config_refuses_bad_values_naming_the_field(tmp_path, values, field
 def test_save_config_keeps_what_the_wizard_does_not_ask_about(tmp_path):
     data = settings_mapping({"policy": "strict"}, {"digest": {"batch_size": 4}, "journal": {"assistant_name": "Ada"}})
     assert data["digest"]["batch_size"] == 4 and data["journal"]["assistant_name"] == "Ada" and data["digest"]["policy"] == "strict"
+
+
+def test_the_wizard_default_is_the_settings_default_and_words_yaml_would_misread_are_quoted(hermes_runtime, hermes_home: HermesPaths):
+    from factledger.hermes_plugin.setup import CONFIG_FIELDS, DEFAULT_DIGEST_CHOICE
+
+    hermes_home.settings_path.unlink()
+    prompt, _ = scripted({"Platforms kept out": "no, discord", "Chat ids kept out": "-100, on"})
+    answers = run_setup(str(hermes_home.home), {}, prompt=prompt, out=lambda _: None)
+    assert answers is not None and answers["digest_model"] == DEFAULT_DIGEST_CHOICE == "rules"
+    assert CONFIG_FIELDS[0]["default"] == DEFAULT_DIGEST_CHOICE
+    settings = ProviderSettings.load(hermes_home.settings_path)
+    assert settings == ProviderSettings(excluded_platforms=("no", "discord"), excluded_chats=("-100", "on"))
+    text = hermes_home.settings_path.read_text()
+    assert "platforms: ['no', discord]" in text and "chats: ['-100', 'on']" in text
+    assert text.count("#") >= DEFAULT_SETTINGS_TEXT.count("#")  # a fresh file is the commented default one
