@@ -105,6 +105,26 @@ def doctor_cmd(hermes_home: Path | None, as_json: bool) -> None:
         raise SystemExit(1)
 
 
+@click.command("status")
+@home_option
+@json_option
+def status_cmd(hermes_home: Path | None, as_json: bool) -> None:
+    """What factledger holds for a Hermes home: settings, digest model, ledger, review queue, index.
+
+    The same lines as `hermes memory status` and `hermes factledger status`, read from files only (the
+    ledger opened read-only; nothing is created or migrated). Exit status 1 when a line reports an error."""
+    from factledger.hermes_plugin.status import memory_status
+
+    lines = memory_status(HermesPaths.resolve(hermes_home))
+    if as_json:
+        emit_json(lines)
+    else:
+        for name, value in lines.items():
+            click.echo(f"{name}: {value}")
+    if any(name.endswith("_error") for name in lines):
+        raise SystemExit(1)
+
+
 @hermes_group.command("demo")
 @click.option(
     "--dir",
@@ -127,4 +147,4 @@ def demo_cmd(directory: Path, as_json: bool) -> None:
         run_hermes_demo(directory, echo=click.echo)
 
 
-COMMANDS = [hermes_group]
+COMMANDS = [hermes_group, status_cmd]

@@ -45,11 +45,22 @@ def register(ctx):
     ctx.register_memory_provider(FactledgerMemoryProvider())
 '''
 
-# Hermes imports `cli.py` of the active memory provider for its `hermes <provider> ...` commands; ours hands
-# them to factledger's own CLI (factledger.cli.hermes_host), so each command has one implementation.
+# Hermes imports `cli.py` of the active memory provider on every start (to list `hermes <provider> ...`);
+# ours builds the parser with argparse alone and hands a command, when one runs, to factledger's own CLI
+# (factledger.cli.hermes_host), so each command has one implementation and a start pays for none of it.
 CLI_SHIM_TEXT = f'''"""`hermes factledger` commands ({SHIM_MARKER} v{SHIM_VERSION}): written by `factledger hermes install`."""
 
-from factledger.cli.hermes_host import factledger_command, register_cli  # noqa: F401
+
+def register_cli(subparser):
+    from factledger.hermes_plugin.host_commands import add_arguments
+
+    add_arguments(subparser, factledger_command)
+
+
+def factledger_command(args):
+    from factledger.cli.hermes_host import factledger_command as run
+
+    run(args)
 '''
 
 PLUGIN_YAML_TEXT = f"""name: {PROVIDER_NAME}

@@ -85,13 +85,14 @@ def _ledger_lines(ledger: Ledger) -> dict[str, Any]:
         lines["latest_conversation"] = f"{one_line(title, MAX_TITLE_CHARS)} (session {one_line(session, 80)})"
     recall = Recall(ledger)
     try:
-        index = recall.status()
+        index = recall.status(quick=True)  # LanceDB costs ~2 s to load: status reads the ledger and the folder's record
     finally:
         recall.close()
     lines["claim_versions"] = index.claim_versions
     lines["episodes"] = index.episodes
-    health = f"{index.state} ({index.rows} rows in {index.folder}"
-    health += f", {index.pending} changes to index)" if index.pending else ")"
+    health = f"{index.state} ({index.folder}"
+    health += (f", {index.pending} changes to index: the next session that runs a second turn writes them)"
+               if index.pending else ")")
     if index.needs_repair and index.reason:
         health += f": {index.reason}"
     lines["index"] = health

@@ -29,6 +29,7 @@ from factledger.ledger.keys import normalise as key_normalise
 
 from .config import RecallConfig
 from .embedders import Embedder, default_embedder
+from .index_meta import read_meta
 from .lanes import PREDICATE_CUES, ExactLane, NamedSlots, TermStats, lexical_lane
 from .local_vectors import LocalVectors
 from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, SinceProbe, VectorSource, Visibility
@@ -183,7 +184,7 @@ class IndexStatus:
     folder: str
     embedder: str | None
     recorded_embedder: str | None
-    rows: int
+    rows: int | None  # None: not counted (`status(quick=True)` does not load LanceDB)
     claim_versions: int
     episodes: int
     pending: int
@@ -385,6 +386,11 @@ class Recall:
         return self._recorder
 
     @property
+    def vectors_ready(self) -> bool:
+        """The vector lane is loaded in this process (embedder and index): an outbox drain is then cheap."""
+        return self._ready
+
+    @property
     def uses_vectors(self) -> bool:
         return self.config.vector_weight > 0
 
@@ -547,10 +553,19 @@ class Recall:
                 self.index.optimize()
             return built
 
-    def status(self) -> IndexStatus:
+    def status(self, *, quick: bool = False) -> IndexStatus:
+        """The index's state. `quick`: from the ledger and the folder's record only, loading neither
+        LanceDB nor the embedder (no row count, no embedder comparison, no ANN-index check)."""
         state = self._recorder.index_state()
-        meta = self.index.meta()
         counts = self._recorder.item_counts()
+        if quick:
+            meta = read_meta(self._index_dir)
+            return IndexStatus(
+                folder=str(self._index_dir), embedder=None, recorded_embedder=meta.get("embedder") if meta else None,
+                rows=None, claim_versions=counts[FACT], episodes=counts[EPISODE], pending=self._recorder.outbox_count(),
+                needs_repair=state.needs_repair, reason=state.reason, vector_index=False,
+            )
+        meta = self.index.meta()
         return IndexStatus(
             folder=str(self.index.folder),
             embedder=self.embedder.identity if self.uses_vectors else None,
