@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import json
+
 import socket
 import threading
 from types import SimpleNamespace
@@ -90,13 +92,11 @@ def test_a_failing_start_is_told_on_the_warning_line(hermes_runtime, tmp_path):
     home.ledger_path.write_bytes(b"this is not a SQLite database" * 100)
     told: list[str] = []
     provider = FactledgerMemoryProvider()
-    try:
-        provider.initialize("s1", hermes_home=str(tmp_path), platform="cli", warning_callback=told.append)
-    except Exception:
-        pass  # Hermes catches it (and only logs it); the user learns it from the warning line
-    else:
-        raise AssertionError("initialize opened a ledger that is not a database")
+    provider.initialize("s1", hermes_home=str(tmp_path), platform="cli", warning_callback=told.append)  # opens on a thread
+    assert provider.session is None  # waits for the opening, which failed
     assert len(told) == 1 and told[0].startswith("factledger memory: off for this session: cannot open memory")
+    answer = json.loads(provider.handle_tool_call("factledger_profile", {}))
+    assert answer["error"].startswith("factledger memory is unavailable: ") and "database" in answer["error"]
 
 
 def test_exit_waits_once_and_briefly_for_a_slow_digest(hermes_runtime, tmp_path):
