@@ -63,10 +63,18 @@ def factledger_command(args):
     run(args)
 '''
 
+# Hermes 0.19.0 reads `pip_dependencies` (an import name each: `hermes memory setup` and the web UI install
+# what does not import) and `requires_env` (none: the rules extractor needs no key). No config_schema.py is
+# shipped: the web UI's generic panel stores into $HERMES_HOME/factledger/config.json, a file the provider
+# does not read, so every value set there would be silently ignored; `hermes memory setup factledger`
+# edits config.yaml itself.
 PLUGIN_YAML_TEXT = f"""name: {PROVIDER_NAME}
 version: "{SHIM_VERSION}"
 description: "factledger: bitemporal, ledger-first long-term memory (current and as-of recall, history, review)."
 kind: exclusive
+pip_dependencies:
+  - factledger
+requires_env: []
 hooks:
   - on_session_end
   - on_pre_compress
