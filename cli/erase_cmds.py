@@ -20,7 +20,7 @@ import click
 
 from factledger.digest import MentionsErased, erase_mentions
 from factledger.hermes_plugin.host_copies import hermes_home_of, host_copies
-from factledger.hermes_plugin.scope import scope_family
+from factledger.hermes_plugin.scope import describe_scope, scope_family, scope_for
 from factledger.ledger import EraseResult, Ledger, ScrubReport
 from factledger.ledger.exports import ExportRecord, exports_since
 from factledger.recall import Recall
@@ -175,7 +175,8 @@ def _say_scrub(outcome: ScrubOutcome) -> None:
 
 def confirm_erase(*, scope: str, subject: str, predicate: str, value: str | None, yes: bool) -> None:
     """Ask before erasing (every command that erases asks the same), unless --yes."""
-    if not yes and not click.confirm(f"Erase {subject} {predicate} {value or '(every value)'} in {scope}?"):
+    if not yes and not click.confirm(f"Erase {subject} {predicate} {value or '(every value)'} in {describe_scope(scope)}"
+                                     " (and every other scope of the same person)?"):
         raise CliError("not erased")
 
 
@@ -194,6 +195,8 @@ def report_erasure(report: ErasureReport, as_json: bool) -> None:
             f" {len(report.ledger.reasons_redacted)} transaction reason(s) redacted;"
             f" {len(report.ledger.tombstones)} tombstone(s) written"
         )
+        for scope in report.ledger.scopes:
+            click.echo(f"  in {describe_scope(scope)}")
         for export in report.exports:
             click.echo(f"  {export.kind} {export.directory} ({export.format}, {export.exported_at})")
         for copy in report.remaining:
@@ -217,7 +220,11 @@ def report_erasure(report: ErasureReport, as_json: bool) -> None:
 
 
 @click.command("erase")
-@click.option("--scope", required=True, help="The scope the value is erased in.")
+@click.option("--scope", default=None, help="The scope the value is erased in (or name it with --user/--chat).")
+@click.option("--user", "user", default="", help="A Hermes user, as 'platform:id' (e.g. telegram:12345) or 'local': "
+              "their long-term memory and every chat of theirs.")
+@click.option("--chat", "chat", default="", help="A Hermes chat with no user id, as 'platform:chat_id'.")
+@click.option("--profile", default="default", show_default=True, help="The Hermes profile whose memory it is (with --user/--chat).")
 @click.option("--subject", required=True, help="The slot's subject.")
 @click.option("--predicate", required=True, help="The slot's predicate.")
 @click.option("--value", default=None, help="Only this value (default: every value of the slot).")
@@ -228,7 +235,10 @@ def report_erasure(report: ErasureReport, as_json: bool) -> None:
 @pass_app
 def erase_cmd(
     app: AppContext,
-    scope: str,
+    scope: str | None,
+    user: str,
+    chat: str,
+    profile: str,
     subject: str,
     predicate: str,
     value: str | None,
@@ -239,7 +249,16 @@ def erase_cmd(
 ) -> None:
     """Hard-remove a value for privacy (operator only): claims in every scope of the person, journal
     turns and proposals that mention it, FTS segments, vectors and their history, the WAL; leaves keyed
-    tombstones so it cannot come back. Exit status 1 when a file could not be scrubbed yet."""
+    tombstones so it cannot come back. Exit status 1 when a file could not be scrubbed yet.
+
+    For Hermes's memory, name the person in words instead of a scope: `--user telegram:12345` (or
+    `--user local`, the person at the machine) and `--profile NAME` (default: default)."""
+    if scope and (user or chat):
+        raise click.UsageError("give --scope, or --user/--chat (with --profile), not both")
+    if not scope:
+        if not (user or chat):
+            raise click.UsageError("name where to erase: --user platform:id (or local), --chat platform:chat_id, or --scope")
+        scope = scope_for(profile=profile, user=user, chat=chat)
     confirm_erase(scope=scope, subject=subject, predicate=predicate, value=value, yes=yes)
     report = erase_everywhere(
         app.ledger(),
