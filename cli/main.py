@@ -37,6 +37,7 @@ COMMANDS = {  # name -> "module:attribute" under factledger.cli
     "backup": "trust_cmds:backup_cmd",
     "head": "trust_cmds:head_cmd",
     "ui": "ui_cmds:ui_cmd",
+    "mcp": "mcp_cmds:mcp_cmd",
     "demo": "demo:demo_cmd",
 }
 

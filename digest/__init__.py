@@ -7,7 +7,7 @@ Only `llm.py` imports instructor, and only when a model is configured.
 from .config import DigestConfig
 from .digester import Digester
 from .erasure import MentionsErased, erase_mentions
-from .explicit import forget, remember
+from .explicit import forget, remember, request_erase
 from .extractor import ExtractionRequest, Extractor, ExtractorError, build_extractor
 from .grounding import ground
 from .journal import Journal, erase_journal, journal_ids, prune_said_before
@@ -100,6 +100,7 @@ __all__ = [
     "list_rejections",
     "reject",
     "remember",
+    "request_erase",
     "resolve_time_phrase",
     "sanitise",
     "unconfirm",

@@ -149,14 +149,59 @@ def forget(
     draft = Draft(op="retract", subject=subject, predicate=predicate, value=value, quote="", valid_from=start, all_valid_time=all_valid_time)
     planned = Planned(scope=scope, draft=draft, sources=(), extractor=principal)
     with ledger.storage.atomic():
-        versions = [
-            v for v in slot_versions(ledger, scope, subject, predicate)
-            if (value is None or v.value_key == key(value, "value"))
-            and (start is None or v.valid_to is None or start < v.valid_to)
-        ]
-        if not versions:
-            raise NotFoundError(
-                f"nothing to forget: {subject} {predicate}" + (f" {value!r}" if value else "") + " holds no value then",
-                field="value" if value else "predicate",
-            )
+        _require_held(ledger, scope, subject, predicate, value, start, what="forget")
         return _gate(ledger, planned, principal, reason)
+
+
+def request_erase(
+    ledger: Ledger,
+    *,
+    scope: str,
+    subject: str,
+    predicate: str,
+    value: str | None = None,
+    principal: str,
+    reason: str = "",
+) -> ExplicitWrite:
+    """Ask for an erase (DESIGN §3: erase is an operator's act, never the model's): nothing changes in the
+    slot; a held proposal to retract the value over all valid time is recorded for review, its reason
+    saying an erase was asked for, so a person sees the request on the review page and `review list` and
+    decides (`factledger erase` to remove it for good, accept to retract it, reject to keep it). Checked
+    like `forget`: a slot that holds nothing is a NotFoundError."""
+    check_principal(principal)
+    check_scope(scope)
+    subject, predicate = check_value(subject, "subject"), check_value(predicate, "predicate")
+    value = None if value is None else check_value(value, "value")
+    reason = check_value(reason, "reason")
+    key(subject, "subject")
+    predicate_key(predicate)
+    if value is not None:
+        key(value, "value")
+    draft = Draft(op="retract", subject=subject, predicate=predicate, value=value, quote="", all_valid_time=True)
+    planned = Planned(scope=scope, draft=draft, sources=(), extractor=principal)
+    with ledger.storage.atomic():
+        _require_held(ledger, scope, subject, predicate, value, None, what="erase")
+        why = f"erase requested by {principal}" + (f": {reason}" if reason else "")
+        proposal_id = insert_proposal(
+            ledger, planned, status="pending", decision="hold", policy="explicit",
+            reason=f"{why}; an operator decides (factledger erase removes it for good; accepting only retracts it)",
+        )
+    return ExplicitWrite(
+        "held", f"erase requested: proposal #{proposal_id} waits for an operator; nothing was changed or erased",
+        proposal_id=proposal_id,
+    )
+
+
+def _require_held(ledger: Ledger, scope: str, subject: str, predicate: str, value: str | None, start: str | None,
+                  *, what: str) -> None:
+    """NotFoundError unless the slot (or the value in it) holds something from `start` (None: ever)."""
+    versions = [
+        v for v in slot_versions(ledger, scope, subject, predicate)
+        if (value is None or v.value_key == key(value, "value"))
+        and (start is None or v.valid_to is None or start < v.valid_to)
+    ]
+    if not versions:
+        raise NotFoundError(
+            f"nothing to {what}: {subject} {predicate}" + (f" {value!r}" if value else "") + " holds no value then",
+            field="value" if value else "predicate",
+        )

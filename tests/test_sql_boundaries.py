@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PARTS = ("api", "cli", "digest", "hermes_plugin", "ledger", "recall")
+PARTS = ("api", "cli", "digest", "hermes_plugin", "ledger", "mcp_server", "recall")
 
 # Modules allowed to hold SQL text, and why.
 ENGINE_MODULES = {

@@ -34,6 +34,7 @@ import duckdb
 
 from factledger.ledger.pg_storage import local_data_path
 
+from . import extensions
 from .feed import FeedReader, NativeReader
 from .recorder import HeadMark, HeadRecorder
 from .views import RAW, STATEMENT, claims_projection
@@ -347,10 +348,10 @@ def build_file(path: Path, *, engine: str, ledger_sql: str, scanner: str, tables
     for leftover in (temporary, Path(f"{temporary}.wal")):
         leftover.unlink(missing_ok=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    con = extensions.connect(Path(scanner))
     try:
         con.execute("SET TimeZone = 'UTC'")
-        con.execute(f"LOAD {_text(scanner)}")
+        extensions.load(con, Path(scanner))
         if engine != "sqlite":  # a SQLite ledger is read through private copies (feed.py), never attached
             con.execute(f"ATTACH {_text(ledger_sql)} AS ledger (TYPE {engine}, READ_ONLY)")
         con.execute(f"ATTACH {_text(str(temporary))} AS fresh")

@@ -57,6 +57,7 @@ from factledger.ledger.storage import Storage, write_denied
 from factledger.ledger.times import format_time, utc_now
 
 from . import companion as companion_file
+from . import extensions
 from .companion import Companion, RefreshReport
 from .errors import QueryRefused, SqlError, SqlExecutionError, memory_message, time_message
 from .feed import Feed, FeedReader
@@ -254,7 +255,7 @@ class Analytics:
         # snapshot (which reads a private copy).
         self._feed: Feed | None = None
         self._statements: dict[str, str] = {}  # DuckDB view or macro name -> its CREATE (what it reads)
-        self._con = _connect()
+        self._con = _connect(self.engine)
         self._opening(lambda: self._setup(_lockdown, first_query))
 
     def _opening(self, setup: Callable[[], None]) -> None:
@@ -281,7 +282,7 @@ class Analytics:
             return
         fed = self.engine == "sqlite" and not self.snapshot
         # On SQLite the scanner reads private copies only (a snapshot's, the feed's): never the ledger.
-        con.execute(f"LOAD {_quote_text(str(scanner_path(self.engine)))}")
+        extensions.load(con, scanner_path(self.engine))
         copy_dir = Path(tempfile.mkdtemp(prefix="factledger-snapshot-")) if self.snapshot and self.engine == "sqlite" else None
         try:
             if self.engine == "postgres":
@@ -504,7 +505,7 @@ class Analytics:
             self._feed = None
         self.views, self.temporal_views, self.macros, self._deferred, self._statements = {}, {}, {}, {}, {}
         self.mode, self.ledger_attached = self._requested_mode, True
-        self._con = _connect()
+        self._con = _connect(self.engine)
         self._opening(lambda: self._setup(self._lockdown))
 
     def _attach_companion(self) -> None:
@@ -884,8 +885,12 @@ def _write_csv(relation: duckdb.DuckDBPyRelation, target: Path, batch: int = 10_
     return writer.rows
 
 
-def _connect() -> duckdb.DuckDBPyConnection:
-    return duckdb.connect(":memory:", config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+def _connect(engine: str) -> duckdb.DuckDBPyConnection:
+    try:
+        scanner: Path | None = scanner_path(engine)
+    except StorageError:  # named when the session loads it
+        scanner = None
+    return extensions.connect(scanner)
 
 
 def _analyst_tables(names: Iterable[str]) -> list[str]:

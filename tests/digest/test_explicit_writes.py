@@ -79,3 +79,23 @@ def test_bad_explicit_writes_name_the_field_and_write_nothing(fresh_ledger, kwar
         remember(fresh_ledger, **kwargs)
     assert error.value.field == field
     assert fresh_ledger.storage.one("SELECT COUNT(*) FROM transactions")[0] == 0
+
+
+def test_an_erase_request_changes_nothing_and_waits_for_an_operator(fresh_ledger) -> None:
+    from factledger.digest import accept, request_erase
+
+    ledger = fresh_ledger
+    remember(ledger, scope="s", subject="user", predicate="likes", value="opera", principal="agent:claude")
+    before = ledger.version_count()
+    asked = request_erase(ledger, scope="s", subject="user", predicate="likes", value="opera", principal="agent:claude",
+                          reason="the user asked")
+    assert asked.status == "held" and asked.tx is None and ledger.version_count() == before
+    proposal = get_proposal(ledger, asked.proposal_id)
+    assert proposal.status == "pending" and proposal.op == "retract" and proposal.all_valid_time
+    assert proposal.reason.startswith("erase requested by agent:claude: the user asked")
+    assert [c.value for c in ledger.current(["s"])] == ["opera"]
+    with pytest.raises(NotFoundError, match="nothing to erase"):
+        request_erase(ledger, scope="s", subject="user", predicate="likes", value="jazz", principal="agent:claude")
+    # A person decides; accepting retracts it over all valid time (erase itself stays the CLI's).
+    accept(ledger, asked.proposal_id, principal="operator:ann")
+    assert ledger.current(["s"]) == [] and ledger.as_of(["s"], valid_at="2000-01-01") == []

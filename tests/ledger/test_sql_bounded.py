@@ -97,3 +97,82 @@ def test_errors_of_the_query_keep_their_kind_and_position(db) -> None:
     assert cli.exit_code == 2 and "nope" in cli.output
     with pytest.raises(ValidationError, match="not a memory size"):
         run_bounded(db, "SELECT 1", memory_limit="lots", timeout=30, max_rows=10)
+
+
+# -- the forker: one started per caller, a query's process forked from it -----------------------------
+
+def test_concurrent_queries_of_one_caller_each_get_their_own_answer(db) -> None:
+    import threading
+
+    answers: dict[int, object] = {}
+
+    def ask(n: int) -> None:
+        answers[n] = run_bounded(db, f"SELECT {n} AS n, value FROM claims", memory_limit="256MB", timeout=30, max_rows=10).result.rows
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == {n: [(n, "jazz")] for n in range(6)}
+
+
+def test_a_forker_that_ended_is_started_again(db) -> None:
+    import os
+    import signal as signals
+
+    from factledger.ledger.analytics import bounded
+
+    run_bounded(db, "SELECT 1", memory_limit="256MB", timeout=30, max_rows=10)
+    first = bounded._forker
+    assert first is not None and first.alive()
+    os.kill(first.process.pid, signals.SIGKILL)
+    first.process.wait()
+    assert run_bounded(db, "SELECT value FROM claims", memory_limit="256MB", timeout=30, max_rows=10).result.rows == [("jazz",)]
+    assert bounded._forker is not first and bounded._forker.alive()
+
+
+def test_the_query_process_reads_from_the_callers_folder_of_now(db, ledger_location, monkeypatch) -> None:
+    from pathlib import Path
+
+    location = Path(str(ledger_location))
+    if not location.is_file():
+        pytest.skip("a relative path names a file")
+    run_bounded(db, "SELECT 1", memory_limit="256MB", timeout=30, max_rows=10)  # the forker starts elsewhere
+    monkeypatch.chdir(location.parent)
+    assert run_bounded(location.name, "SELECT value FROM claims", memory_limit="256MB", timeout=30, max_rows=10).result.rows == [("jazz",)]
+
+
+def test_a_scanner_file_changed_since_its_signature_was_checked_is_checked_again(tmp_path) -> None:
+    import os
+    import shutil
+
+    from factledger.ledger.analytics import extensions
+    from factledger.ledger.analytics.engine import scanner_path
+    from factledger.ledger.errors import StorageError
+
+    copy = tmp_path / scanner_path("sqlite").name
+    shutil.copyfile(scanner_path("sqlite"), copy)
+    assert not extensions.verified(copy)
+    extensions.check(copy)  # DuckDB checked its signature
+    assert extensions.verified(copy)
+    trusted = extensions.connect(copy)  # skips the check for this unchanged file
+    try:
+        os.utime(copy, ns=(1, 1))  # changed (here only its time) after the connection trusted it
+        assert not extensions.verified(copy)
+        with pytest.raises(StorageError, match="changed since its signature was checked"):
+            extensions.load(trusted, copy)
+    finally:
+        trusted.close()
+    with open(copy, "r+b") as stream:  # a byte changed: DuckDB's own check refuses it
+        stream.seek(os.path.getsize(copy) // 2)
+        byte = stream.read(1)
+        stream.seek(-1, 1)
+        stream.write(bytes([byte[0] ^ 0xFF]))
+    fresh = extensions.connect(copy)
+    try:
+        with pytest.raises(Exception, match="(?i)signature|invalid"):
+            extensions.load(fresh, copy)
+    finally:
+        fresh.close()
+    assert not extensions.verified(copy)
