@@ -40,6 +40,9 @@ def test_hermes_runs_factledger_commands_on_its_home(hermes_runtime, tmp_path):
     accepted = subprocess.run([str(HERMES), "factledger", "review", "accept", str(proposal["id"]), "--json"], env=env,
                               capture_output=True, text=True, timeout=120)
     assert accepted.returncode == 0, accepted.stderr
+    # The proposal came with its definition: the operator is told what it means, not asked to define it.
+    assert "note: 'lives_in' is new to this ledger; this accept defined it as the proposal gives it: one value at a time" in accepted.stderr
+    assert "never defined" not in accepted.stderr and "warning" not in accepted.stderr
     with Ledger.open(paths.ledger_path) as ledger:
         assert [c.value for c in ledger.current(["s"])] == ["Lisbon"]
 
