@@ -530,14 +530,20 @@ class MemorySession:
         return {"subject": args.subject, "predicate": args.predicate, "versions": versions}
 
     def _profile(self, args: ProfileArgs) -> dict[str, Any]:
-        """The current facts of this user's readable scopes, about the user first, one line each."""
+        """The current facts of this user's readable scopes, about the user first, one line each, in the
+        words the recall block uses: each predicate's template ("user's name is Sam", not "user name Sam")."""
         from factledger.recall.text import sentence
 
         facts = self.reader.current(list(self._scopes.readable))
         facts.sort(key=lambda c: (c.subject != "user", c.subject, c.predicate, c.valid_from))
+        predicates = {p.name: p for p in self.reader.predicates()}
+
+        def words(c: Any) -> str:
+            predicate = predicates.get(c.predicate)
+            return predicate.render(c.subject, c.value) if predicate else f"{c.subject} {c.predicate.replace('_', ' ')} {c.value}"
+
         shown = [
-            {"fact": sentence(one_line(f"{c.subject} {c.predicate.replace('_', ' ')} {c.value}", PROFILE_LINE_CHARS),
-                              c.valid_from, c.valid_to, c.tx_from),
+            {"fact": sentence(one_line(words(c), PROFILE_LINE_CHARS), c.valid_from, c.valid_to, c.tx_from),
              "memory": self._label(c.scope), "claim_id": c.id}
             for c in facts[: args.limit]
         ]
