@@ -70,8 +70,9 @@ def memory_status(paths: HermesPaths, environ: Mapping[str, str] | None = None) 
 def _ledger_lines(ledger: Ledger) -> dict[str, Any]:
     from factledger.digest import Journal, list_proposals
     from factledger.digest.journal import MAX_TITLE_CHARS
+    from factledger.recall.index_meta import quick_status  # neither numpy nor LanceDB
+    from factledger.recall.recorder import recorder_for
     from factledger.recall.render import one_line
-    from factledger.recall import Recall  # heavy (numpy, the embedder): only when a ledger exists
 
     pending = len(list_proposals(ledger, status="pending", limit=REVIEW_COUNT_CAP + 1))
     lines: dict[str, Any] = {
@@ -83,11 +84,7 @@ def _ledger_lines(ledger: Ledger) -> dict[str, Any]:
     if latest:  # the host's title of the conversation titled last, on one line (it is the user's text)
         session, title = latest[0]
         lines["latest_conversation"] = f"{one_line(title, MAX_TITLE_CHARS)} (session {one_line(session, 80)})"
-    recall = Recall(ledger)
-    try:
-        index = recall.status(quick=True)  # LanceDB costs ~2 s to load: status reads the ledger and the folder's record
-    finally:
-        recall.close()
+    index = quick_status(recorder_for(ledger))  # LanceDB costs ~2 s to load: the ledger and the folder's record
     lines["claim_versions"] = index.claim_versions
     lines["episodes"] = index.episodes
     health = f"{index.state} ({index.folder}"
