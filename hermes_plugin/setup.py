@@ -10,6 +10,7 @@ credentials included, through Hermes's runtime provider resolution.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,55 @@ CONFIG_FIELDS: list[dict[str, Any]] = [
     {"key": "exclude_chats", "default": "",
      "description": "Chat ids kept out of memory, comma-separated (platform:chat_id for one platform)"},
 ]
+
+
+# What each choice means, shown beside it in Hermes's picker (the descriptions above say it for Hermes's
+# generic path, which shows choices bare).
+CHOICE_HELP: dict[str, dict[str, str]] = {
+    "digest_model": {
+        "hermes": "this profile's own model: " + DIGEST_COST,
+        "endpoint": "another OpenAI-compatible server: the same cost, its key kept in .env",
+        "rules": "the default: the offline rules extractor, no model calls, nothing leaves the machine",
+    },
+    "policy": {"auto": "apply grounded facts now", "strict": "hold every digested fact for review"},
+}
+CANCELLED = -1  # what a picker returns when the operator leaves it (Esc, q)
+
+
+def choice_order(key: str, host: "HostModel | None") -> list[str]:
+    """The choices in the order the picker offers them: for the digest model, the profile's own model
+    first when it has one the digest can use, else the rules first (and 'hermes' last)."""
+    field = next(f for f in CONFIG_FIELDS if f["key"] == key)
+    choices = list(field["choices"])
+    if key == "digest_model":
+        first = "hermes" if host is not None else DEFAULT_DIGEST_CHOICE
+        choices.sort(key=lambda c: (c != first, c == "hermes"))
+    return choices
+
+
+def _hermes_picker(title: str, items: list[tuple[str, str]], default: int) -> int:
+    """Hermes's own picker (arrow keys), as its generic setup uses for choice fields."""
+    from hermes_cli.memory_setup import _curses_select
+
+    return _curses_select(title, items, default=default, cancel_returns=CANCELLED)
+
+
+def _typed_choice(ask: Callable[..., str], out: Callable[[str], None]) -> Callable[[str, list[tuple[str, str]], int], int]:
+    """Off a terminal Hermes's picker returns 'cancelled' at once (it never reads a pipe), so a scripted
+    setup types the choice's name instead: each choice is listed with what it means, in the same order."""
+
+    def choose(title: str, items: list[tuple[str, str]], default: int) -> int:
+        out(f"\n  {title}:")
+        for name, meaning in items:
+            out(f"    {name} - {meaning}" if meaning else f"    {name}")
+        names = [name for name, _ in items]
+        value = ask(f"{title} ({'/'.join(names)})", default=names[default])
+        if value not in names:
+            out(f"\n  {value!r} is not one of {', '.join(names)}.")
+            return CANCELLED
+        return names.index(value)
+
+    return choose
 
 
 @dataclass(frozen=True)
@@ -272,21 +322,25 @@ def write_settings(values: Mapping[str, Any], hermes_home: str | Path) -> Path:
 
 
 def run_setup(hermes_home: str, config: dict[str, Any], *, prompt: Callable[..., str] | None = None,
+              choose: Callable[[str, list[tuple[str, str]], int], int] | None = None,
               out: Callable[[str], None] = print) -> dict[str, Any] | None:
-    """The interactive wizard (Hermes's `post_setup`): one prompt per field, in order, with the current
-    value as the default; then factledger's settings file, the activation in Hermes's config.yaml and
-    the typed key in .env. Returns the answers, or None when an answer was refused (nothing written)."""
+    """The interactive wizard (Hermes's `post_setup`): a field with choices in Hermes's picker (each
+    choice with what it means, the current value selected), the others as prompts with the current value
+    as the default; then factledger's settings file, the activation in Hermes's config.yaml and the
+    typed key in .env. Returns the answers, or None when an answer was refused or the operator left a
+    picker (nothing written)."""
     from hermes_cli.config import save_config
     from hermes_cli.memory_setup import _prompt, _write_env_vars
 
     ask = prompt or _prompt
+    pick = choose or (_hermes_picker if sys.stdin.isatty() else _typed_choice(ask, out))
     paths = HermesPaths(Path(hermes_home))
     current = ProviderSettings.load(paths.settings_path) if paths.settings_path.exists() else ProviderSettings()
     defaults = _current_answers(current)
     host = hermes_profile_model()
     out(f"\n  Configuring {PROVIDER_NAME} (settings: {paths.settings_path})\n")
     if host is not None:
-        out(f"  This profile's model: {host.name} at {host.base_url}; answer 'hermes' to digest with it ({DIGEST_COST})")
+        out(f"  This profile's model: {host.name} at {host.base_url}; choose 'hermes' to digest with it ({DIGEST_COST})")
     else:
         out("  This profile has no model the digest can use: 'rules' (offline) or 'endpoint'")
     answers: dict[str, Any] = {}
@@ -297,8 +351,6 @@ def run_setup(hermes_home: str, config: dict[str, Any], *, prompt: Callable[...,
             continue
         key = field["key"]
         label = field["description"]
-        if field.get("choices"):
-            label += f" ({'/'.join(field['choices'])})"
         if field.get("secret"):
             env_var = answers.get("model_api_key_env") or field["env_var"]
             present = os.environ.get(env_var, "")
@@ -306,11 +358,21 @@ def run_setup(hermes_home: str, config: dict[str, Any], *, prompt: Callable[...,
             if value:
                 secrets[env_var] = value
             continue
-        value = ask(label, default=str(defaults.get(key, field.get("default", "")) or "") or None)
-        if field.get("choices") and value not in field["choices"]:
-            out(f"\n  {key}: {value!r} is not one of {', '.join(field['choices'])}; nothing saved.\n")
-            return None
-        answers[key] = value
+        current_value = str(defaults.get(key, field.get("default", "")) or "")
+        if field.get("choices"):
+            choices = choice_order(key, host)
+            help_ = CHOICE_HELP.get(key, {})
+            items = [(c, help_.get(c, "")) for c in choices]
+            if key == "digest_model" and host is not None:
+                items[choices.index("hermes")] = ("hermes", f"this profile's own model, {host.name}: {DIGEST_COST}")
+            index = pick(field["description"].split(":")[0], items,
+                         choices.index(current_value) if current_value in choices else 0)
+            if not 0 <= index < len(choices):
+                out(f"\n  {key}: no choice made; nothing saved.\n")  # Esc in the picker, or a typed non-choice
+                return None
+            answers[key] = choices[index]
+            continue
+        answers[key] = ask(label, default=current_value or None)
     try:
         write_settings(answers, hermes_home)
     except ValidationError as exc:
