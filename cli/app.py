@@ -247,6 +247,25 @@ def warn_undeclared(names: Sequence[str], *, how: str = "as 'many' with the defa
                    f" (define it first, or pass --strict-predicates to {refuse})", err=True)
 
 
+CARDINALITY_WORDS = {"one": "one value at a time", "many": "any number of values at once"}
+
+
+def note_defined(app: AppContext, names: Sequence[str], *, by: str) -> None:
+    """One stderr note per predicate a digest or an accept defined because the proposal came with its
+    definition (nobody had defined it before): what it now means, in words, since there is nothing the
+    operator must do ("note: 'name' is new to this ledger; this accept defined it as the proposal gives
+    it: one value at a time, shown as '{subject}'s name is {value}'")."""
+    if not names:
+        return
+    ledger = app.ledger()
+    for name in dict.fromkeys(names):
+        predicate = ledger.predicate(name)
+        meaning = (f": {CARDINALITY_WORDS.get(predicate.cardinality, predicate.cardinality)}, shown as {predicate.template!r}"
+                   if predicate is not None else "")
+        click.echo(f"note: {name!r} is new to this ledger; {by} defined it as the proposal gives it{meaning}"
+                   " (`factledger predicates` lists every definition)", err=True)
+
+
 def note_unknown(app: AppContext, found: Sequence[Any], **names: Any) -> list[str]:
     """After a read came back empty: say on stderr which of the names it was given (scopes, subject,
     predicate) the ledger has never seen, with the closest known name ("note: no predicate 'lives'; did

@@ -33,7 +33,7 @@ from factledger.ledger import LedgerError
 from factledger.ledger.ops import decode_json_line
 from factledger.ledger.times import display
 
-from .app import ROW_ID, TIMES, AppContext, CliError, count, note_unknown, warn_undeclared, emit_json, emit_table, interval, pass_app, read_input
+from .app import ROW_ID, TIMES, AppContext, CliError, count, note_defined, note_unknown, emit_json, emit_table, interval, pass_app, read_input
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 
@@ -163,7 +163,7 @@ def digest_cmd(
             report = digester.run(limit=limit, scopes=list(scopes) or None, progress=progress)
     else:
         report = digester.run(limit=limit, scopes=list(scopes) or None)
-    warn_undeclared(report.undeclared, how="as the extractor proposed it (its receipt says how)", refuse="hold such proposals")
+    note_defined(app, report.undeclared, by="the digest")
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -343,8 +343,7 @@ def review_accept_cmd(
         done = [accept_one(app.ledger(), ids[0], principal=app.principal, reason=reason, edit=edit)]
     else:
         done = accept_many(app.ledger(), ids, principal=app.principal, reason=reason)
-    warn_undeclared([name for a in done for name in a.undeclared], how="as the proposal gives it (its receipt says how)",
-                    refuse="refuse such accepts")
+    note_defined(app, [name for a in done for name in a.undeclared], by="this accept")
     if as_json:
         emit_json([a.to_dict() for a in done])
         return

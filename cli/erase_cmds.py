@@ -19,8 +19,8 @@ from pathlib import Path
 import click
 
 from factledger.digest import MentionsErased, erase_mentions
-from factledger.hermes_plugin.host_copies import hermes_home_of, host_copies
-from factledger.hermes_plugin.scope import scope_family
+from factledger.hermes_plugin.host_copies import delete_sessions, hermes_home_of, host_copies
+from factledger.hermes_plugin.scope import describe_scope, scope_family, scope_for
 from factledger.ledger import EraseResult, Ledger, ScrubReport
 from factledger.ledger.exports import ExportRecord, exports_since
 from factledger.recall import Recall
@@ -61,6 +61,7 @@ class ErasureReport:
     scrub: ScrubOutcome
     exports: list[ExportRecord]
     remaining: list[Remaining] = field(default_factory=list)  # copies out of reach, each with its command
+    hermes_sessions_deleted: list[str] = field(default_factory=list)  # `--hermes-sessions delete`
 
     @property
     def complete(self) -> bool:
@@ -75,6 +76,7 @@ class ErasureReport:
         data["scrub"] = self.scrub.to_dict()
         data["exports_holding_value"] = [e.to_dict() for e in self.exports]
         data["remaining"] = [r.to_dict() for r in self.remaining]
+        data["hermes_sessions_deleted"] = list(self.hermes_sessions_deleted)
         data["complete"] = self.complete
         return data
 
@@ -142,8 +144,10 @@ def erase_everywhere(
     principal: str,
     reason: str,
     index_dir: Path | None = None,
+    delete_hermes_sessions: bool = False,
 ) -> ErasureReport:
-    """Erase in the ledger and the digest's tables as one transaction, then scrub the files."""
+    """Erase in the ledger and the digest's tables as one transaction, then scrub the files (and, when
+    asked, delete the Hermes sessions that mention the value through Hermes's own session store)."""
     with ledger.storage.atomic():
         result = ledger.erase(
             scope=scope, subject=subject, predicate=predicate, value=value, principal=principal, reason=reason,
@@ -152,9 +156,13 @@ def erase_everywhere(
         digest = erase_mentions(ledger, result)
     exports = exports_since(ledger, digest.first_seen)
     scrubbed = scrub_files(ledger, index_dir)
+    deleted: list[str] = []
+    home = hermes_home_of(_location(ledger)) if ledger.storage.engine == "sqlite" else None
+    if delete_hermes_sessions and home is not None:
+        deleted = delete_sessions(home, result.value_words)
     asked = ErasedFrom(scope, subject, predicate, value is not None)
     left = ([scrubbed.companion] if scrubbed.companion else []) + copies_left(ledger, result, exports, asked)
-    return ErasureReport(result, digest, scrubbed, exports, left)
+    return ErasureReport(result, digest, scrubbed, exports, left, deleted)
 
 
 def _say_scrub(outcome: ScrubOutcome) -> None:
@@ -175,7 +183,8 @@ def _say_scrub(outcome: ScrubOutcome) -> None:
 
 def confirm_erase(*, scope: str, subject: str, predicate: str, value: str | None, yes: bool) -> None:
     """Ask before erasing (every command that erases asks the same), unless --yes."""
-    if not yes and not click.confirm(f"Erase {subject} {predicate} {value or '(every value)'} in {scope}?"):
+    if not yes and not click.confirm(f"Erase {subject} {predicate} {value or '(every value)'} in {describe_scope(scope)}"
+                                     " (and every other scope of the same person)?"):
         raise CliError("not erased")
 
 
@@ -194,6 +203,10 @@ def report_erasure(report: ErasureReport, as_json: bool) -> None:
             f" {len(report.ledger.reasons_redacted)} transaction reason(s) redacted;"
             f" {len(report.ledger.tombstones)} tombstone(s) written"
         )
+        for scope in report.ledger.scopes:
+            click.echo(f"  in {describe_scope(scope)}")
+        for session in report.hermes_sessions_deleted:
+            click.echo(f"  deleted Hermes session {session} (it mentioned the value)")
         for export in report.exports:
             click.echo(f"  {export.kind} {export.directory} ({export.format}, {export.exported_at})")
         for copy in report.remaining:
@@ -217,29 +230,50 @@ def report_erasure(report: ErasureReport, as_json: bool) -> None:
 
 
 @click.command("erase")
-@click.option("--scope", required=True, help="The scope the value is erased in.")
+@click.option("--scope", default=None, help="The scope the value is erased in (or name it with --user/--chat).")
+@click.option("--user", "user", default="", help="A Hermes user, as 'platform:id' (e.g. telegram:12345) or 'local': "
+              "their long-term memory and every chat of theirs.")
+@click.option("--chat", "chat", default="", help="A Hermes chat with no user id, as 'platform:chat_id'.")
+@click.option("--profile", default="default", show_default=True, help="The Hermes profile whose memory it is (with --user/--chat).")
 @click.option("--subject", required=True, help="The slot's subject.")
 @click.option("--predicate", required=True, help="The slot's predicate.")
 @click.option("--value", default=None, help="Only this value (default: every value of the slot).")
 @click.option("--reason", default="", help="Why (recorded; must not contain the value).")
 @click.option("--index-dir", type=click.Path(file_okay=False, path_type=Path), envvar="FACTLEDGER_INDEX_DIR", default=None, help=INDEX_DIR_HELP)
+@click.option("--hermes-sessions", type=click.Choice(["name", "delete"]), default="name", show_default=True,
+              help="For a Hermes home's ledger: name the Hermes sessions that mention the value (with the command "
+                   "that deletes them), or delete them now through Hermes's own session store (whole sessions: "
+                   "Hermes cannot redact one message).")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
 @pass_app
 def erase_cmd(
     app: AppContext,
-    scope: str,
+    scope: str | None,
+    user: str,
+    chat: str,
+    profile: str,
     subject: str,
     predicate: str,
     value: str | None,
     reason: str,
     index_dir: Path | None,
+    hermes_sessions: str,
     yes: bool,
     as_json: bool,
 ) -> None:
     """Hard-remove a value for privacy (operator only): claims in every scope of the person, journal
     turns and proposals that mention it, FTS segments, vectors and their history, the WAL; leaves keyed
-    tombstones so it cannot come back. Exit status 1 when a file could not be scrubbed yet."""
+    tombstones so it cannot come back. Exit status 1 when a file could not be scrubbed yet.
+
+    For Hermes's memory, name the person in words instead of a scope: `--user telegram:12345` (or
+    `--user local`, the person at the machine) and `--profile NAME` (default: default)."""
+    if scope and (user or chat):
+        raise click.UsageError("give --scope, or --user/--chat (with --profile), not both")
+    if not scope:
+        if not (user or chat):
+            raise click.UsageError("name where to erase: --user platform:id (or local), --chat platform:chat_id, or --scope")
+        scope = scope_for(profile=profile, user=user, chat=chat)
     confirm_erase(scope=scope, subject=subject, predicate=predicate, value=value, yes=yes)
     report = erase_everywhere(
         app.ledger(),
@@ -250,6 +284,7 @@ def erase_cmd(
         principal=app.principal,
         reason=reason,
         index_dir=index_dir,
+        delete_hermes_sessions=hermes_sessions == "delete",
     )
     report_erasure(report, as_json)
 

@@ -33,19 +33,25 @@ def hermes_group() -> None:
 @click.option("--force", is_flag=True, help="Replace a plugins/factledger/__init__.py that factledger did not write.")
 @click.option("--all-profiles", is_flag=True,
               help="Also install into every Hermes profile whose config selects factledger but has no plugin "
-                   "(`hermes profile create --clone` copies the config, not plugins/).")
+                   "(`hermes profile create --clone` copies the config, not plugins/). Such a profile "
+                   "inherits this home's factledger settings.")
+@click.option("--fresh-settings", is_flag=True,
+              help="With --all-profiles: give those profiles the default settings instead of this home's.")
 @json_option
-def install_cmd(hermes_home: Path | None, set_provider: bool, force: bool, all_profiles: bool, as_json: bool) -> None:
+def install_cmd(hermes_home: Path | None, set_provider: bool, force: bool, all_profiles: bool, fresh_settings: bool,
+                as_json: bool) -> None:
     """Write the plugin directory Hermes discovers ($HERMES_HOME/plugins/factledger/).
 
     The files only import the installed factledger package: install factledger into the Python
     environment Hermes runs in. State (ledger, vector index, settings) lives in $HERMES_HOME/factledger/.
     """
     paths = HermesPaths.resolve(hermes_home)
+    if fresh_settings and not all_profiles:
+        raise click.UsageError("--fresh-settings is for the profiles --all-profiles installs into")
     if all_profiles:
         if set_provider:
             raise click.UsageError("--set-provider selects factledger in one home; run it without --all-profiles")
-        reports = install_all_profiles(paths, force=force)
+        reports = install_all_profiles(paths, force=force, inherit=not fresh_settings)
         if as_json:
             emit_json({"profiles": [dict(r.to_dict(), profile=profile_name(HermesPaths(Path(r.hermes_home))))
                                     for r in reports]})
@@ -75,7 +81,8 @@ def install_cmd(hermes_home: Path | None, set_provider: bool, force: bool, all_p
 @home_option
 @json_option
 def doctor_cmd(hermes_home: Path | None, as_json: bool) -> None:
-    """Tell whether Hermes would load factledger from this home, and why not. Exit status 1 when not."""
+    """Tell whether Hermes would load factledger from this home (and from every profile that selects it),
+    and why not. Exit status 1 when there is anything to fix, here or in another profile."""
     report = diagnose(HermesPaths.resolve(hermes_home))
     if as_json:
         emit_json(report.to_dict())
@@ -88,8 +95,33 @@ def doctor_cmd(hermes_home: Path | None, as_json: bool) -> None:
         for check in report.checks:
             if check.fix:
                 click.echo(f"fix {check.name}: {check.fix}")
-        click.echo("Hermes would load factledger." if report.would_load else "Hermes would NOT load factledger.")
-    if not report.would_load:
+        if not report.would_load:
+            click.echo("Hermes would NOT load factledger.")
+        elif not report.ok:
+            click.echo("Hermes would load factledger here, but not in every profile that selects it.")
+        else:
+            click.echo("Hermes would load factledger.")
+    if not report.ok:
+        raise SystemExit(1)
+
+
+@click.command("status")
+@home_option
+@json_option
+def status_cmd(hermes_home: Path | None, as_json: bool) -> None:
+    """What factledger holds for a Hermes home: settings, digest model, ledger, review queue, index.
+
+    The same lines as `hermes memory status` and `hermes factledger status`, read from files only (the
+    ledger opened read-only; nothing is created or migrated). Exit status 1 when a line reports an error."""
+    from factledger.hermes_plugin.status import memory_status
+
+    lines = memory_status(HermesPaths.resolve(hermes_home))
+    if as_json:
+        emit_json(lines)
+    else:
+        for name, value in lines.items():
+            click.echo(f"{name}: {value}")
+    if any(name.endswith("_error") for name in lines):
         raise SystemExit(1)
 
 
@@ -115,4 +147,4 @@ def demo_cmd(directory: Path, as_json: bool) -> None:
         run_hermes_demo(directory, echo=click.echo)
 
 
-COMMANDS = [hermes_group]
+COMMANDS = [hermes_group, status_cmd]

@@ -11,25 +11,17 @@ of each command, and `--db` points at the home's ledger.
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 
 import click
 
+from factledger.hermes_plugin.host_commands import COMMANDS, add_arguments
 from factledger.hermes_plugin.paths import HermesPaths
-from factledger.hermes_plugin.status import memory_status
-
-# What an operator runs most against a Hermes user's memory; the rest stays `factledger --db …`.
-COMMANDS = ("status", "review", "erase", "scrub", "history", "current", "as-of", "search", "recall", "episodes",
-            "memories", "journal", "digest", "verify", "backup", "index", "sql", "export")
 
 
 def register_cli(subparser: argparse.ArgumentParser) -> None:
-    """The `hermes factledger` parser: a command of COMMANDS and its own options, passed through."""
-    subparser.add_argument("command", choices=COMMANDS, help="a factledger command (`status` is memory status)")
-    subparser.add_argument("rest", nargs=argparse.REMAINDER,
-                           help="its arguments and options, as `factledger COMMAND --help` lists them")
-    subparser.set_defaults(func=factledger_command)
+    """The `hermes factledger` parser (hermes_plugin/host_commands.py), run by this module's command."""
+    add_arguments(subparser, factledger_command)
 
 
 def factledger_command(args: argparse.Namespace) -> None:
@@ -42,18 +34,13 @@ def run(command: str, rest: Sequence[str], *, paths: HermesPaths | None = None) 
     if command not in COMMANDS:
         click.echo(f"error: command: {command!r} is not one of {', '.join(COMMANDS)}", err=True)
         return 2
-    if command == "status":
-        lines = memory_status(paths)
-        if "--json" in rest:
-            click.echo(json.dumps(lines, ensure_ascii=False))
-        else:
-            for name, value in lines.items():
-                click.echo(f"{name}: {value}")
-        return 0
     from .main import cli
 
+    # `status` is factledger's own `status` command for this home (the same lines as `hermes memory status`).
+    args = ["status", "--hermes-home", str(paths.home), *rest] if command == "status" else [
+        "--db", str(paths.ledger_path), command, *rest]
     try:
-        cli.main(["--db", str(paths.ledger_path), command, *rest], prog_name="hermes factledger", standalone_mode=False)
+        cli.main(args, prog_name="hermes factledger", standalone_mode=False)
     except click.exceptions.Exit as done:
         return int(done.exit_code or 0)
     except click.ClickException as exc:

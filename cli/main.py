@@ -32,6 +32,7 @@ COMMANDS = {  # name -> "module:attribute" under factledger.cli
     "export": "sql_cmds:export_cmd",
     "migrate": "migrate_cmds:migrate_cmd",
     "hermes": "hermes_cmds:hermes_group",
+    "status": "hermes_cmds:status_cmd",
     "verify": "trust_cmds:verify_cmd",
     "backup": "trust_cmds:backup_cmd",
     "head": "trust_cmds:head_cmd",

@@ -11,6 +11,12 @@ reaches it: Hermes's own `hermes sessions delete <id> --yes` for each session wh
 on a read-only handle) followed by `hermes sessions optimize` (merges FTS5 segments and VACUUMs), and for
 the history and the logs, which no Hermes command edits, the file to edit or delete while Hermes is
 stopped.
+
+With the operator's word (`factledger erase … --hermes-sessions delete`), the sessions that mention the
+value are deleted through the host's own SessionDB (`delete_session`, what `hermes sessions delete` runs:
+the messages, the transcript files under sessions/) and its store vacuumed (`vacuum`, what `hermes
+sessions optimize` runs: FTS5 segments merged, freed pages dropped). Hermes has no call that redacts one
+message, so a whole session goes; the rest is named as before.
 """
 
 from __future__ import annotations
@@ -128,3 +134,20 @@ def host_copies(paths: HermesPaths, words: Sequence[Sequence[str]]) -> list[Host
             command = f"no Hermes command edits it: with Hermes stopped, remove the lines that mention it from {shlex.quote(str(path))} (or delete the file)"
             copies.append(HostCopy(path, what, command))
     return copies
+
+
+def delete_sessions(paths: HermesPaths, words: Sequence[Sequence[str]]) -> list[str]:
+    """Delete, through the host's SessionDB, every session whose messages mention the value, then vacuum
+    the store; returns the ids deleted ([] when none, or when Hermes is not importable here)."""
+    found = _sessions(paths, words) if words and (paths.home / "state.db").exists() else []
+    if not found:
+        return []
+    from hermes_state import SessionDB  # the host's module (found above, so importable)
+
+    db = SessionDB(paths.home / "state.db")
+    try:
+        deleted = [sid for sid in found if db.delete_session(sid, sessions_dir=paths.home / "sessions")]
+        db.vacuum()
+    finally:
+        db.close()
+    return deleted

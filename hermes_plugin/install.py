@@ -45,17 +45,36 @@ def register(ctx):
     ctx.register_memory_provider(FactledgerMemoryProvider())
 '''
 
-# Hermes imports `cli.py` of the active memory provider for its `hermes <provider> ...` commands; ours hands
-# them to factledger's own CLI (factledger.cli.hermes_host), so each command has one implementation.
+# Hermes imports `cli.py` of the active memory provider on every start (to list `hermes <provider> ...`);
+# ours builds the parser with argparse alone and hands a command, when one runs, to factledger's own CLI
+# (factledger.cli.hermes_host), so each command has one implementation and a start pays for none of it.
 CLI_SHIM_TEXT = f'''"""`hermes factledger` commands ({SHIM_MARKER} v{SHIM_VERSION}): written by `factledger hermes install`."""
 
-from factledger.cli.hermes_host import factledger_command, register_cli  # noqa: F401
+
+def register_cli(subparser):
+    from factledger.hermes_plugin.host_commands import add_arguments
+
+    add_arguments(subparser, factledger_command)
+
+
+def factledger_command(args):
+    from factledger.cli.hermes_host import factledger_command as run
+
+    run(args)
 '''
 
+# Hermes 0.19.0 reads `pip_dependencies` (an import name each: `hermes memory setup` and the web UI install
+# what does not import) and `requires_env` (none: the rules extractor needs no key). No config_schema.py is
+# shipped: the web UI's generic panel stores into $HERMES_HOME/factledger/config.json, a file the provider
+# does not read, so every value set there would be silently ignored; `hermes memory setup factledger`
+# edits config.yaml itself.
 PLUGIN_YAML_TEXT = f"""name: {PROVIDER_NAME}
 version: "{SHIM_VERSION}"
 description: "factledger: bitemporal, ledger-first long-term memory (current and as-of recall, history, review)."
 kind: exclusive
+pip_dependencies:
+  - factledger
+requires_env: []
 hooks:
   - on_session_end
   - on_pre_compress
@@ -134,8 +153,10 @@ def _check_installable(paths: HermesPaths, *, force: bool) -> None:
         ProviderSettings.load(paths.settings_path)  # refuse to install over malformed settings
 
 
-def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: bool = False) -> InstallReport:
+def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: bool = False,
+                   settings_text: str = DEFAULT_SETTINGS_TEXT) -> InstallReport:
     """Write the shim (and plugin.yaml), create the state folder, optionally select us in config.yaml.
+    A home with no settings file gets `settings_text` (the commented defaults, or a parent's file).
 
     Everything is checked before anything is written, so a refusal changes nothing.
     """
@@ -156,7 +177,7 @@ def install_plugin(paths: HermesPaths, *, set_provider: bool = False, force: boo
             report.written.append(str(path))
     paths.state_dir.mkdir(parents=True, exist_ok=True)
     if not paths.settings_path.exists():
-        _write_atomic(paths.settings_path, DEFAULT_SETTINGS_TEXT)
+        _write_atomic(paths.settings_path, settings_text)
         report.written.append(str(paths.settings_path))
 
     if config is not None:
@@ -211,13 +232,20 @@ def profiles_without_plugin(paths: HermesPaths) -> list[HermesPaths]:
     return missing
 
 
-def install_all_profiles(paths: HermesPaths, *, force: bool = False) -> list[InstallReport]:
+def install_all_profiles(paths: HermesPaths, *, force: bool = False, inherit: bool = True) -> list[InstallReport]:
     """Install into this home and into every profile that selects factledger without the plugin.
+    A profile with no settings file of its own inherits this home's (`hermes profile create --clone`
+    copies config.yaml but not factledger/config.yaml, and Hermes records no parent: the home the
+    operator installs from is the parent); `inherit=False` gives it the defaults instead.
     Every target is checked before anything is written, so one refusal changes nothing."""
     targets = [paths] + [p for p in profiles_without_plugin(paths) if p.home != paths.home]
     for target in targets:
         _check_installable(target, force=force)
-    return [install_plugin(target, force=force) for target in targets]
+    parent = DEFAULT_SETTINGS_TEXT
+    if inherit and paths.settings_path.exists():
+        parent = paths.settings_path.read_text("utf-8")  # checked by _check_installable(paths) above
+    return [install_plugin(target, force=force, settings_text=parent if target.home != paths.home else DEFAULT_SETTINGS_TEXT)
+            for target in targets]
 
 
 def _profiles_check(paths: HermesPaths) -> Check | None:
@@ -231,7 +259,7 @@ def _profiles_check(paths: HermesPaths) -> Check | None:
     names = ", ".join(profile_name(p) for p in missing)
     return Check("profiles", False,
                  f"selects factledger but has no plugin, so Hermes runs it without memory: {names}",
-                 f"factledger hermes install --all-profiles --hermes-home {paths.home}", about_this_home=False)
+                 f"factledger hermes install --all-profiles --hermes-home {hermes_root(paths)}", about_this_home=False)
 
 
 # -- doctor -------------------------------------------------------------------------------------
@@ -253,10 +281,17 @@ class DoctorReport:
 
     @property
     def would_load(self) -> bool:
+        """Hermes would load factledger in this home."""
         return all(c.ok for c in self.checks if c.about_this_home)
 
+    @property
+    def ok(self) -> bool:
+        """Nothing to fix here nor in another profile of this Hermes (doctor's exit status)."""
+        return all(c.ok for c in self.checks)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"hermes_home": self.hermes_home, "would_load": self.would_load, "checks": [asdict(c) for c in self.checks]}
+        return {"hermes_home": self.hermes_home, "would_load": self.would_load, "ok": self.ok,
+                "checks": [asdict(c) for c in self.checks]}
 
 
 def _hermes_version() -> str | None:

@@ -49,6 +49,10 @@ from .worker import DigestWorker
 
 logger = logging.getLogger(__name__)
 
+# The vector lane (LanceDB and the embedder: ~1-4 s to load, CPU that Hermes's own start-up competes for) is
+# loaded from this prefetch on: a one-question process (`hermes chat -q`) never pays for it, and its exit
+# never waits for it; the outbox keeps the session's changes for the next process that loads it.
+WARM_AT_PREFETCH = 2
 SESSION_END_WAIT = 30.0  # seconds `digest_pending(wait=True)` waits for a library caller
 # Hermes journals a finished turn (sync_turn) on its background worker, and runs the next turn's
 # prefetch on another thread without waiting for it: prefetch waits at most this long for the turns
@@ -120,6 +124,8 @@ class MemorySession:
     """Everything one provider instance does; owns its connections and its worker thread."""
 
     _recall_released = False  # set at close: a drain still running must not use the released recall
+    _vectors_wanted = False  # set at the WARM_AT_PREFETCH-th prefetch: the worker then loads the vector lane
+    _prefetches = 0
 
     def __init__(self, paths: HermesPaths, identity: HermesIdentity, settings: ProviderSettings,
                  environ: Mapping[str, str] | None = None, *, clock: Callable[[], str] | None = None,
@@ -178,7 +184,7 @@ class MemorySession:
                 f"digesting this session's turns failed ({error}); they stay in the journal and are retried",
                 key="digest-failed"),
         )
-        self.worker.flush(wait=False)  # warm the vector index off the turn's thread
+        # No warm-up here: the vector lane loads from the WARM_AT_PREFETCH-th prefetch (want_vectors).
 
     @classmethod
     def open(cls, paths: HermesPaths, identity: HermesIdentity, *, environ: Mapping[str, str] | None = None,
@@ -296,6 +302,9 @@ class MemorySession:
         if self.excluded or not query or not query.strip():
             return ""
         self._wait_for_owed_turns()
+        self._prefetches += 1
+        if self._prefetches >= WARM_AT_PREFETCH:
+            self.want_vectors()
         try:
             # Never wait for the vector lane inside the turn (Hermes drops a prefetch after 8 s): until
             # the worker has loaded it, the lexical and exact lanes answer alone.
@@ -429,8 +438,19 @@ class MemorySession:
             prune_said_before(self.writer, format_time(cutoff), scopes=scopes)
         return report.entries_digested
 
+    def want_vectors(self) -> None:
+        """Load the vector lane (and drain the index outbox) on the worker, off the turn's thread."""
+        if not self._vectors_wanted:
+            self._vectors_wanted = True
+            self.worker.upkeep()
+
     def _sync_index(self) -> None:
+        """After a drain: write the vector index's outbox into LanceDB, when this process has the vector
+        lane loaded or wants it (and is not exiting). Otherwise the outbox keeps the changes (lexical
+        recall already sees them) and the next process that loads the lane drains it."""
         if self._recall_released:  # the session ended while this drain ran on: the next session syncs
+            return
+        if not self.recall.vectors_ready and (not self._vectors_wanted or self._exit_deadline is not None):
             return
         self.recall.sync()
 
@@ -510,14 +530,20 @@ class MemorySession:
         return {"subject": args.subject, "predicate": args.predicate, "versions": versions}
 
     def _profile(self, args: ProfileArgs) -> dict[str, Any]:
-        """The current facts of this user's readable scopes, about the user first, one line each."""
+        """The current facts of this user's readable scopes, about the user first, one line each, in the
+        words the recall block uses: each predicate's template ("user's name is Sam", not "user name Sam")."""
         from factledger.recall.text import sentence
 
         facts = self.reader.current(list(self._scopes.readable))
         facts.sort(key=lambda c: (c.subject != "user", c.subject, c.predicate, c.valid_from))
+        predicates = {p.name: p for p in self.reader.predicates()}
+
+        def words(c: Any) -> str:
+            predicate = predicates.get(c.predicate)
+            return predicate.render(c.subject, c.value) if predicate else f"{c.subject} {c.predicate.replace('_', ' ')} {c.value}"
+
         shown = [
-            {"fact": sentence(one_line(f"{c.subject} {c.predicate.replace('_', ' ')} {c.value}", PROFILE_LINE_CHARS),
-                              c.valid_from, c.valid_to, c.tx_from),
+            {"fact": sentence(one_line(words(c), PROFILE_LINE_CHARS), c.valid_from, c.valid_to, c.tx_from),
              "memory": self._label(c.scope), "claim_id": c.id}
             for c in facts[: args.limit]
         ]

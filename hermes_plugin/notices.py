@@ -4,11 +4,17 @@ Hermes wraps every provider call in try/except and logs what escapes at WARNING 
 CLI user never reads: memory that silently stopped working looks like memory that works. On the CLI,
 Hermes passes `warning_callback` to `initialize` (its `_emit_warning`, the line it prints for a degraded
 side path); `Notices` sends each distinct problem there once per session, and always to the log.
+
+`hermes chat -q` (and `-Q`) silences that line: it sets the agent's `suppress_status_output` so stdout
+holds only the reply (Hermes 0.19.0, cli.py and hermes_cli/oneshot.py). There Hermes itself writes what a
+user must see to stderr (its error line, `session_id:`), so a notice goes to stderr too: a slow exit
+digest is told on the screen of a one-question run, and stdout stays the reply alone.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import Callable
 
@@ -40,8 +46,17 @@ class Notices:
             if len(line) > MAX_NOTICE_CHARS:
                 line = line[: MAX_NOTICE_CHARS - 1] + "…"
             try:
-                self._callback(line)
+                if self._host_line_silenced():
+                    print(line, file=sys.stderr, flush=True)
+                else:
+                    self._callback(line)
             except Exception:  # the host's printer failing must not break memory
                 logger.debug("warning_callback raised", exc_info=True)
         return True
+
+    def _host_line_silenced(self) -> bool:
+        """True when the agent whose warning line this is prints nothing on it (`hermes chat -q`): read
+        at each notice, since Hermes sets the flag after the provider's initialize."""
+        agent = getattr(self._callback, "__self__", None)
+        return getattr(agent, "suppress_status_output", False) is True
 

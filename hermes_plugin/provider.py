@@ -1,8 +1,9 @@
 """The Hermes MemoryProvider `factledger`: glue between Hermes's hooks and a MemorySession.
 
 Every decision (what a turn yields, what recall shows, what a write may do) lives in ledger/, digest/
-and recall/; this class only routes Hermes's calls. It imports the heavy parts lazily, in `initialize`,
-so Hermes's provider discovery (which imports every provider to ask `is_available`) stays cheap.
+and recall/; this class only routes Hermes's calls. It imports the heavy parts lazily, on a thread `initialize`
+starts (so Hermes's provider discovery, which imports every provider to ask `is_available`, stays cheap,
+and Hermes's own start-up goes on while memory opens); every hook that needs the session waits for it.
 Each instance owns its session; instances share nothing but the database files.
 """
 
@@ -27,8 +28,10 @@ from .transcript import read_session
 
 if TYPE_CHECKING:
     from .memory import MemorySession
+    from .settings import ProviderSettings
 
 logger = logging.getLogger(__name__)
+OPEN_WAIT = 60.0  # the most a hook waits for the session initialize is opening (a PostgreSQL server may be slow)
 
 SYSTEM_PROMPT_BLOCK = """\
 # Long-term memory (factledger)
@@ -49,6 +52,7 @@ class FactledgerMemoryProvider(MemoryProvider):
         self._init_error: str | None = None
         self._paths: HermesPaths | None = None  # the home initialize was given (Hermes's state.db is there)
         self._lock = threading.Lock()  # guards this instance's session reference only
+        self._opened: threading.Event | None = None  # set when the opening initialize started has ended
 
     @property
     def name(self) -> str:
@@ -74,37 +78,72 @@ class FactledgerMemoryProvider(MemoryProvider):
     # -- lifecycle --------------------------------------------------------------------------------
 
     def initialize(self, session_id: str, **kwargs: Any) -> None:
+        """Start opening this session's memory on a thread of its own and return: the imports (digest,
+        recall: ~0.5-1 s) and the ledger's opening then overlap Hermes's own start-up (its environment
+        probe, the prompt) instead of adding to it. Every hook that needs the session waits for it
+        (OPEN_WAIT at most); a failure is told on Hermes's warning line, and the tools answer with it."""
+        self._current()  # a second initialize (the gateway re-uses instances) waits for the first
         identity = HermesIdentity.from_kwargs(session_id, kwargs)
         home = kwargs.get("hermes_home")
         paths = HermesPaths(Path(home)) if home else HermesPaths.resolve()
         # Hermes passes its warning line on the CLI only; elsewhere (gateway) notices go to the log.
         notices = Notices(kwargs.get("warning_callback"))
-        try:
-            from .memory import MemorySession  # heavy: ledger, digest, recall (lancedb)
+        from .settings import ProviderSettings  # small: the settings are checked here, so a bad file fails loudly
 
-            session = MemorySession.open(paths, identity, clock=self._clock, notices=notices)
-        except Exception as exc:
+        try:
+            settings = ProviderSettings.load(paths.settings_path)
+        except LedgerError as exc:
             self._init_error = f"{type(exc).__name__}: {exc}"
             notices.warn(f"off for this session: cannot open memory in {paths.state_dir}: {self._init_error}")
             raise
+        opened = threading.Event()
         with self._lock:
-            previous, self._session, self._init_error = self._session, session, None
-            self._paths = paths
-        if previous is not None:
-            previous.close()
-        session.name_conversation(kwargs.get("session_title"))  # known when Hermes resumes a titled session
-        # The gateway's /undo calls no provider hook: it rewinds state.db and builds a new agent for the
-        # session, so a session Hermes has rewound is checked here (cheap: one row unless it was).
-        host = read_session(paths, session.identity.session_id, messages=False)
-        if host is not None and host.rewinds:
-            self._take_back_undone(session, session.identity.session_id)
+            self._opened = opened
+        threading.Thread(target=self._open, args=(paths, identity, settings, notices, kwargs.get("session_title"), opened),
+                         name="factledger-open", daemon=True).start()
+
+    def _open(self, paths: HermesPaths, identity: HermesIdentity, settings: "ProviderSettings", notices: Notices,
+              title: Any, opened: threading.Event) -> None:
+        try:
+            try:
+                from .memory import MemorySession  # heavy: ledger, digest, recall
+
+                session = MemorySession(paths, identity, settings, clock=self._clock, notices=notices)
+            except Exception as exc:
+                self._init_error = f"{type(exc).__name__}: {exc}"
+                logger.warning("factledger: cannot open memory in %s: %s", paths.state_dir, self._init_error)
+                notices.warn(f"off for this session: cannot open memory in {paths.state_dir}: {self._init_error}")
+                return
+            with self._lock:
+                previous, self._session, self._init_error = self._session, session, None
+                self._paths = paths
+            if previous is not None:
+                previous.close()
+            session.name_conversation(title)  # known when Hermes resumes a titled session
+            # The gateway's /undo calls no provider hook: it rewinds state.db and builds a new agent for
+            # the session, so a session Hermes has rewound is checked here (cheap: one row unless it was).
+            host = read_session(paths, session.identity.session_id, messages=False)
+            if host is not None and host.rewinds:
+                self._take_back_undone(session, session.identity.session_id)
+        except Exception:  # a thread's failure must not pass silently
+            logger.warning("factledger: opening memory failed", exc_info=True)
+        finally:
+            opened.set()
+
+    def _current(self) -> "MemorySession | None":
+        """The open session, once the opening started by initialize has finished (None if it failed)."""
+        opened = self._opened
+        if opened is not None and not opened.wait(OPEN_WAIT):
+            logger.warning("factledger: memory is still opening after %s s; this call goes without it", OPEN_WAIT)
+        return self._session
 
     @property
     def session(self) -> "MemorySession | None":
-        """The open session (None before initialize or after shutdown)."""
-        return self._session
+        """The open session (None before initialize, after shutdown, or when the opening failed)."""
+        return self._current()
 
     def shutdown(self) -> None:
+        self._current()
         with self._lock:
             session, self._session = self._session, None
         if session is not None:
@@ -112,7 +151,7 @@ class FactledgerMemoryProvider(MemoryProvider):
 
     def on_session_switch(self, new_session_id: str, *, parent_session_id: str = "", reset: bool = False,
                           rewound: bool = False, **kwargs: Any) -> None:
-        session = self._session
+        session = self._current()
         if session is None or not new_session_id:
             return
         if rewound:  # /undo: same session, a shorter transcript; Hermes soft-deleted the undone turns first
@@ -139,12 +178,12 @@ class FactledgerMemoryProvider(MemoryProvider):
         return SYSTEM_PROMPT_BLOCK
 
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
-        session = self._session
+        session = self._current()
         if session is not None:
             session.turn_started(turn_number)
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
-        session = self._session
+        session = self._current()
         return session.prefetch(query) if session is not None else ""
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
@@ -155,7 +194,7 @@ class FactledgerMemoryProvider(MemoryProvider):
 
     def sync_turn(self, user_content: str, assistant_content: str, *, session_id: str = "",
                   messages: list[dict[str, Any]] | None = None) -> None:
-        session = self._session
+        session = self._current()
         if session is not None:
             try:
                 session.record_turn(user_content, assistant_content)
@@ -163,22 +202,22 @@ class FactledgerMemoryProvider(MemoryProvider):
                 session.turn_synced()
 
     def on_memory_write(self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None) -> None:
-        session = self._session
+        session = self._current()
         if session is not None:
             session.record_memory_write(action, target, content)
 
     def on_delegation(self, task: str, result: str, *, child_session_id: str = "", **kwargs: Any) -> None:
-        session = self._session
+        session = self._current()
         if session is not None:
             session.record_delegation(task, result)
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
-        session = self._session
+        session = self._current()
         if session is not None:
             session.end_session()  # bounded: with shutdown, at most digest.exit_wait_seconds in all
 
     def on_pre_compress(self, messages: list[dict[str, Any]]) -> str:
-        session = self._session
+        session = self._current()
         if session is not None:
             session.digest_pending(wait=False)  # compression is on the turn's path: never wait here
             session.forget_shown()  # what recent blocks showed may not survive the compression
@@ -192,7 +231,7 @@ class FactledgerMemoryProvider(MemoryProvider):
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
         if tool_name not in TOOL_NAMES:
             return json.dumps({"error": f"{tool_name!r} is not a factledger tool"})
-        session = self._session
+        session = self._current()
         if session is None:
             reason = self._init_error or "the memory session is not open"
             return json.dumps({"error": f"factledger memory is unavailable: {reason}"})

@@ -193,3 +193,55 @@ def scope_family(scope: str) -> ScopeFamily:
     durable = frame(SCOPE_PREFIX, "durable", *person)
     scratch_prefix = frame(SCOPE_PREFIX, "scratch", *person) + "/"
     return ScopeFamily(exact=(durable,), prefixes=(scratch_prefix,))
+
+
+HERMES_WORKSPACE = "hermes"  # the agent_workspace Hermes 0.19.0 passes to every provider
+
+
+def _realm_user(text: str, field: str) -> tuple[str, str]:
+    """`local` (the person at this machine) or `platform:id`, as the alias map spells identities."""
+    realm, _, ident = text.strip().partition(":")
+    realm = realm.strip().lower()
+    if realm in LOCAL_PLATFORMS and not ident.strip():
+        return "local", LOCAL_USER
+    if not realm or not ident.strip():
+        raise ValidationError(f"{text!r} is not 'platform:id' (e.g. 'telegram:12345') or 'local'", field=field)
+    return ("local" if realm in LOCAL_PLATFORMS else realm), ident.strip()
+
+
+def scope_for(*, profile: str = "default", user: str = "", chat: str = "", workspace: str = HERMES_WORKSPACE) -> str:
+    """The scope an operator names in words (`factledger erase --profile coder --user telegram:12345`):
+    a person's long-term scope as one profile sees it (erase then reaches every chat of theirs too), or,
+    for a chat with no user id (an anonymous gateway chat), that chat's own scope."""
+    profile = profile.strip() or "default"
+    if user.strip() and chat.strip():
+        raise ValidationError("give --user (the person, every chat of theirs) or --chat (a chat with no user id), not both",
+                              field="chat")
+    if user.strip():
+        realm, ident = _realm_user(user, "user")
+        return frame(SCOPE_PREFIX, "durable", workspace, profile, realm, ident)
+    if chat.strip():
+        realm, chat_id = _realm_user(chat, "chat")
+        if realm == "local":
+            raise ValidationError("a local chat belongs to the local user: use --user local", field="chat")
+        return frame(SCOPE_PREFIX, "scratch", workspace, profile, realm, "", "chat", chat_id, "")
+    raise ValidationError("name the person (--user platform:id, or local) or the chat (--chat platform:chat_id)", field="user")
+
+
+def describe_scope(scope: str) -> str:
+    """A scope in words, for an operator (the framed text is for the ledger): whose memory, which profile."""
+    try:
+        parts = unframe(scope)
+    except ValidationError:
+        return f"scope {scope}"
+    if len(parts) < 6 or parts[0] != SCOPE_PREFIX or parts[1] not in ("durable", "scratch"):
+        return f"scope {scope}"
+    kind, _workspace, profile, realm, user = parts[1:6]
+    person = "the local user" if realm == "local" else f"{realm} user {user}" if user else f"an unnamed {realm} user"
+    if kind == "durable":
+        return f"long-term memory of {person} (profile {profile})"
+    where = parts[6:8]
+    place = (f"{realm} chat {where[1]}" if where[0] == "chat" else f"session {where[1]}") if len(where) == 2 else "a chat"
+    if not user:
+        return f"memory of {place}, no user id (profile {profile})"
+    return f"chat memory of {person} in {place} (profile {profile})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,67 @@ exclude:                  # kept out of every memory surface: no journal, no rec
   platforms: []           # e.g. [discord]: every chat on these platforms
   chats: []               # chat ids, e.g. ["-100123456"], or "platform:chat_id" for one platform's chat
 """
+
+
+# Every key the file may hold, by section ("" is the top level; `aliases` maps identities, so its keys are
+# the operator's own). A key not listed is an error naming it: a typo is never silently ignored.
+KNOWN_KEYS: dict[str, tuple[str, ...]] = {
+    "": ("database_url", "digest", "recall", "aliases", "journal", "exclude"),
+    "digest": ("policy", "batch_size", "max_delay_seconds", "exit_wait_seconds", "model"),
+    "digest.model": ("base_url", "name", "api_key_env", "from_hermes"),
+    "recall": ("configuration", "repeat_after_turns", "group_long_term"),
+    "recall.group_long_term": ("default", "off", "on"),
+    "journal": ("assistant_name", "retention_days"),
+    "exclude": ("platforms", "chats"),
+}
+
+
+class _SettingsLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a mapping key is always the text written: YAML 1.1 reads a plain
+    `off:`, `on:`, `yes:` or `no:` as a boolean (and `1:` as a number), so `recall.group_long_term.off`
+    would silently become the key `False`. A key given twice in one mapping is refused (YAML keeps the
+    last one without a word)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if not isinstance(node, yaml.MappingNode):
+            return super().construct_mapping(node, deep=deep)
+        self.flatten_mapping(node)
+        mapping: dict[Any, Any] = {}
+        lines: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key: Any = key_node.value
+            else:
+                key = self.construct_object(key_node, deep=deep)
+                if not isinstance(key, (str, int, float, bool)) and key is not None:
+                    raise ValidationError(f"a key on line {key_node.start_mark.line + 1} is not a name", field="settings")
+            line = key_node.start_mark.line + 1
+            if key in mapping:
+                raise ValidationError(f"{key!r} is given twice (lines {lines[key]} and {line}); only one may stay",
+                                      field=str(key))
+            lines[key] = line
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def read_settings_text(text: str, source: str = "settings") -> Any:
+    """The settings file's content as factledger reads it (keys as written; see _SettingsLoader)."""
+    try:
+        return yaml.load(text, Loader=_SettingsLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise ValidationError(f"cannot read {source}: {exc}", field="settings") from None
+    except RecursionError:  # PyYAML parses nesting recursively
+        raise ValidationError(f"cannot read {source}: nested too deeply", field="settings") from None
+
+
+def _check_keys(data: Mapping[str, Any], section: str) -> None:
+    known = KNOWN_KEYS[section]
+    for key in data:
+        if key not in known:
+            name = f"{section}.{key}" if section else str(key)
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known here: {', '.join(known)})"
+            raise ValidationError(f"{key!r} is not a setting{hint}", field=name)
 
 
 @dataclass(frozen=True)
@@ -119,24 +181,22 @@ class ProviderSettings:
         except UnicodeDecodeError as exc:
             line = raw.count(b"\n", 0, exc.start) + 1
             raise ValidationError(f"{path} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line})", field="settings") from None
-        try:
-            data = yaml.safe_load(text) or {}
-        except yaml.YAMLError as exc:
-            raise ValidationError(f"cannot read {path}: {exc}", field="settings") from None
-        except RecursionError:  # PyYAML parses nesting recursively
-            raise ValidationError(f"cannot read {path}: nested too deeply", field="settings") from None
-        return cls.from_mapping(data, source=str(path))
+        return cls.from_mapping(read_settings_text(text, str(path)) or {}, source=str(path))
 
     @classmethod
     def from_mapping(cls, data: Any, *, source: str = "settings") -> "ProviderSettings":
         if not isinstance(data, Mapping):
             raise ValidationError(f"{source} must be a mapping", field="settings")
+        _check_keys(data, "")
         digest = _section(data, "digest")
         model = _section(digest, "model", prefix="digest.")
         recall = _section(data, "recall")
         journal = _section(data, "journal")
         exclude = _section(data, "exclude")
         group = _section(recall, "group_long_term", prefix="recall.")
+        for section, values in (("digest", digest), ("digest.model", model), ("recall", recall), ("journal", journal),
+                                ("exclude", exclude), ("recall.group_long_term", group)):
+            _check_keys(values, section)
         assistant_name = _text(journal, "assistant_name", "journal.assistant_name")
         retention = journal.get("retention_days", 0) or 0
         if isinstance(retention, bool) or not isinstance(retention, (int, float)) or not 0 <= retention <= 36_500:
@@ -189,7 +249,10 @@ def _text(data: Mapping[str, Any], name: str, field_name: str) -> str:
     value = data.get(name)
     if value is None:
         return ""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    if isinstance(value, bool):  # YAML 1.1: a plain no/yes/on/off/true/false is a boolean, not the word
+        raise ValidationError(f"reads as {str(value).lower()} (a YAML boolean): quote the word, e.g. \"no\"",
+                              field=field_name)
+    if not isinstance(value, (str, int, float)):
         raise ValidationError(f"must be text, got {type(value).__name__}", field=field_name)
     return check_identifier(str(value).strip(), field_name, limit=500)
 

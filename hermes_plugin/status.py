@@ -24,8 +24,10 @@ REVIEW_COUNT_CAP = 10_000  # status says "10000+" past this rather than listing 
 
 def _digest_model(settings: ProviderSettings, environ: Mapping[str, str]) -> str:
     model = settings.model
+    if model.from_hermes:
+        return "this Hermes profile's own model (digest.model.from_hermes; resolved when a session starts)"
     if not model.configured:
-        return "rules extractor (offline; no model configured)"
+        return "rules extractor (offline, the default: no model configured)"
     key = ""
     if model.api_key_env:
         key = f", key from ${model.api_key_env} ({'set' if environ.get(model.api_key_env) else 'NOT set'})"
@@ -68,8 +70,9 @@ def memory_status(paths: HermesPaths, environ: Mapping[str, str] | None = None) 
 def _ledger_lines(ledger: Ledger) -> dict[str, Any]:
     from factledger.digest import Journal, list_proposals
     from factledger.digest.journal import MAX_TITLE_CHARS
+    from factledger.recall.index_meta import quick_status  # neither numpy nor LanceDB
+    from factledger.recall.recorder import recorder_for
     from factledger.recall.render import one_line
-    from factledger.recall import Recall  # heavy (numpy, the embedder): only when a ledger exists
 
     pending = len(list_proposals(ledger, status="pending", limit=REVIEW_COUNT_CAP + 1))
     lines: dict[str, Any] = {
@@ -81,15 +84,12 @@ def _ledger_lines(ledger: Ledger) -> dict[str, Any]:
     if latest:  # the host's title of the conversation titled last, on one line (it is the user's text)
         session, title = latest[0]
         lines["latest_conversation"] = f"{one_line(title, MAX_TITLE_CHARS)} (session {one_line(session, 80)})"
-    recall = Recall(ledger)
-    try:
-        index = recall.status()
-    finally:
-        recall.close()
+    index = quick_status(recorder_for(ledger))  # LanceDB costs ~2 s to load: the ledger and the folder's record
     lines["claim_versions"] = index.claim_versions
     lines["episodes"] = index.episodes
-    health = f"{index.state} ({index.rows} rows in {index.folder}"
-    health += f", {index.pending} changes to index)" if index.pending else ")"
+    health = f"{index.state} ({index.folder}"
+    health += (f", {index.pending} changes to index: the next session that runs a second turn writes them)"
+               if index.pending else ")")
     if index.needs_repair and index.reason:
         health += f": {index.reason}"
     lines["index"] = health

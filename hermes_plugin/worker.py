@@ -48,6 +48,7 @@ class DigestWorker:
         self._requested = 0  # drain requests made ...
         self._completed = 0  # ... and drains finished (a generation counter each)
         self._stopped = False
+        self._upkeep = False  # `after_drain` asked for on its own (no digest)
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
         self.failures = 0  # drains that raised (their entries stayed pending)
@@ -86,6 +87,15 @@ class DigestWorker:
                 return True
             return self._cond.wait_for(lambda: self._completed >= target, timeout)
 
+    def upkeep(self) -> None:
+        """Run `after_drain` soon on the worker (the vector index's upkeep) without digesting anything."""
+        with self._cond:
+            if self._stopped:
+                return
+            self._upkeep = True
+            self._ensure_thread()
+            self._cond.notify_all()
+
     def stop(self, timeout: float = 30.0) -> bool:
         """Digest what is pending, then end the thread for good. True when it ended within the timeout."""
         with self._cond:
@@ -107,6 +117,9 @@ class DigestWorker:
             return self._thread is not None and self._thread.is_alive()
 
     def _due(self) -> bool:
+        return self._upkeep or self._digest_due()
+
+    def _digest_due(self) -> bool:
         if self._stopped or self._requested > self._completed or self._pending >= self._batch_size:
             return True
         return self._oldest is not None and time.monotonic() - self._oldest >= self._max_delay
@@ -124,9 +137,12 @@ class DigestWorker:
                         self._cond.wait(left)
                     else:
                         self._cond.wait(max(0.0, self._max_delay - (time.monotonic() - self._oldest)))
+                digest = self._digest_due()
                 target, stopping = self._requested, self._stopped
-                self._pending, self._oldest = 0, None
-            self._drain()
+                if digest:
+                    self._pending, self._oldest = 0, None
+                self._upkeep = False
+            self._drain(digest=digest)
             idle_since = time.monotonic()
             with self._cond:
                 self._completed = max(self._completed, target)
@@ -135,9 +151,9 @@ class DigestWorker:
                     self._thread = None
                     return
 
-    def _drain(self) -> None:
+    def _drain(self, *, digest: bool = True) -> None:
         try:
-            for _ in range(MAX_BATCHES_PER_DRAIN):  # bounded: a batch that keeps reporting work cannot spin forever
+            for _ in range(MAX_BATCHES_PER_DRAIN if digest else 0):  # bounded: a batch that keeps reporting work cannot spin forever
                 if self._run_batch() <= 0:
                     break
                 self.batches += 1

@@ -29,6 +29,7 @@ from factledger.ledger.keys import normalise as key_normalise
 
 from .config import RecallConfig
 from .embedders import Embedder, default_embedder
+from .index_meta import IndexStatus, index_home, quick_status
 from .lanes import PREDICATE_CUES, ExactLane, NamedSlots, TermStats, lexical_lane
 from .local_vectors import LocalVectors
 from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, SinceProbe, VectorSource, Visibility
@@ -179,35 +180,6 @@ class Memory:
 
 
 @dataclass(frozen=True)
-class IndexStatus:
-    folder: str
-    embedder: str | None
-    recorded_embedder: str | None
-    rows: int
-    claim_versions: int
-    episodes: int
-    pending: int
-    needs_repair: bool
-    reason: str
-    vector_index: bool
-
-    @property
-    def state(self) -> str:
-        if self.recorded_embedder is None:
-            return "missing"
-        if self.embedder is not None and self.recorded_embedder != self.embedder:
-            return "stale-embedder"
-        if self.needs_repair:
-            return "needs-repair"
-        if self.pending:
-            return "behind"
-        return "ok"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "state": self.state}
-
-
-@dataclass(frozen=True)
 class RepairReport:
     upserted: int
     deleted: int
@@ -299,8 +271,7 @@ class Recall:
         storage = self.ledger.storage
         if storage.path == ":memory:":
             return (Path(asked) if asked else Path(tempfile.mkdtemp(prefix="factledger-vectors-"))), True
-        folder = self._recorder.index_state().folder
-        home = self._from_record(folder) if folder else self._recorder.default_folder()
+        home = index_home(self._recorder)
         if asked is None or Path(asked).resolve() == home.resolve():
             return home, True  # what the ledger records already
         if home.exists():
@@ -310,11 +281,6 @@ class Recall:
                 field="index_dir",
             )
         return Path(asked), False
-
-    def _from_record(self, text: str) -> Path:
-        path = Path(text)
-        base = self._recorder.folder_base()
-        return path if path.is_absolute() or base is None else base / path
 
     def _to_record(self, folder: Path) -> str | None:
         """None for the default folder (for SQLite: beside the file, whatever its name); else relative to
@@ -383,6 +349,11 @@ class Recall:
     def recorder(self):
         """Recall's storage on the ledger's engine (recorder.py)."""
         return self._recorder
+
+    @property
+    def vectors_ready(self) -> bool:
+        """The vector lane is loaded in this process (embedder and index): an outbox drain is then cheap."""
+        return self._ready
 
     @property
     def uses_vectors(self) -> bool:
@@ -547,10 +518,14 @@ class Recall:
                 self.index.optimize()
             return built
 
-    def status(self) -> IndexStatus:
+    def status(self, *, quick: bool = False) -> IndexStatus:
+        """The index's state. `quick`: from the ledger and the folder's record only, loading neither
+        LanceDB nor the embedder (no row count, no embedder comparison, no ANN-index check)."""
+        if quick:
+            return quick_status(self._recorder, self._index_dir)
         state = self._recorder.index_state()
-        meta = self.index.meta()
         counts = self._recorder.item_counts()
+        meta = self.index.meta()
         return IndexStatus(
             folder=str(self.index.folder),
             embedder=self.embedder.identity if self.uses_vectors else None,

@@ -29,10 +29,10 @@ from lancedb.index import BTree, HnswSq
 
 from factledger.ledger import StorageError, ValidationError
 
+from .index_meta import META_FILE, read_meta
 from .model import VectorHit
 
 TABLE = "items"
-META_FILE = "factledger-index.json"
 # The table's layout; a folder written with another one is rebuilt (layout 1 held claim versions only).
 LAYOUT = 2
 # Below this many rows a flat scan is as fast as an index and needs no training.
@@ -116,13 +116,7 @@ class VectorIndex:
             self._db = None
 
     def meta(self) -> dict | None:
-        path = self.folder / META_FILE
-        if not path.is_file():
-            return None
-        try:
-            return json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
-            return None
+        return read_meta(self.folder)
 
     def _connect(self):
         if self._db is None:

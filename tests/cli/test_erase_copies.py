@@ -240,7 +240,7 @@ def test_a_backup_made_before_the_value_was_stored_is_not_named(ledger_path):
 # -- the Hermes host's own files ---------------------------------------------------------------------
 
 
-def test_hermes_files_holding_the_value_are_named_and_left_untouched(tmp_path):
+def _hermes_home_holding_the_value(tmp_path: Path) -> tuple[Path, Path]:
     from hermes_state import SessionDB
 
     home = tmp_path / "hermes"
@@ -258,6 +258,11 @@ def test_hermes_files_holding_the_value_are_named_and_left_untouched(tmp_path):
     (home / "logs" / "agent.log").write_text("INFO user said: I am treated at Vexmoor Clinic\n")
     (home / "logs" / "errors.log").write_text("nothing\n")
     seed(ledger_path)
+    return home, ledger_path
+
+
+def test_hermes_files_holding_the_value_are_named_and_left_untouched(tmp_path):
+    home, ledger_path = _hermes_home_holding_the_value(tmp_path)
     host = [home / "state.db", home / ".hermes_history", home / "logs" / "agent.log", home / "logs" / "errors.log"]
     before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in host}
 
@@ -272,6 +277,24 @@ def test_hermes_files_holding_the_value_are_named_and_left_untouched(tmp_path):
     assert command.endswith("hermes sessions optimize")
     assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in host} == before  # not Hermes's to rewrite
     assert "complete: false" in result.stderr
+
+
+def test_the_operator_can_have_the_sessions_that_mention_it_deleted_through_hermes(tmp_path):
+    from hermes_state import SessionDB
+
+    home, ledger_path = _hermes_home_holding_the_value(tmp_path)
+    result = run_cli(ledger_path, *ERASE, "--hermes-sessions", "delete")
+    assert result.exit_code == 1, result.output  # the history and the log are still named
+    report = json.loads(result.stdout)
+    assert report["hermes_sessions_deleted"] == ["s-clinic"]
+    named = {r["path"] for r in report["remaining"] if r["kind"] == "hermes"}
+    assert named == {str(home / ".hermes_history"), str(home / "logs" / "agent.log")}  # state.db holds it no more
+    db = SessionDB(home / "state.db", read_only=True)
+    try:
+        assert db.get_session("s-clinic") is None and db.get_session("s-other") is not None
+    finally:
+        db.close()
+    assert b"Vexmoor" not in b"".join(p.read_bytes() for p in home.glob("state.db*"))
 
 
 # -- outputs refuse the ledger's own files and what is not a regular file ------------------------------

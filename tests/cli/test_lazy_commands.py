@@ -56,3 +56,18 @@ def test_help_still_lists_every_command():
     out = CliRunner().invoke(cli, ["--help"]).output
     for name in COMMANDS:
         assert f"\n  {name} " in out, name
+
+
+def test_status_reads_a_ledger_without_numpy_lancedb_or_the_rules(tmp_path):
+    # `factledger status` (what `hermes memory status` prints) on a home whose ledger holds a fact, a
+    # turn and a proposal: the journal, the review queue and the index's record, nothing heavier.
+    from factledger.digest import Digester, Journal, RulesExtractor, Turn
+    from factledger.ledger import Ledger
+
+    home = tmp_path / "home"
+    with Ledger.open(home / "factledger" / "ledger.db") as ledger:
+        Journal(ledger).append(Turn(scope="s", session="x", role="user", text="I live in Lisbon"))
+        Digester(ledger, RulesExtractor(), policy="strict").run()
+    loaded = _modules_after("status", "--hermes-home", str(home))
+    assert "factledger.hermes_plugin.status" in loaded and "factledger.digest.journal" in loaded
+    assert not {"numpy", "lancedb", "factledger.recall.engine", "factledger.digest.rules", "factledger.digest.digester"} & loaded

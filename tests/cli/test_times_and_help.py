@@ -85,9 +85,9 @@ def test_a_review_edit_takes_an_offset_less_valid_from_as_utc(tmp_path):
     accepted = run(db, "review", "accept", str(proposal["id"]), "--valid-from", "2024-03-01 08:00", "--json")
     assert accepted.exit_code == 0, accepted.output
     assert json.loads(run(db, "current", "--json").stdout)[0]["valid_from"] == "2024-03-01T08:00:00.000000Z"
-    # The accept registered the proposal's predicate, which nobody had defined: it says so.
+    # The accept registered the proposal's predicate, which nobody had defined: it says what it now means.
     assert json.loads(accepted.stdout)[0]["undeclared_predicates"] == ["lives_in"]
-    assert "warning: predicate 'lives_in' was never defined" in accepted.stderr
+    assert "note: 'lives_in' is new to this ledger; this accept defined it as the proposal gives it: one value at a time, shown as" in accepted.stderr
 
 
 def test_tables_print_the_short_form_and_json_the_canonical_one(db):
@@ -211,7 +211,7 @@ def test_the_digest_names_the_predicates_it_registers_on_every_path(tmp_path):
     result = run(db, "digest", "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["undeclared_predicates"] == ["lives_in"]  # the JSON field
-    assert "warning: predicate 'lives_in' was never defined: registered" in result.stderr  # stderr
+    assert "note: 'lives_in' is new to this ledger; the digest defined it as the proposal gives it" in result.stderr  # stderr
     [proposal] = json.loads(run(db, "review", "list", "--status", "applied", "--json").stdout)
     assert "registered predicate 'lives_in', which nobody had defined, as 'one'" in proposal["reason"]  # the receipt
     # Once defined, later proposals register nothing and say nothing of it.

@@ -12,7 +12,7 @@ import yaml
 from factledger.hermes_plugin.paths import HermesPaths
 from factledger.hermes_plugin.provider import FactledgerMemoryProvider
 from factledger.hermes_plugin.scripted_model import ScriptedModelServer
-from factledger.hermes_plugin.settings import ProviderSettings
+from factledger.hermes_plugin.settings import ProviderSettings, read_settings_text
 from factledger.ledger import Ledger
 
 
@@ -86,7 +86,8 @@ class HermesHost:
 
     def update_settings(self, **sections: Any) -> None:
         """Change top-level settings as an operator editing the file would, keeping the rest (database_url)."""
-        data = yaml.safe_load(self.paths.settings_path.read_text("utf-8")) or {}
+        # Read as the provider reads it: yaml.safe_load would turn the default file's `off:` into False.
+        data = read_settings_text(self.paths.settings_path.read_text("utf-8")) or {}
         data.update(sections)
         self.paths.settings_path.write_text(yaml.safe_dump(data), "utf-8")
 

@@ -54,3 +54,16 @@ def test_profile_is_bounded_and_refuses_other_arguments(hermes):
     assert len(result["facts"]) == 1 and result["total"] == 2 and result["more"] == 1
     refused = ask_profile(hermes, ALICE, {"user_id": "bob"})
     assert "error" in refused and "factledger_profile accepts only: limit" in refused["error"]
+
+
+def test_profile_and_the_recall_block_say_a_fact_in_the_same_words(hermes):
+    hermes.server.push(ModelReply.say("Hello Sam."))
+    first = hermes.chat(**ALICE)
+    first.say("My name is Sam.")
+    first.end()  # the digest (rules) takes the name, with its template "{subject}'s name is {value}"
+    result = ask_profile(hermes, ALICE)
+    assert [f["fact"].split(" (")[0] for f in result["facts"]] == ["user's name is Sam"]
+    hermes.server.push(ModelReply.say("You are Sam."))
+    hermes.chat(**ALICE).say("What is my name?")
+    block = hermes.server.requests[-1].memory_context()
+    assert "user's name is Sam" in block and "user name Sam" not in block

@@ -6,9 +6,13 @@
 - Problems reach the user's terminal through the `warning_callback` Hermes passes on the CLI, once each.
 - On exit, `on_session_end` and `shutdown` share one short wait (`digest.exit_wait_seconds`) for a slow
   digest: the turns it did not finish stay in the journal. An earlier version waited 30 s in each.
+- `hermes chat -q`/`-Q` silences that line (the agent's `suppress_status_output`): a notice then goes to
+  stderr, where Hermes writes its own error and `session_id:` lines, and stdout keeps only the reply.
 """
 
 from __future__ import annotations
+
+import json
 
 import socket
 import threading
@@ -90,13 +94,11 @@ def test_a_failing_start_is_told_on_the_warning_line(hermes_runtime, tmp_path):
     home.ledger_path.write_bytes(b"this is not a SQLite database" * 100)
     told: list[str] = []
     provider = FactledgerMemoryProvider()
-    try:
-        provider.initialize("s1", hermes_home=str(tmp_path), platform="cli", warning_callback=told.append)
-    except Exception:
-        pass  # Hermes catches it (and only logs it); the user learns it from the warning line
-    else:
-        raise AssertionError("initialize opened a ledger that is not a database")
+    provider.initialize("s1", hermes_home=str(tmp_path), platform="cli", warning_callback=told.append)  # opens on a thread
+    assert provider.session is None  # waits for the opening, which failed
     assert len(told) == 1 and told[0].startswith("factledger memory: off for this session: cannot open memory")
+    answer = json.loads(provider.handle_tool_call("factledger_profile", {}))
+    assert answer["error"].startswith("factledger memory is unavailable: ") and "database" in answer["error"]
 
 
 def test_exit_waits_once_and_briefly_for_a_slow_digest(hermes_runtime, tmp_path):
@@ -125,3 +127,22 @@ def test_exit_waits_once_and_briefly_for_a_slow_digest(hermes_runtime, tmp_path)
     with Ledger.open(paths.ledger_path, read_only=True) as ledger:
         assert [c.value for c in ledger.current(predicate="plays")] == ["the cello"]
         assert Journal(ledger).backlog_size() == 0
+
+
+def test_a_slow_exit_digest_is_told_on_stderr_when_hermes_silences_its_warning_line(hermes, hermes_home: HermesPaths, capsys):
+    answer = threading.Event()
+    with FakeOpenAI([hold(answer, tool_call("Extraction", CELLO))]) as digest_model:
+        write_settings(hermes_home, exit_wait_seconds=0.5, model={"base_url": digest_model.base_url, "name": "digest-model"})
+        chat = hermes.chat()
+        chat.agent.suppress_status_output = True  # what `hermes chat -q` sets after building the agent (cli.py)
+        hermes.server.push(ModelReply.say("Noted."))
+        chat.say("I play the cello on weekends.")
+        capsys.readouterr()
+        try:
+            chat.end()  # Hermes's exit: on_session_end, then shutdown
+        finally:
+            answer.set()
+    seen = capsys.readouterr()
+    told = [line for line in seen.err.splitlines() if line.startswith("factledger memory: ")]
+    assert len(told) == 1 and "did not finish within 0.5 s" in told[0] and "next session" in told[0], seen.err
+    assert "factledger" not in seen.out  # stdout stays the reply's

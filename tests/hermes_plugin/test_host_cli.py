@@ -40,6 +40,9 @@ def test_hermes_runs_factledger_commands_on_its_home(hermes_runtime, tmp_path):
     accepted = subprocess.run([str(HERMES), "factledger", "review", "accept", str(proposal["id"]), "--json"], env=env,
                               capture_output=True, text=True, timeout=120)
     assert accepted.returncode == 0, accepted.stderr
+    # The proposal came with its definition: the operator is told what it means, not asked to define it.
+    assert "note: 'lives_in' is new to this ledger; this accept defined it as the proposal gives it: one value at a time" in accepted.stderr
+    assert "never defined" not in accepted.stderr and "warning" not in accepted.stderr
     with Ledger.open(paths.ledger_path) as ledger:
         assert [c.value for c in ledger.current(["s"])] == ["Lisbon"]
 
@@ -52,3 +55,35 @@ def test_status_and_errors_keep_their_exit_status(tmp_path, capsys):
     assert run("review", ["accept", "999"], paths=paths) == 2  # a clear error, not a traceback
     assert "proposal" in capsys.readouterr().err
     assert run("demo", [], paths=paths) == 2  # not an operator command of the host
+
+
+def test_factledger_status_is_a_command_of_its_own(tmp_path):
+    paths = _home_with_a_pending_proposal(tmp_path)
+    result = CliRunner().invoke(cli, ["status", "--hermes-home", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    lines = json.loads(result.output)
+    assert lines["pending_reviews"] == 1 and lines["ledger"] == str(paths.ledger_path)
+    assert "rules extractor" in lines["digest_model"] and "the default" in lines["digest_model"]
+    paths.settings_path.write_text("exclude:\n  platform: [discord]\n")
+    result = CliRunner().invoke(cli, ["status", "--hermes-home", str(tmp_path)])
+    assert result.exit_code == 1 and "settings_error: exclude.platform" in result.output
+
+
+def test_erase_names_the_person_in_words_and_says_where_it_erased(tmp_path, capsys):
+    from factledger.hermes_plugin.scope import HermesIdentity, derive_scopes
+
+    paths = HermesPaths(tmp_path)
+    assert CliRunner().invoke(cli, ["hermes", "install", "--hermes-home", str(tmp_path)]).exit_code == 0
+    local = derive_scopes(HermesIdentity("s1", platform="cli", agent_identity="default", agent_workspace="hermes")).durable
+    op = {"op": "add", "scope": local, "subject": "user", "predicate": "lives_in", "value": "Munich"}
+    assert CliRunner().invoke(cli, ["--db", str(paths.ledger_path), "apply", "-"], input=json.dumps(op) + "\n").exit_code == 0
+
+    assert run("erase", ["--user", "local", "--chat", "telegram:-1", "--subject", "user", "--predicate", "lives_in",
+                         "--yes"], paths=paths) == 2
+    assert "error: chat: give --user" in capsys.readouterr().err
+    assert run("erase", ["--user", "local", "--profile", "default", "--subject", "user", "--predicate", "lives_in",
+                         "--value", "Munich", "--yes"], paths=paths) in (0, 1)  # 1: a Hermes copy named as not reached
+    out = capsys.readouterr().out
+    assert "erased 1 version(s)" in out and "in long-term memory of the local user (profile default)" in out
+    with Ledger.open(paths.ledger_path, read_only=True) as ledger:
+        assert ledger.current([local]) == []

@@ -109,6 +109,13 @@ def test_doctor_reports_malformed_settings(tmp_path: Path):
     code, report = doctor(tmp_path)
     assert failing(report) == {"settings"}
 
+    # a key that would be silently ignored (a typo) fails doctor too, naming it
+    (tmp_path / "factledger" / "config.yaml").write_text("exclude:\n  platform: [discord]\n")
+    code, report = doctor(tmp_path)
+    assert code == 1 and failing(report) == {"available", "settings"}
+    assert "exclude.platform: 'platform' is not a setting; did you mean 'platforms'?" in next(
+        c["detail"] for c in report["checks"] if c["name"] == "settings")
+
 
 def test_doctor_reads_the_ledger_without_creating_or_changing_it(tmp_path: Path):
     install(tmp_path, "--set-provider")

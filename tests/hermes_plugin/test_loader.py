@@ -8,6 +8,8 @@ from __future__ import annotations
 from factledger.hermes_plugin.provider import FactledgerMemoryProvider
 from factledger.hermes_plugin.tools import TOOL_NAMES
 
+from .conftest import run_cli
+
 
 def make_agent(run_agent, server):
     return run_agent.AIAgent(
@@ -49,3 +51,22 @@ def test_a_shim_hermes_cannot_recognise_is_not_loaded(hermes_runtime, hermes_hom
     hermes_home.shim.write_text("def register(ctx):\n    from factledger.hermes_plugin.provider import register as r\n    r(ctx)\n")
     agent = make_agent(hermes_runtime, model_server)
     assert agent._memory_manager is None or agent._memory_manager.get_provider("factledger") is None
+
+
+def test_hermes_reads_the_plugin_manifest_as_bundled_providers_are_read(hermes_runtime, tmp_path):
+    """plugin.yaml's pip_dependencies and requires_env, as Hermes's own setup and web UI read them; no
+    config_schema.py (its panel would write a file the provider does not read)."""
+    from hermes_constants import reset_hermes_home_override, set_hermes_home_override
+
+    assert run_cli("hermes", "install", "--hermes-home", str(tmp_path), "--set-provider").exit_code == 0
+    token = set_hermes_home_override(tmp_path)
+    try:
+        from hermes_cli import web_server
+        from plugins.memory.config_schema import get_provider_config_schema
+
+        manifest = web_server._memory_provider_setup_manifest("factledger")
+        assert manifest["pip_dependencies"] == ["factledger"] and manifest["required_env"] == []
+        assert web_server._memory_provider_dependencies_installed(manifest)  # imports here: nothing to install
+        assert get_provider_config_schema("factledger") is None
+    finally:
+        reset_hermes_home_override(token)

@@ -53,6 +53,8 @@ def test_a_cloned_profile_is_found_and_installed(hermes_runtime, tmp_path: Path,
     assert run_cli("hermes", "install", "--hermes-home", str(root), "--set-provider").exit_code == 0
     code, report = doctor(root)
     assert code == 0 and "profiles" not in {c["name"] for c in report["checks"]}  # no profiles yet: nothing said
+    parent_settings = "# the parent's own file\ndigest:\n  policy: strict   # review everything\n"
+    HermesPaths(root).settings_path.write_text(parent_settings)
 
     hermes_cli(root, "profile", "create", "coder", "--clone", "--no-alias")
     clone = root / "profiles" / "coder"
@@ -60,7 +62,7 @@ def test_a_cloned_profile_is_found_and_installed(hermes_runtime, tmp_path: Path,
     assert loads_in(root) and not loads_in(clone)  # the defect: the clone would run without memory
 
     code, report = doctor(root)
-    assert code == 0  # this home still loads; the finding is about another profile
+    assert code == 1 and report["would_load"] and not report["ok"]  # this home loads; a profile does not
     assert not check(report, "profiles")["ok"] and check(report, "profiles")["detail"].endswith(": coder")
     assert "--all-profiles" in check(report, "profiles")["fix"]
     code, report = doctor(clone)
@@ -77,6 +79,7 @@ def test_a_cloned_profile_is_found_and_installed(hermes_runtime, tmp_path: Path,
     assert code == 0 and check(report, "profiles")["ok"]
     assert "profiles_without_plugin" not in hermes_cli(root, "memory", "status")
     assert HermesPaths(clone).state_dir.is_dir()  # the clone's memory is its own, next to its config
+    assert HermesPaths(clone).settings_path.read_text() == parent_settings  # ... with its parent's settings
 
 
 def test_all_profiles_refuses_a_foreign_plugin_and_writes_nothing(tmp_path: Path):
@@ -94,3 +97,18 @@ def test_all_profiles_refuses_a_foreign_plugin_and_writes_nothing(tmp_path: Path
     assert not (root / "plugins").exists() and not (root / "profiles" / "a" / "plugins").exists()
     assert foreign.read_text() == "# someone else's plugin\n"
     assert run_cli("hermes", "install", "--all-profiles", "--set-provider", "--hermes-home", str(root)).exit_code == 2
+
+
+def test_fresh_settings_gives_the_profiles_the_defaults(tmp_path: Path):
+    from factledger.hermes_plugin.settings import DEFAULT_SETTINGS_TEXT
+
+    root = tmp_path / "hermes"
+    (root / "profiles" / "a").mkdir(parents=True)
+    (root / "profiles" / "a" / "config.yaml").write_text("memory:\n  provider: factledger\n")
+    HermesPaths(root).settings_path.parent.mkdir(parents=True)
+    HermesPaths(root).settings_path.write_text("digest:\n  policy: strict\n")
+    assert run_cli("hermes", "install", "--fresh-settings", "--hermes-home", str(root)).exit_code == 2
+    result = run_cli("hermes", "install", "--all-profiles", "--fresh-settings", "--hermes-home", str(root))
+    assert result.exit_code == 0, result.output
+    assert HermesPaths(root / "profiles" / "a").settings_path.read_text() == DEFAULT_SETTINGS_TEXT
+    assert HermesPaths(root).settings_path.read_text() == "digest:\n  policy: strict\n"

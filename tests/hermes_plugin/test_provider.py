@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from factledger.hermes_plugin.memory import WARM_AT_PREFETCH
 from factledger.hermes_plugin.provider import SYSTEM_PROMPT_BLOCK, FactledgerMemoryProvider
 from factledger.hermes_plugin.tools import TOOL_SCHEMAS
 from factledger.ledger import Ledger
@@ -144,7 +145,9 @@ def test_digestion_runs_only_on_the_worker_thread(provider_factory):
 
 def test_an_explicit_write_is_indexed_by_the_worker_before_the_next_prefetch_needs_it(provider_factory, tmp_path):
     provider = provider_factory()
-    provider.on_session_end([])  # the warm-up has built the index
+    for turn in range(WARM_AT_PREFETCH):  # from this prefetch on, the worker loads the vector lane
+        provider.prefetch(f"anything new {turn}?")
+    assert provider.session.digest_pending(wait=True) and provider.session.recall.vectors_ready
     saved = json.loads(provider.handle_tool_call("factledger_remember", {"subject": "user", "predicate": "likes", "value": "jazz"}))
     assert saved["status"] == "applied"
 
@@ -157,6 +160,19 @@ def test_an_explicit_write_is_indexed_by_the_worker_before_the_next_prefetch_nee
         time.sleep(0.02)
     assert outbox() == 0  # drained by the worker: the next prefetch has no index work left
     assert "jazz" in provider.prefetch("what music do I like? jazz")
+
+
+def test_a_one_question_session_never_loads_the_vector_lane_and_its_exit_does_not_wait_for_it(provider_factory, tmp_path):
+    provider = provider_factory()
+    provider.prefetch("where do I live?")  # `hermes chat -q`: one prefetch, one turn, exit
+    provider.sync_turn("I live in Oslo.", "Noted.")
+    provider.on_session_end([])
+    session = provider.session
+    assert not session.recall.vectors_ready and not session._vectors_wanted
+    provider.shutdown()
+    with Ledger.open(tmp_path / "factledger" / "ledger.db", read_only=True) as ledger:
+        assert [(c.predicate, c.value) for c in ledger.current()] == [("lives_in", "Oslo")]  # digested at exit
+        assert ledger.storage.one("SELECT COUNT(*) FROM recall_outbox")[0] > 0  # the index waits for a later process
 
 
 def test_what_the_last_turns_showed_is_not_repeated_until_the_context_is_compressed(provider_factory, tmp_path):

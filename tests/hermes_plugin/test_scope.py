@@ -125,3 +125,26 @@ def test_distinct_identities_never_share_a_durable_scope(user_a, agent_a, user_b
     b = scopes(platform="slack", user_id=user_b, agent_identity=agent_b or "default")
     if (user_a.strip(), agent_a.strip() or "default") != (user_b.strip(), agent_b.strip() or "default"):
         assert a.durable is None or a.durable != b.durable
+
+
+def test_an_operator_names_scopes_in_words_and_reads_them_back_in_words():
+    from factledger.hermes_plugin.scope import describe_scope, scope_for
+    from factledger.ledger import ValidationError
+
+    telegram = HermesIdentity("s1", platform="telegram", user_id="12345", chat_id="-100", chat_type="group",
+                              agent_identity="coder", agent_workspace="hermes")
+    scopes = derive_scopes(telegram)
+    assert scope_for(profile="coder", user="telegram:12345") == scopes.durable
+    assert scope_for(user="local") == derive_scopes(HermesIdentity("s", platform="tui", agent_identity="default",
+                                                                   agent_workspace="hermes")).durable
+    anonymous = derive_scopes(HermesIdentity("s", platform="discord", chat_id="-7", agent_identity="default",
+                                             agent_workspace="hermes"))
+    assert scope_for(chat="discord:-7") == anonymous.scratch
+    assert describe_scope(scopes.durable) == "long-term memory of telegram user 12345 (profile coder)"
+    assert describe_scope(scopes.scratch) == "chat memory of telegram user 12345 in telegram chat -100 (profile coder)"
+    assert describe_scope(anonymous.scratch) == "memory of discord chat -7, no user id (profile default)"
+    assert describe_scope("demo") == "scope demo"
+    for words, field in ((dict(user="telegram"), "user"), (dict(), "user"), (dict(chat="local:x"), "chat")):
+        with pytest.raises(ValidationError) as err:
+            scope_for(**words)
+        assert err.value.field == field

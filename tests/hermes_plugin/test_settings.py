@@ -52,3 +52,34 @@ def test_malformed_settings_name_the_key(tmp_path, text, field):
     with pytest.raises(ValidationError) as err:
         ProviderSettings.load(path)
     assert err.value.field == field
+
+
+def test_yaml_boolean_words_as_keys_read_as_written(tmp_path):
+    # YAML 1.1 reads a plain `off:` / `on:` as the keys False / True; the settings read them as the words.
+    path = tmp_path / "config.yaml"
+    path.write_text("recall:\n  group_long_term:\n    default: yes\n    off: [discord, 'telegram:-100']\n    on: [-42]\n")
+    settings = ProviderSettings.load(path)
+    assert settings.group_long_term_off == ("discord", "telegram:-100") and settings.group_long_term_on == ("-42",)
+    assert not settings.recalls_long_term("discord", "-1", "group") and settings.recalls_long_term("discord", "-42", "group")
+    assert not settings.recalls_long_term("telegram", "-100", "group")
+    assert ProviderSettings.load(path) == ProviderSettings.from_mapping(
+        {"recall": {"group_long_term": {"off": ["discord", "telegram:-100"], "on": ["-42"]}}})
+
+
+@pytest.mark.parametrize(
+    "text, field, words",
+    [
+        ("exclude:\n  platform: [discord]\n", "exclude.platform", "did you mean 'platforms'"),
+        ("recall:\n  group_long_term:\n    of: [discord]\n", "recall.group_long_term.of", "did you mean 'off'"),
+        ("digest:\n  modle: {}\n", "digest.modle", "did you mean 'model'"),
+        ("colour: blue\n", "colour", "known here: database_url"),
+        ("exclude:\n  platforms: [no]\n", "exclude.platforms[0]", "YAML boolean"),
+        ("digest:\n  policy: auto\n  batch_size: 4\n  policy: strict\n", "policy", "lines 2 and 4"),
+    ],
+)
+def test_a_key_that_would_be_ignored_or_misread_is_an_error_naming_it(tmp_path, text, field, words):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(ValidationError) as err:
+        ProviderSettings.load(path)
+    assert err.value.field == field and words in str(err.value)
