@@ -23,7 +23,7 @@ _HOMES = {  # name -> the module that defines it
     'ExtractionRequest': '.extractor',
     'Extractor': '.extractor',
     'ExtractorError': '.extractor',
-    'build_extractor': '.extractor',
+    'build_extractor': '.build',
     'ground': '.grounding',
     'Journal': '.journal',
     'erase_journal': '.journal',
@@ -101,7 +101,8 @@ if TYPE_CHECKING:  # type checkers and editors see the names as before
     from .digester import Digester
     from .erasure import MentionsErased, erase_mentions
     from .explicit import forget, remember, request_erase
-    from .extractor import ExtractionRequest, Extractor, ExtractorError, build_extractor
+    from .build import build_extractor
+    from .extractor import ExtractionRequest, Extractor, ExtractorError
     from .grounding import ground
     from .journal import Journal, erase_journal, journal_ids, prune_said_before
     from .model import AppendOutcome, Confirmation, DigestReport, Draft, ExplicitWrite, JournalEntry, Proposal, Rejection, Turn

@@ -7,7 +7,6 @@ from typing import Protocol
 
 from factledger.ledger import ClaimVersion, LedgerError, Predicate
 
-from .config import DigestConfig
 from .model import Draft, JournalEntry
 
 
@@ -79,15 +78,3 @@ class WindowExtractor(Extractor, Protocol):
     window_chars: int  # and at most this many characters of their text
 
     def extract_window(self, request: WindowRequest) -> dict[int, list[Draft]]: ...
-
-
-def build_extractor(config: DigestConfig | None = None) -> Extractor:
-    """The LLM extractor when a model is configured, else the offline rules extractor."""
-    config = config or DigestConfig()
-    if config.uses_model:
-        from .llm import LLMExtractor  # imported here so a rules-only run never loads instructor
-
-        return LLMExtractor(config)
-    from .rules import RulesExtractor
-
-    return RulesExtractor()

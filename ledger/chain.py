@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING
 from .chain_key import ChainKey
 from .errors import ValidationError
 from .model import ClaimVersion, Transaction
-from .recorder import ChainKeying, ChainText, LedgerRecorder, VersionHash, ledger_recorder
+from .engines import ledger_recorder
+from .recorder import ChainKeying, ChainText, LedgerRecorder, VersionHash
 
 if TYPE_CHECKING:
     from .engines import AnyStorage

@@ -2,7 +2,7 @@
 `verify` need from the database, as typed methods (the eventsourcing library's recorders).
 
 One implementation per engine — ledger/sqlite_erase_recorder.py and ledger/pg_erase_recorder.py — chosen
-by `erase_recorder(storage)` from an explicit mapping on `storage.engine`. Methods take and return the
+by `engines.erase_recorder(storage)` from an explicit mapping on `storage.engine`. Methods take and return the
 project's own types (ClaimVersion, ExportRecord, Finding, ScrubReport), never driver rows; the SQL and
 each engine's dialect live in those two modules and in schema/.
 """
@@ -164,13 +164,3 @@ class Recorder(ErasureRecorder, VerifyRecorder, Protocol):
     """Both interfaces: each engine's module implements them on one class."""
 
 
-def erase_recorder(storage: Any) -> Recorder:
-    """The recorder for `storage`'s engine (an explicit mapping, no lookup by naming convention)."""
-    from .pg_erase_recorder import PostgresErasureRecorder
-    from .sqlite_erase_recorder import SqliteErasureRecorder
-
-    engines: dict[str, type] = {"sqlite": SqliteErasureRecorder, "postgres": PostgresErasureRecorder}
-    try:
-        return engines[storage.engine](storage)
-    except KeyError:
-        raise ValueError(f"no erase recorder for engine {storage.engine!r}") from None

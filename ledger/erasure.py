@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .erase_recorder import GuardRow, Recorder, TombstoneRow, erase_recorder
+from .engines import erase_recorder
+from .erase_recorder import GuardRow, Recorder, TombstoneRow
 from .errors import NotFoundError, PermissionDenied, StorageError, ValidationError
 from .keys import content_hash, key, keyed_hash, normalise, predicate_key
 from .model import ClaimVersion, Transaction
+from .values import check_principal, check_scope
 
 if TYPE_CHECKING:
     from .store import Ledger
@@ -211,8 +213,6 @@ class Erasure:
         family: ScopeFamily | None = None,
     ) -> EraseResult:
         """See Ledger.erase."""
-        from .store import check_principal, check_scope  # store imports this module
-
         ledger, recorder = self.ledger, self.recorder
         check_principal(principal)
         if not principal.startswith("operator:"):

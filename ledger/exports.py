@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .erase_recorder import ExportRecord, erase_recorder
+from .engines import erase_recorder
+from .erase_recorder import ExportRecord
 from .errors import ValidationError
 
 if TYPE_CHECKING:

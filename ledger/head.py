@@ -28,7 +28,7 @@ from typing import Any
 from .chain import GENESIS
 from .chain_key import ChainKey
 from .errors import ValidationError
-from .recorder import ledger_recorder
+from .engines import ledger_recorder
 from .times import utc_now
 
 FORMAT = "factledger-head-v1"

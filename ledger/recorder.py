@@ -2,7 +2,7 @@
 (ledger/chain.py) issue, as typed methods over the project's own records.
 
 One implementation per engine: ledger/sqlite_recorder.py and ledger/pg_recorder.py, chosen by
-`ledger_recorder(storage)` from an explicit mapping on `storage.engine`. The SQL and its dialect live
+`engines.ledger_recorder(storage)` from an explicit mapping on `storage.engine`. The SQL and its dialect live
 in those two modules (and in schema/); callers never see a driver's row or error.
 """
 
@@ -256,19 +256,6 @@ class LedgerRecorder(Protocol):
     def chain_links(self) -> dict[int, str]: ...
 
     def transactions(self) -> Iterator[Transaction]: ...
-
-
-def ledger_recorder(storage: Any) -> LedgerRecorder:
-    """The recorder for this storage's engine."""
-    from .pg_recorder import PostgresLedgerRecorder
-    from .sqlite_recorder import SqliteLedgerRecorder
-
-    recorders: dict[str, type] = {"sqlite": SqliteLedgerRecorder, "postgres": PostgresLedgerRecorder}
-    try:
-        recorder = recorders[storage.engine]
-    except KeyError:
-        raise ValueError(f"no ledger recorder for engine {storage.engine!r}") from None
-    return recorder(storage)
 
 
 def version_hash_from_row(row: Any) -> VersionHash:

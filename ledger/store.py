@@ -25,44 +25,19 @@ from .chain_key import DEFAULT_KEY, ChainKey, KeyFile, default_key_path
 from .erasure import EraseResult, Erasure, ScopeFamily, redact_spans
 from .errors import ErasedError, ValidationError
 from .keys import key, predicate_key
-from .model import PRINCIPAL_KINDS, ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
-from .engines import AnyStorage, open_storage
-from .recorder import NewVersion, SlotQuery, ledger_recorder
+from .model import ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
+from .engines import AnyStorage, ledger_recorder, open_storage
+from .recorder import NewVersion, SlotQuery
 from .storage import BUSY_TIMEOUT
 from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
-from .values import check_identifier, check_value
+from .values import check_identifier, check_principal, check_scope, check_value
 
-_PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
 DEFAULT_TEMPLATE = "{subject} {predicate} {value}"
 # How far an explicit (import) tx_time may lie ahead of the clock. A later one would make every write
 # dated by the clock land after it (tx time only increases). 0006_integrity.sql holds the same bound.
 MAX_CLOCK_SKEW = timedelta(minutes=5)
 
 SlotKey = tuple[str, str, str]  # (scope, subject_key, predicate)
-
-
-
-
-def check_principal(principal: object) -> str:
-    if isinstance(principal, str):
-        check_identifier(principal, "principal")
-    if not isinstance(principal, str) or not _PRINCIPAL.match(principal):
-        raise ValidationError(
-            f"{principal!r} is not a principal; use one of {', '.join(k + ':<name>' for k in PRINCIPAL_KINDS)}",
-            field="principal",
-        )
-    return principal
-
-
-def check_scope(scope: object) -> str:
-    if not isinstance(scope, str) or not scope.strip():
-        raise ValidationError("must be a non-empty string", field="scope")
-    return _checked_scope(scope) if type(scope) is str else check_identifier(scope, "scope")
-
-
-@lru_cache(maxsize=4096)  # a transaction names few scopes, many times
-def _checked_scope(scope: str) -> str:
-    return check_identifier(scope, "scope")
 
 
 def _sources(source: object, field_name: str = "source") -> tuple[str, ...]:

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from .errors import ValidationError
+from .model import PRINCIPAL_KINDS
 
 # -- limits (characters, after cleaning) ------------------------------------------------------------
 
@@ -225,3 +227,29 @@ def secret_kinds(text: str) -> list[str]:
     kinds = ["private key"] if PRIVATE_KEY.search(text) else []
     kinds += redact_secrets(text)[1]
     return sorted(set(kinds))
+
+
+# A principal: its kind, a colon, a name.
+_PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
+
+
+def check_principal(principal: object) -> str:
+    if isinstance(principal, str):
+        check_identifier(principal, "principal")
+    if not isinstance(principal, str) or not _PRINCIPAL.match(principal):
+        raise ValidationError(
+            f"{principal!r} is not a principal; use one of {', '.join(k + ':<name>' for k in PRINCIPAL_KINDS)}",
+            field="principal",
+        )
+    return principal
+
+
+def check_scope(scope: object) -> str:
+    if not isinstance(scope, str) or not scope.strip():
+        raise ValidationError("must be a non-empty string", field="scope")
+    return _checked_scope(scope) if type(scope) is str else check_identifier(scope, "scope")
+
+
+@lru_cache(maxsize=4096)  # a transaction names few scopes, many times
+def _checked_scope(scope: str) -> str:
+    return check_identifier(scope, "scope")

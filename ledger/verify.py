@@ -20,7 +20,8 @@ from typing import Any
 from . import chain
 from .chain_key import ChainKey
 from .errors import LedgerError
-from .erase_recorder import Finding, VerifyRecorder, erase_recorder
+from .engines import erase_recorder
+from .erase_recorder import Finding, VerifyRecorder
 from .head import Head, compare
 from .store import Ledger
 

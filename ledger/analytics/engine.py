@@ -64,7 +64,8 @@ from .feed import Feed, FeedReader
 from .guard import LEDGER_CATALOG, SAFE_TABLE_FUNCTIONS, check_query, describing_prefix, read_names
 from .output import CsvWriter
 from .params import Params, bind
-from .recorder import HeadRecorder, head_recorder
+from ..engines import head_recorder
+from .recorder import HeadRecorder
 from .rewrite import Rewriter
 from .views import (
     GENERIC_TABLES,

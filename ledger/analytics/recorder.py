@@ -6,7 +6,7 @@ and parsing this schema costs about 1.5 ms each time; the head check runs before
 goes through a connection that stays open instead (a few microseconds on SQLite, one round trip on
 PostgreSQL). The copies themselves still go through DuckDB's scanners.
 
-One implementation per engine: sqlite_recorder.py and pg_recorder.py, chosen by `head_recorder` from
+One implementation per engine: sqlite_recorder.py and pg_recorder.py, chosen by `engines.head_recorder` (ledger/engines.py) from
 an explicit mapping on `storage.engine`.
 """
 
@@ -54,16 +54,6 @@ class HeadRecorder(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-def head_recorder(storage: Any, tables: Sequence[str] | None = None) -> HeadRecorder:
-    """The head reader for `storage`'s engine; `tables` are the ledger's tables (an old ledger opened
-    without migrating may lack the erase tables), read from its catalog when not given."""
-    from .pg_recorder import PostgresHeadRecorder
-    from .sqlite_recorder import SqliteHeadRecorder
-
-    implementations: dict[str, type] = {"sqlite": SqliteHeadRecorder, "postgres": PostgresHeadRecorder}
-    return implementations[storage.engine](storage, tables)
 
 
 class SharedHeadReads:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from factledger.ledger.erase_recorder import GuardRow, erase_recorder
+from factledger.ledger.engines import erase_recorder
+from factledger.ledger.erase_recorder import GuardRow
 from factledger.ledger.storage import Storage
 
 T1 = "2025-01-01T00:00:00.000000Z"

@@ -189,7 +189,7 @@ def test_cli_erase_asks_like_factledger_erase(ledger_path: Path, tmp_path: Path)
     sql = f"ERASE FROM claims WHERE {SLOT} AND value = 'Paris'"
     index = ["--index-dir", str(tmp_path / "vectors")]
     declined = invoke(ledger_path, "sql", "--write", *index, sql, stdin="n\n")
-    assert declined.exit_code == 2 and "Erase Ann lives_in Paris in home?" in declined.output
+    assert declined.exit_code == 2 and "Erase Ann lives_in Paris in scope home" in declined.output
     with Ledger.open(ledger_path) as ledger:
         assert ledger.storage.query("SELECT count(*) FROM tombstones")[0][0] == 0
     done = invoke(ledger_path, "sql", "--write", "--yes", "--json", *index, sql)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from factledger.ledger import BusyError, Ledger, StorageError, chain
-from factledger.ledger.recorder import ledger_recorder
+from factledger.ledger.engines import ledger_recorder
 from tests.strategies import GRID, PROBE_TIMES, SLOTS, apply_history, histories
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -e '.[postgres]')")
