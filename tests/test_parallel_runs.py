@@ -70,6 +70,8 @@ def test_modules_with_a_slow_test_go_first_then_the_largest(pytester: pytest.Pyt
                         test_c=_module(log, ["c1", "c2"], slow="c2"))
     pytester.makeini("[pytest]\nmarkers =\n    slow: long-running\n")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)  # this test may itself run in a worker: the inner serial run is not one
 
     serial = pytester.runpytest_subprocess("-p", "tests.support.parallel", "-p", "no:cacheprovider")
     serial.assert_outcomes(passed=8)
