@@ -94,6 +94,11 @@ def new_ledger_location(request: pytest.FixtureRequest, ledger_engine: str, tmp_
         _drop_postgres_database(cluster, name)
 
 
+# == Parallel runs: `./dev test` runs pytest-xdist workers (tests/support/parallel.py orders the modules) ==
+
+from tests.support.parallel import pytest_collection_modifyitems  # noqa: E402,F401  (a hook: conftest exports it)
+
+
 # == PostgreSQL: one throwaway cluster per test session (tests/support/postgres_cluster.py) ==========
 
 

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +19,6 @@ if not (CHROMIUM and DRIVER):
         raise RuntimeError("CI: chromium and chromium-driver must be installed (.ci/run installs them)")
     pytest.skip("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)", allow_module_level=True)
 
-import uvicorn  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -34,16 +30,10 @@ from factledger.cli.ui.security import Guard  # noqa: E402
 from factledger.digest import get_proposal, list_rejections  # noqa: E402
 from factledger.ledger import Ledger  # noqa: E402
 
-from .ui_support import SCRIPT, seed, seed_backlog  # noqa: E402
+from .ui_support import SCRIPT, seed, seed_backlog, serving  # noqa: E402
 
 TOKEN = "browser-test-operator-token-0123"
 SLOT = "/slot?scope=chat&subject=user&predicate=lives_in"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -51,18 +41,8 @@ def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("ui") / "l.db"
     ids = seed(db)
     ids["backlog"] = seed_backlog(db, 6)  # sessions s-a (3) and s-b (3)
-    port = _free_port()
-    config = uvicorn.Config(create_app(db, guard=Guard(TOKEN, "operator:rita")), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", db, ids
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serving(create_app(db, guard=Guard(TOKEN, "operator:rita"))) as port:
+        yield f"http://127.0.0.1:{port}", db, ids
 
 
 @pytest.fixture(scope="module")

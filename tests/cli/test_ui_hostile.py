@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
-import threading
-import time
 
 import pytest
 
 pytest.importorskip("fastapi", reason="the ui extra (fastapi) is not installed")
-import uvicorn  # noqa: E402
 
 from factledger.cli.ui.app import create_app  # noqa: E402
 from factledger.cli.ui.security import Guard  # noqa: E402
 from factledger.digest import get_proposal  # noqa: E402
 from factledger.ledger import Ledger  # noqa: E402
 
-from .ui_support import seed  # noqa: E402
+from .ui_support import seed, serving  # noqa: E402
 
 TOKEN = "a-test-operator-token-0123456789"
 GUARD = Guard(TOKEN, "operator:rita")
@@ -32,20 +28,8 @@ GUARD = Guard(TOKEN, "operator:rita")
 def server(tmp_path_factory):
     db = tmp_path_factory.mktemp("ui-hostile") / "l.db"
     ids = seed(db)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(db, guard=GUARD, hosts=("127.0.0.1",)), host="127.0.0.1", port=port,
-                                        log_level="critical"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if srv.started:
-            break
-        time.sleep(0.05)
-    yield port, db, ids
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serving(create_app(db, guard=GUARD, hosts=("127.0.0.1",)), log_level="critical") as port:
+        yield port, db, ids
 
 
 def request(port: int, method: str, path: str, *, host: str | None = None, headers: dict[str, str] | None = None,

@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from factledger.digest import Digester, Journal, RulesExtractor, Turn, list_proposals, reject
@@ -51,3 +56,28 @@ def seed_backlog(db: Path, count: int, *, scope: str = "chat") -> list[int]:
         Digester(ledger, RulesExtractor(), policy="strict").run()
         held = [p for p in list_proposals(ledger, status="pending", scope=scope, limit=count + 100) if p.value and p.value.startswith("thing")]
         return sorted(p.id for p in held)
+
+
+@contextmanager
+def serving(app, *, log_level: str = "warning") -> Iterator[int]:
+    """`app` under uvicorn in a thread, on a loopback socket bound and listening before the server starts:
+    the kernel picks the port and it is never released, so parallel test workers cannot race for it, and a
+    request made before uvicorn is ready waits in the queue instead of being refused. Yields the port."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    srv = uvicorn.Server(uvicorn.Config(app, log_level=log_level))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not srv.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert srv.started, "uvicorn did not start serving the page"
+        yield sock.getsockname()[1]
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=30)
+        sock.close()

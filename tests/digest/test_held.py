@@ -160,6 +160,7 @@ def _fill(ledger, scope: str = "chat", notes: int = 10_000) -> None:
         tx.add("elsewhere", "user", "works_at", "Fernhill Analytics", valid_from="2025-01-01")
 
 
+@pytest.mark.slow  # ten thousand facts written first
 @pytest.mark.both_engines
 def test_a_window_gets_the_facts_it_talks_about_among_ten_thousand(fresh_ledger) -> None:
     _fill(fresh_ledger)

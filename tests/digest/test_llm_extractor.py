@@ -201,6 +201,7 @@ def _held_lines(prompt: str) -> list[str]:
     return [line for line in section.splitlines()[1:] if line.startswith("- ")]
 
 
+@pytest.mark.slow  # ten thousand facts written first
 @pytest.mark.both_engines
 def test_the_model_sees_the_held_facts_its_window_talks_about_among_ten_thousand(fresh_ledger) -> None:
     with fresh_ledger.transaction(principal="import:test") as tx:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from factledger.hermes_plugin.provider import SYSTEM_PROMPT_BLOCK
@@ -25,6 +26,7 @@ def run(command: list[str], home: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
 
 
+@pytest.mark.slow  # `hermes chat` processes
 def test_hermes_chat_uses_factledger_from_an_installed_home(tmp_path, model_server):
     home = tmp_path / "home"
     assert run([str(BIN / "factledger"), "hermes", "install", "--set-provider"], home).returncode == 0

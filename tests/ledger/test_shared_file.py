@@ -89,6 +89,7 @@ def _values(db: Path) -> set[str]:
     return {row["value"] for row in json.loads(done.stdout)}
 
 
+@pytest.mark.slow  # a holder process and CLI processes per case
 @pytest.mark.parametrize("how", ["front-door", "live", "companion"])
 def test_a_process_that_ran_sql_loses_no_acknowledged_write(tmp_path: Path, how: str) -> None:
     db = tmp_path / "ledger.db"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,7 @@ def probes(ends: list[str]) -> st.SearchStrategy:
     return st.lists(st.tuples(instant, instant, st.booleans(), st.booleans()), min_size=1, max_size=10)
 
 
+@pytest.mark.slow  # 40 histories, each asked through DuckDB
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(history=histories(max_transactions=8, max_ops=3), mode=st.sampled_from(["live", "snapshot", "companion"]),
        data=st.data())

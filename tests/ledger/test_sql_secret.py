@@ -65,6 +65,7 @@ def test_the_attached_file_is_refused_by_name_with_its_position(secret_ledger, q
     assert "ledger_file" in refused.value.message
 
 
+@pytest.mark.slow  # a one-question session per refused query
 def test_a_one_question_session_refuses_it_too(secret_ledger) -> None:
     location, secret = secret_ledger
     with Analytics(location, mode="companion"):

@@ -390,6 +390,7 @@ class LedgerMachine(RuleBasedStateMachine):
                         assert (v.value_key, v.valid_from, v.valid_to) not in expected, f"{v} closed and rewritten at {t}"
 
 
+@pytest.mark.slow  # 100 state-machine runs of 40 steps on SQLite, 25 on PostgreSQL
 @pytest.mark.both_engines
 def test_ledger_matches_reference_model(ledger_engine, new_ledger_location) -> None:
     profile = PROFILES[os.environ.get("FACTLEDGER_HYPOTHESIS", "ci")]
