@@ -69,7 +69,6 @@ _HOMES = {  # name -> the module that defines it
     'queue_filter': '.queue',
     'queue_page': '.queue',
     'RulesExtractor': '.rules',
-    'sanitise': '.sanitise',
     'Kept': '.undo',
     'UndoResult': '.undo',
     'session_turns': '.undo',
@@ -79,7 +78,11 @@ _HOMES = {  # name -> the module that defines it
     'PermissionDenied': 'factledger.ledger',
 }
 
-__all__ = sorted(_HOMES)
+# sanitise is the name of a function and of its module: imported at once, so importing the module
+# (which sets the package attribute) never shadows the function.
+from .sanitise import sanitise  # noqa: E402
+
+__all__ = sorted({*_HOMES, "sanitise"})
 
 
 

@@ -531,7 +531,7 @@ class MemorySession:
 
     def _profile(self, args: ProfileArgs) -> dict[str, Any]:
         """The current facts of this user's readable scopes, about the user first, one line each, in the
-        words the recall block uses: each predicate's template ("user's name is Sam", not "user name Sam")."""
+        words the recall block uses: each predicate's template ("user's name is Noor", not "user name Noor")."""
         from factledger.recall.text import sentence
 
         facts = self.reader.current(list(self._scopes.readable))
