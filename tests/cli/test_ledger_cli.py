@@ -373,6 +373,7 @@ def test_erase_json_and_its_refusals(seeded, runner, ledger_path):
     assert set(report) == {
         "tx", "erased", "scopes", "tombstones", "sources", "journal_entries", "vector_changes", "digest", "scrub",
         "exports_holding_value", "remaining", "complete", "reasons_redacted", "reasons_kept",
+        "hermes_sessions_deleted",
     }
     assert report["complete"] is True and report["remaining"] == []
     assert len(report["erased"]) == 1
