@@ -103,7 +103,8 @@ def _check_keys(data: Mapping[str, Any], section: str) -> None:
     known = KNOWN_KEYS[section]
     for key in data:
         if key not in known:
-            name = f"{section}.{key}" if section else str(key)
+            # A key with no name (`? ''`) is named by its section, or by the file itself.
+            name = f"{section}.{key}" if section and str(key) else (str(key) or section or "settings")
             close = difflib.get_close_matches(str(key), known, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f" (known here: {', '.join(known)})"
             raise ValidationError(f"{key!r} is not a setting{hint}", field=name)

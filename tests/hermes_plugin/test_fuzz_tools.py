@@ -56,6 +56,8 @@ def test_settings_files_load_or_name_the_bad_key(tmp_path_factory, data: bytes) 
         (b"digest:\n  max_delay_seconds: .inf\n", "digest.max_delay_seconds"),
         (b"digest:\n  model:\n    base_url: {a: 1}\n", "digest.model.base_url"),
         (b"digest:\n  policy: [auto]\n", "digest.policy"),
+        (b"? ''\n: null\n", "settings"),
+        (b"digest:\n  ? ''\n  : 1\n", "digest"),
     ],
 )
 def test_each_bad_setting_is_named(tmp_path, text: bytes, field: str) -> None:
