@@ -27,6 +27,7 @@ from factledger.ledger.times import END_OF_TIME, display, parse_optional
 
 from factledger.ledger.keys import normalise as key_normalise
 
+from .asked import asked_for, asks_unsaid_part
 from .config import RecallConfig
 from .embedders import Embedder, default_embedder
 from .index_meta import IndexStatus, index_home, quick_status
@@ -989,6 +990,9 @@ class Recall:
         asked = [w for w in dict.fromkeys(content_words(query)) if w not in subject_words and not w.isdigit()]
         if not asked or not hits:
             return hits
+        thing = asked_for(query)
+        if thing is not None:  # the head's other words are asked of the index too
+            asked += [w for w in sorted(thing.probes()) if w not in asked]
         counts = {w: 0 for w in asked}
         for kind in KINDS:
             for word, n in self._terms[kind].df(asked).items():
@@ -997,9 +1001,13 @@ class Recall:
         # visibility predicate, which were never said in these scopes (one statement).
         maybe = [w for w, n in counts.items() if n == 0]
         never_said = frozenset(self._recorder.never_said(maybe, seen)) if maybe else frozenset()
+        gated = (lambda h: h.kind == FACT) if facts_only else (lambda h: True)
+        if thing is not None and asks_unsaid_part(thing, never_said, (h.text for h in hits), _held_words(named)):
+            # "what's my flight number?" when only the flight was said, "who is my physio?" when no
+            # turn names them: what matches is about the flight, the physio, not what was asked
+            return [h for h in hits if not gated(h)]
         if not never_said:
             return hits
-        gated = (lambda h: h.kind == FACT) if facts_only else (lambda h: True)
         if neighbours_unsaid(query, asked, never_said):
             # "what's my overhead press max?" when only squat and bench maxes were said: most of what
             # it asks about (two words or more) was never said here, so what matches is something else
@@ -1189,6 +1197,14 @@ def _value_groups(value: str, subject: str) -> tuple[tuple[str, ...], ...]:
     together = 1 if len(letters) == 1 else 2 if len(letters) <= 3 else 3
     groups = [(w,) for w in names] + [g for g in itertools.combinations(letters, together) if not set(g) & set(names)]
     return tuple(groups)
+
+
+def _held_words(named: NamedSlots) -> frozenset[str]:
+    """The words that ask for a slot the query names and the scopes hold ("job" for works_at)."""
+    return frozenset(
+        w for predicate in named.predicates
+        for w in [*words(predicate.replace("_", " ")), *PREDICATE_CUES.get(predicate, ())]
+    )
 
 
 def _slot_groups(subject_key: str, predicate: str) -> tuple[tuple[str, ...], ...]:

@@ -150,14 +150,24 @@ def asks_relatives_name(query: str) -> str | None:
     return relation if relation.removesuffix("-in-law") in RELATIVES else None
 
 
+# A capitalised word that names someone: not a weekday, a month or a word that starts a sentence
+# ("Monday is my son's swimming" names nobody).
+_A_NAME = (
+    r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July"
+    r"|August|September|October|November|December|I|The|A|An|And|But|So|Oh|Also|Then|This|That|It|Yes|No|Not"
+    r"|Because|When|If|Today|Tomorrow|Yesterday)\b)[A-Z][\w-]+"
+)
+
+
 def names_relative(text: str, relation: str) -> bool:
     """Whether `text` gives a name to the speaker's `relation` ("my wife Liesel", "Joost, my
-    father-in-law", "my sister is called Ana", "Tom is user's brother")."""
+    father-in-law", "my sister is called Ana", "Tom is user's brother", "user's GP is Dr Okafor")."""
     r = re.escape(relation)
+    owner = r"(?:my|our|(?:the\s+)?user['’]s)"
     return bool(re.search(
-        rf"(?i:\b(?:my|our)\s+{r})(?:['’]s\s+name)?,?\s+(?:is\s+)?(?i:(?:called|named)\s+)?[A-Z][\w-]+"
-        rf"|\b[A-Z][\w-]+,?\s+(?i:(?:my|our|(?:the\s+)?user['’]s)\s+{r})\b"
-        rf"|\b[A-Z][\w-]+\s+(?i:is\s+(?:my|our|(?:the\s+)?user['’]s)\s+{r})\b"
+        rf"(?i:\b{owner}\s+{r})(?:['’]s\s+name)?,?\s+(?:is\s+)?(?i:(?:called|named)\s+)?{_A_NAME}"
+        rf"|\b{_A_NAME},?\s+(?i:{owner}\s+{r})\b"
+        rf"|\b{_A_NAME}\s+(?i:is\s+{owner}\s+{r})\b"
         rf"|(?i:\b{r}\s+(?:is\s+)?(?:called|named))\s+[A-Z]",
         text,
     ))
