@@ -1,8 +1,9 @@
-"""The docs cannot rot: every ```python block of README.md and docs/*.md runs, every `factledger …` line of
-a ```bash block parses as a command of the CLI, and the README's `apply` example applies as pasted.
+"""The docs cannot rot: every ```python block of README.md and the guides in docs/ runs, every `factledger …`
+line of a ```bash block parses as a command of the CLI, and the `apply` example of docs/ledger.md applies
+as pasted.
 
 Python blocks of one file run in order, each in its own interpreter, in one temporary folder that holds
-the ledger the README's `apply` example wrote at the CLI's default path (.factledger/ledger.db)."""
+the ledger that `apply` example wrote at the CLI's default path (.factledger/ledger.db)."""
 
 from __future__ import annotations
 
@@ -48,13 +49,22 @@ def factledger_commands(block: str) -> list[list[str]]:
     return commands
 
 
-def readme_apply_example() -> str:
-    return blocks(ROOT / "README.md", "json")[0][1]
+APPLY_EXAMPLE = ROOT / "docs" / "ledger.md"  # its first ```json block
 
 
-def test_the_readme_apply_example_applies_as_pasted(tmp_path):
+def apply_example() -> str:
+    return blocks(APPLY_EXAMPLE, "json")[0][1]
+
+
+def test_every_guide_the_readme_links_is_checked_here():
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)\)", (ROOT / "README.md").read_text("utf-8")))
+    assert linked, "the README links no guide"
+    assert {f"docs/{path.name}" for path in DOCS[1:]} >= linked
+
+
+def test_the_apply_example_applies_as_pasted(tmp_path):
     db = tmp_path / "ledger.db"
-    result = CliRunner().invoke(cli, ["--db", str(db), "apply", "-"], input=readme_apply_example())
+    result = CliRunner().invoke(cli, ["--db", str(db), "apply", "-"], input=apply_example())
     assert result.exit_code == 0, result.output
     current = json.loads(CliRunner().invoke(cli, ["--db", str(db), "current", "--json"]).stdout)
     assert sorted((v["predicate"], v["value"]) for v in current) == [("likes", "blues")]  # moved away, cat never was
@@ -83,7 +93,7 @@ PYTHON = [path for path in DOCS if blocks(path, "python")]
 @pytest.mark.parametrize("path", PYTHON, ids=[p.name for p in PYTHON])
 def test_every_python_block_runs(path, tmp_path):
     seeded = CliRunner().invoke(cli, ["--db", str(tmp_path / ".factledger" / "ledger.db"), "apply", "-"],
-                                input=readme_apply_example())
+                                input=apply_example())
     assert seeded.exit_code == 0, seeded.output
     for line, code in blocks(path, "python"):
         run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
