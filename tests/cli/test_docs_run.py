@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import click
 from click.testing import CliRunner
 
 from factledger.cli.main import cli
@@ -98,3 +99,45 @@ def test_every_python_block_runs(path, tmp_path):
     for line, code in blocks(path, "python"):
         run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, f"{path.name}:{line}:\n{run.stderr}"
+
+
+INLINE = re.compile(r"`factledger ([^`\n]+)`")
+
+
+def unknown_options(words: list[str]) -> list[str]:
+    """The `--options` of an inline `factledger …` span that its command (or the group above it) does not
+    take. Placeholders, brackets and `…` are not parsed: the words that name subcommands choose the
+    command, and each option that takes a value skips the word after it."""
+    command, ctx, unknown = cli, click.Context(cli), []
+    options = {opt: param for param in cli.get_params(ctx) for opt in [*param.opts, *param.secondary_opts]}
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        flag = re.sub(r"[^\w-].*$", "", word.split("=", 1)[0]) if word.startswith("--") else ""
+        if flag:
+            param = options.get(flag)
+            if param is None:
+                unknown.append(flag)
+            elif not getattr(param, "is_flag", False) and not getattr(param, "count", False) and "=" not in word:
+                skip = True
+        elif isinstance(command, click.Group) and (sub := command.get_command(ctx, word)) is not None:
+            command, ctx = sub, click.Context(sub, parent=ctx)
+            options.update({opt: p for p in sub.get_params(ctx) for opt in [*p.opts, *p.secondary_opts]})
+    return unknown
+
+
+INLINE_SPANS = [(path, m.group(1)) for path in DOCS for m in INLINE.finditer(path.read_text("utf-8"))]
+
+
+def test_every_option_an_inline_command_names_exists():
+    wrong = [f"{path.name}: `factledger {span}`: {flag}" for path, span in INLINE_SPANS
+             for flag in unknown_options(span.split())]
+    assert not wrong, "options the CLI does not have:\n" + "\n".join(wrong)
+
+
+def test_the_inline_check_finds_a_wrong_option():
+    assert unknown_options("sql --write --dry-run --reason R".split()) == []
+    assert unknown_options("--db FILE erase --user local --value Paris".split()) == []
+    assert unknown_options("review accept 12 --no-such-flag".split()) == ["--no-such-flag"]
