@@ -12,7 +12,7 @@ from factledger.ledger import ValidationError
 Policy = Literal["auto", "strict"]
 POLICIES = ("auto", "strict")
 
-# Environment variables read by DigestConfig.from_env (documented in the README).
+# Environment variables read by DigestConfig.from_env (documented in docs/review.md).
 ENV_BASE_URL = "FACTLEDGER_DIGEST_BASE_URL"
 ENV_MODEL = "FACTLEDGER_DIGEST_MODEL"
 ENV_API_KEY = "FACTLEDGER_DIGEST_API_KEY"

@@ -14,7 +14,7 @@ through `factledger.ledger.analytics` (DuckDB over the SQLite file: the live ATT
 snapshot, and the analytics companion, a DuckDB file kept in step) and, as the baseline in the same run,
 through SQLite directly. Then the companion's upkeep: 1,000 one-operation transactions through the
 ledger, and the refresh that brings the companion in step before the next answer. Prints the times and
-the ratios; `--record` appends them to docs/BENCHMARKS.md.
+the ratios; `--record` puts them in docs/BENCHMARKS.md in place of the last recorded run.
 
     .venv/bin/python evals/bench_sql.py [--versions 1000000] [--path /tmp/bench.db] [--record]
 """
@@ -452,14 +452,23 @@ def _sessions_line(sessions: dict, load_before: float | None = None, load_after:
     )
 
 
-def record(text: str, command: str) -> Path:
-    doc = Path(__file__).resolve().parent.parent / "docs" / "BENCHMARKS.md"
-    if not doc.exists():
-        doc.write_text("# factledger benchmarks\n", "utf-8")
+START_MARK = "<!-- evals/bench_sql.py --record replaces from here -->"
+END_MARK = "<!-- evals/bench_sql.py --record replaces up to here -->"
+
+
+def record(text: str, command: str, doc: Path | None = None) -> Path:
+    """Put this run's figures in docs/BENCHMARKS.md in place of the last recorded ones (between the two
+    marks of its SQL section): the doc keeps one current table, and git keeps the earlier runs."""
+    doc = doc or Path(__file__).resolve().parent.parent / "docs" / "BENCHMARKS.md"
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    section = f"\n## SQL (evals/bench_sql.py, {stamp})\n\n`{command}` on a 2-core machine shared with other jobs.\n\n{text}\n"
-    with doc.open("a", encoding="utf-8") as handle:
-        handle.write(section)
+    figures = f"{START_MARK}\n{stamp}, `{command}`, on a 2-core machine shared with other jobs.\n\n{text.strip()}\n{END_MARK}"
+    current = doc.read_text("utf-8") if doc.exists() else "# factledger benchmarks\n"
+    if START_MARK in current and END_MARK in current:
+        before, rest = current.split(START_MARK, 1)
+        after = rest.split(END_MARK, 1)[1]
+        doc.write_text(before + figures + after, "utf-8")
+    else:
+        doc.write_text(current.rstrip("\n") + f"\n\n## SQL (`evals/bench_sql.py`)\n\n{figures}\n", "utf-8")
     return doc
 
 
@@ -470,7 +479,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--reuse", action="store_true", help="use --path as it is if it exists")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--writes", type=int, default=1000, help="one-operation transactions for the upkeep figure")
-    parser.add_argument("--record", action="store_true", help="append the figures to docs/BENCHMARKS.md")
+    parser.add_argument("--record", action="store_true", help="put the figures in docs/BENCHMARKS.md in place of the last recorded run")
     parser.add_argument("--sessions-only", action="store_true",
                         help="only the one-session figures, over an existing ledger whose companion exists (with --reuse)")
     args = parser.parse_args(argv)

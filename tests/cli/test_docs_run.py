@@ -1,8 +1,9 @@
-"""The docs cannot rot: every ```python block of README.md and docs/*.md runs, every `factledger …` line of
-a ```bash block parses as a command of the CLI, and the README's `apply` example applies as pasted.
+"""The docs cannot rot: every ```python block of README.md and the guides in docs/ runs, every `factledger …`
+line of a ```bash block parses as a command of the CLI, and the `apply` example of docs/ledger.md applies
+as pasted.
 
 Python blocks of one file run in order, each in its own interpreter, in one temporary folder that holds
-the ledger the README's `apply` example wrote at the CLI's default path (.factledger/ledger.db)."""
+the ledger that `apply` example wrote at the CLI's default path (.factledger/ledger.db)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import click
 from click.testing import CliRunner
 
 from factledger.cli.main import cli
@@ -48,13 +50,22 @@ def factledger_commands(block: str) -> list[list[str]]:
     return commands
 
 
-def readme_apply_example() -> str:
-    return blocks(ROOT / "README.md", "json")[0][1]
+APPLY_EXAMPLE = ROOT / "docs" / "ledger.md"  # its first ```json block
 
 
-def test_the_readme_apply_example_applies_as_pasted(tmp_path):
+def apply_example() -> str:
+    return blocks(APPLY_EXAMPLE, "json")[0][1]
+
+
+def test_every_guide_the_readme_links_is_checked_here():
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)\)", (ROOT / "README.md").read_text("utf-8")))
+    assert linked, "the README links no guide"
+    assert {f"docs/{path.name}" for path in DOCS[1:]} >= linked
+
+
+def test_the_apply_example_applies_as_pasted(tmp_path):
     db = tmp_path / "ledger.db"
-    result = CliRunner().invoke(cli, ["--db", str(db), "apply", "-"], input=readme_apply_example())
+    result = CliRunner().invoke(cli, ["--db", str(db), "apply", "-"], input=apply_example())
     assert result.exit_code == 0, result.output
     current = json.loads(CliRunner().invoke(cli, ["--db", str(db), "current", "--json"]).stdout)
     assert sorted((v["predicate"], v["value"]) for v in current) == [("likes", "blues")]  # moved away, cat never was
@@ -83,8 +94,50 @@ PYTHON = [path for path in DOCS if blocks(path, "python")]
 @pytest.mark.parametrize("path", PYTHON, ids=[p.name for p in PYTHON])
 def test_every_python_block_runs(path, tmp_path):
     seeded = CliRunner().invoke(cli, ["--db", str(tmp_path / ".factledger" / "ledger.db"), "apply", "-"],
-                                input=readme_apply_example())
+                                input=apply_example())
     assert seeded.exit_code == 0, seeded.output
     for line, code in blocks(path, "python"):
         run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert run.returncode == 0, f"{path.name}:{line}:\n{run.stderr}"
+
+
+INLINE = re.compile(r"`factledger ([^`\n]+)`")
+
+
+def unknown_options(words: list[str]) -> list[str]:
+    """The `--options` of an inline `factledger …` span that its command (or the group above it) does not
+    take. Placeholders, brackets and `…` are not parsed: the words that name subcommands choose the
+    command, and each option that takes a value skips the word after it."""
+    command, ctx, unknown = cli, click.Context(cli), []
+    options = {opt: param for param in cli.get_params(ctx) for opt in [*param.opts, *param.secondary_opts]}
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        flag = re.sub(r"[^\w-].*$", "", word.split("=", 1)[0]) if word.startswith("--") else ""
+        if flag:
+            param = options.get(flag)
+            if param is None:
+                unknown.append(flag)
+            elif not getattr(param, "is_flag", False) and not getattr(param, "count", False) and "=" not in word:
+                skip = True
+        elif isinstance(command, click.Group) and (sub := command.get_command(ctx, word)) is not None:
+            command, ctx = sub, click.Context(sub, parent=ctx)
+            options.update({opt: p for p in sub.get_params(ctx) for opt in [*p.opts, *p.secondary_opts]})
+    return unknown
+
+
+INLINE_SPANS = [(path, m.group(1)) for path in DOCS for m in INLINE.finditer(path.read_text("utf-8"))]
+
+
+def test_every_option_an_inline_command_names_exists():
+    wrong = [f"{path.name}: `factledger {span}`: {flag}" for path, span in INLINE_SPANS
+             for flag in unknown_options(span.split())]
+    assert not wrong, "options the CLI does not have:\n" + "\n".join(wrong)
+
+
+def test_the_inline_check_finds_a_wrong_option():
+    assert unknown_options("sql --write --dry-run --reason R".split()) == []
+    assert unknown_options("--db FILE erase --user local --value Paris".split()) == []
+    assert unknown_options("review accept 12 --no-such-flag".split()) == ["--no-such-flag"]

@@ -18,14 +18,18 @@ LOCOMO_NAMES = (
 PRODUCT = ("recall", "hermes_plugin", "digest", "ledger", "api", "cli")
 
 
-def lines_matching(pattern: re.Pattern[str]) -> list[str]:
-    """Every line of product code that `pattern` finds, as 'path:line: text'."""
+PRODUCT_FILES = [path for folder in PRODUCT for path in sorted((ROOT / folder).rglob("*.py"))]
+# The docs' examples follow the same rule: README.md and every guide in docs/.
+DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def lines_matching(pattern: re.Pattern[str], files: list[Path] = PRODUCT_FILES) -> list[str]:
+    """Every line of `files` (by default product code) that `pattern` finds, as 'path:line: text'."""
     found = []
-    for folder in PRODUCT:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-                if pattern.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    for path in files:
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+            if pattern.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     return found
 
 
@@ -33,6 +37,12 @@ def test_recall_and_the_plugin_name_no_locomo_speaker():
     pattern = re.compile(r"\b(" + "|".join(LOCOMO_NAMES) + r")\b")
     found = lines_matching(pattern)
     assert not found, "dataset names in product code:\n" + "\n".join(found)
+
+
+def test_the_docs_name_no_locomo_speaker():
+    pattern = re.compile(r"\b(" + "|".join(LOCOMO_NAMES) + r")\b")
+    found = lines_matching(pattern, DOC_FILES)
+    assert not found, "dataset names in the docs:\n" + "\n".join(found)
 
 
 STYLES_DEV = ROOT.parent / "shared" / "datasets" / "styles-dev.json"
@@ -81,3 +91,13 @@ def test_product_code_holds_no_knowledge_sets_answer(dataset):
     pattern = re.compile(r"(?i)\b(" + "|".join(re.escape(v) for v in sorted(answers(dataset))) + r")\b")
     found = lines_matching(pattern)
     assert not found, f"{dataset.name} answers in product code:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("dataset", KNOWLEDGE_SETS, ids=lambda p: p.stem)
+def test_the_docs_hold_no_knowledge_sets_answer(dataset):
+    """The docs' examples are made up too: README.md and docs/ quote no knowledge set's answer."""
+    if not dataset.exists():
+        pytest.skip(f"{dataset} is not here")
+    pattern = re.compile(r"(?i)\b(" + "|".join(re.escape(v) for v in sorted(answers(dataset))) + r")\b")
+    found = lines_matching(pattern, DOC_FILES)
+    assert not found, f"{dataset.name} answers in the docs:\n" + "\n".join(found)
