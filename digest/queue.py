@@ -192,3 +192,46 @@ def matching_ids(ledger: Ledger, f: QueueFilter, *, limit: int = MAX_BULK) -> li
     if len(rows) > limit:
         raise ValidationError(f"more than {limit} proposals match; narrow the filter", field="filter")
     return [p.id for p in rows]
+
+
+MAX_SCANNED = 20_000  # open proposals a duplicate search reads under one filter
+
+
+def duplicate_ids(ledger: Ledger, f: QueueFilter, *, limit: int = MAX_BULK) -> dict[int, str]:
+    """The open proposals under `f` that repeat something, each with what it repeats, oldest first:
+    one that proposes what an older open proposal proposes (the same op, slot, value and valid time;
+    the oldest is kept, to be decided), or a value the slot already holds now over the proposal's valid
+    time (accepting it would change nothing). "Reject duplicates" rejects exactly these, after a preview.
+    More than `limit` is refused (narrow the filter first)."""
+    recorder = recorder_for(ledger.storage)
+    rows = recorder.queue(f, oldest_first=True, limit=MAX_SCANNED + 1, offset=0)
+    if len(rows) > MAX_SCANNED:
+        raise ValidationError(f"more than {MAX_SCANNED} proposals match; narrow the filter", field="filter")
+    first: dict[tuple[object, ...], int] = {}
+    held: dict[tuple[str, str, str], list] = {}
+    found: dict[int, str] = {}
+    for p in rows:
+        if p.value is None or p.op == "retract":
+            continue
+        try:
+            subject_key, value_key = key(p.subject, "subject"), key(p.value, "value")
+        except ValidationError:
+            continue
+        same = (p.scope, subject_key, p.predicate, p.op, value_key, key(p.replaces, "replaces") if p.replaces else None,
+                p.valid_from, p.valid_to)
+        if same in first:
+            found[p.id] = f"repeats proposal #{first[same]} (the same {p.op} of {p.value!r} over the same valid time)"
+            continue
+        first[same] = p.id
+        slot = (p.scope, subject_key, p.predicate)
+        if slot not in held:
+            held[slot] = recorder.believed_versions(scope=p.scope, subject_key=subject_key, predicate=p.predicate)
+        for v in held[slot]:
+            starts = v.valid_from <= p.valid_from if p.valid_from is not None else False
+            ends = v.valid_to is None or (p.valid_to is not None and p.valid_to <= v.valid_to)
+            if v.value_key == value_key and starts and ends:
+                found[p.id] = f"the slot already holds {v.value!r} over its valid time (claim version #{v.id}): accepting changes nothing"
+                break
+    if len(found) > limit:
+        raise ValidationError(f"{len(found)} duplicates match, more than {limit}; narrow the filter", field="filter")
+    return found
