@@ -198,40 +198,53 @@ MAX_SCANNED = 20_000  # open proposals a duplicate search reads under one filter
 
 
 def duplicate_ids(ledger: Ledger, f: QueueFilter, *, limit: int = MAX_BULK) -> dict[int, str]:
-    """The open proposals under `f` that repeat something, each with what it repeats, oldest first:
-    one that proposes what an older open proposal proposes (the same op, slot, value and valid time;
-    the oldest is kept, to be decided), or a value the slot already holds now over the proposal's valid
-    time (accepting it would change nothing). "Reject duplicates" rejects exactly these, after a preview.
-    More than `limit` is refused (narrow the filter first)."""
+    """The open proposals under `f` that repeat something, each with what it repeats, oldest first: one
+    that proposes what an older open proposal (under the filter or not) proposes (the same op, slot,
+    value and valid time; the oldest is kept, to be decided), or a value the slot already holds now over
+    the proposal's valid time (accepting it would change nothing). "Reject duplicates" rejects exactly
+    these, after a preview. More than `limit` is refused (narrow the filter first)."""
     recorder = recorder_for(ledger.storage)
     rows = recorder.queue(f, oldest_first=True, limit=MAX_SCANNED + 1, offset=0)
     if len(rows) > MAX_SCANNED:
         raise ValidationError(f"more than {MAX_SCANNED} proposals match; narrow the filter", field="filter")
-    first: dict[tuple[object, ...], int] = {}
-    held: dict[tuple[str, str, str], list] = {}
+    slots: dict[tuple[str, str, str], tuple[dict[tuple[object, ...], int], list]] = {}
     found: dict[int, str] = {}
     for p in rows:
         if p.value is None or p.op == "retract":
             continue
-        try:
-            subject_key, value_key = key(p.subject, "subject"), key(p.value, "value")
-        except ValidationError:
+        same = _sameness(p)
+        if same is None:
             continue
-        same = (p.scope, subject_key, p.predicate, p.op, value_key, key(p.replaces, "replaces") if p.replaces else None,
-                p.valid_from, p.valid_to)
-        if same in first:
+        slot = (p.scope, same[0], p.predicate)
+        if slot not in slots:  # the slot's open proposals, oldest first, and what it holds now: read once
+            first: dict[tuple[object, ...], int] = {}
+            for other in recorder.slot_proposals(scope=p.scope, subject_key=same[0], predicate=p.predicate, statuses=OPEN,
+                                                 exclude=-1, limit=None):
+                other_same = _sameness(other)
+                if other_same is not None:
+                    first.setdefault(other_same, other.id)
+            slots[slot] = first, recorder.believed_versions(scope=p.scope, subject_key=same[0], predicate=p.predicate)
+        first, held = slots[slot]
+        if first.get(same, p.id) < p.id:
             found[p.id] = f"repeats proposal #{first[same]} (the same {p.op} of {p.value!r} over the same valid time)"
             continue
-        first[same] = p.id
-        slot = (p.scope, subject_key, p.predicate)
-        if slot not in held:
-            held[slot] = recorder.believed_versions(scope=p.scope, subject_key=subject_key, predicate=p.predicate)
-        for v in held[slot]:
+        for v in held:
             starts = v.valid_from <= p.valid_from if p.valid_from is not None else False
             ends = v.valid_to is None or (p.valid_to is not None and p.valid_to <= v.valid_to)
-            if v.value_key == value_key and starts and ends:
+            if v.value_key == same[1] and starts and ends:
                 found[p.id] = f"the slot already holds {v.value!r} over its valid time (claim version #{v.id}): accepting changes nothing"
                 break
     if len(found) > limit:
         raise ValidationError(f"{len(found)} duplicates match, more than {limit}; narrow the filter", field="filter")
     return found
+
+
+def _sameness(p: Proposal) -> tuple[object, ...] | None:
+    """What makes two proposals the same proposal: slot, op, value (normalised) and valid time."""
+    if p.value is None or p.op == "retract":
+        return None
+    try:
+        return (key(p.subject, "subject"), key(p.value, "value"), p.op,
+                key(p.replaces, "replaces") if p.replaces else None, p.valid_from, p.valid_to)
+    except ValidationError:
+        return None

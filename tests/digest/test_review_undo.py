@@ -130,4 +130,5 @@ def test_duplicates_repeat_an_older_proposal_or_what_the_slot_holds(talk) -> Non
     assert all(found[i] == f"repeats proposal #{jazz[0]} (the same add of 'jazz' over the same valid time)" for i in jazz[1:])
     assert all("already holds 'tea'" in found[i] for i in tea)
     assert list(found) == sorted(found)  # oldest first
-    assert duplicate_ids(talk.ledger, queue_filter(talk.ledger, session="s2")) == {}  # the filter bounds the search
+    assert duplicate_ids(talk.ledger, queue_filter(talk.ledger, session="s2")) == {}  # the oldest jazz is in s2
+    assert list(duplicate_ids(talk.ledger, queue_filter(talk.ledger, session="s3"))) == [jazz[1]]  # older ones outside count
