@@ -150,14 +150,17 @@ def _accept_lines(a: Accepted) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _reject_lines(p: Proposal) -> tuple[str, ...]:
+def _reject_lines(p: Proposal, remember: bool = True) -> tuple[str, ...]:
+    if not remember:
+        return (f"reject: {p.describe()}", "nothing goes into rejection memory (a duplicate: the proposal it repeats stays open)")
     remembered = (f"{p.value!r} goes into rejection memory (rejection #{p.rejection_id})" if p.rejection_id
                   else "nothing goes into rejection memory (a retract)")
     return (f"reject: {p.describe()}", remembered)
 
 
-def bulk_preview(ledger: Ledger, ids: list[int], action: BulkAction, *, principal: str) -> BulkPreview:
-    """What `accept_many` / `reject_many` of `ids` by `principal` would do, without doing it."""
+def bulk_preview(ledger: Ledger, ids: list[int], action: BulkAction, *, principal: str, remember: bool = True) -> BulkPreview:
+    """What `accept_many` / `reject_many` of `ids` by `principal` would do, without doing it
+    (`remember`: as reject_many's)."""
     if action not in ("accept", "reject"):
         raise ValidationError(f"{action!r} is not a bulk action; use accept or reject", field="action")
     if not ids:
@@ -170,7 +173,7 @@ def bulk_preview(ledger: Ledger, ids: list[int], action: BulkAction, *, principa
             if action == "accept":
                 items = [BulkItem(a.proposal, _accept_lines(a)) for a in accept_many(ledger, ids, principal=principal)]
             else:
-                items = [BulkItem(p, _reject_lines(p)) for p in reject_many(ledger, ids, principal=principal)]
+                items = [BulkItem(p, _reject_lines(p, remember)) for p in reject_many(ledger, ids, principal=principal, remember=remember)]
             raise _RollBack
     except _RollBack:
         pass
@@ -202,7 +205,7 @@ def duplicate_ids(ledger: Ledger, f: QueueFilter, *, limit: int = MAX_BULK) -> d
     that proposes what an older open proposal (under the filter or not) proposes (the same op, slot,
     value and valid time; the oldest is kept, to be decided), or a value the slot already holds now over
     the proposal's valid time (accepting it would change nothing). "Reject duplicates" rejects exactly
-    these, after a preview. More than `limit` is refused (narrow the filter first)."""
+    these, after a preview, without rejection memory (`reject_many(..., remember=False)`). More than `limit` is refused (narrow the filter first)."""
     recorder = recorder_for(ledger.storage)
     rows = recorder.queue(f, oldest_first=True, limit=MAX_SCANNED + 1, offset=0)
     if len(rows) > MAX_SCANNED:

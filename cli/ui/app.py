@@ -305,12 +305,12 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
                 chosen = list(why) if form.get("duplicates") else bulk_choice(lg, form, request.state.ids)
                 if form.get("duplicates") and not chosen:
                     raise ValidationError("no open proposal under this filter repeats another or what its slot holds", field="filter")
-                return bulk_preview(lg, chosen, action, principal=guard.principal), why  # type: ignore[arg-type]
+                return bulk_preview(lg, chosen, action, principal=guard.principal, remember=not why), why  # type: ignore[arg-type]
 
         shown, why = await run_in_threadpool(run)
         if wants_json(request):
             return JSONResponse({**shown.to_dict(), "duplicates": {str(k): v for k, v in why.items()}})
-        return page(request, "bulk.html", preview=shown, why=why, reason=form.get("reason", "duplicates" if why else ""),
+        return page(request, "bulk.html", preview=shown, why=why, filter=form.get("filter", ""), reason=form.get("reason", "duplicates" if why else ""),
                     back=own_path(form.get("next"), "/queue"))
 
     @app.post("/bulk/run", response_class=HTMLResponse)
@@ -325,7 +325,14 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
                 ids = bulk_choice(lg, form, request.state.ids)
                 if action == "accept":
                     return [a.message() for a in accept_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""))]
-                return [f"rejected proposal #{p.id}: {p.describe()}" for p in reject_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""))]
+                duplicates = bool(form.get("duplicates"))
+                if duplicates:  # still duplicates of what stays open? (another reviewer may have decided since)
+                    found = duplicate_ids(lg, filter_from(lg, dict(parse_qsl(form.get("filter", "")))))
+                    gone = [i for i in ids if i not in found]
+                    if gone:
+                        raise ConflictError(f"proposal #{gone[0]} no longer repeats an open proposal; preview again", field="id")
+                done = reject_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""), remember=not duplicates)
+                return [f"rejected proposal #{p.id}: {p.describe()}" + (" (a duplicate)" if duplicates else "") for p in done]
 
         messages = await run_in_threadpool(run)
         if wants_json(request):
@@ -481,9 +488,11 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
     def proposal_view(request: Request, proposal_id: Id) -> Response:
         with ledger() as lg:
             d = detail(lg, proposal_id, context_turns=turns_shown, wait=False)
+            now = lg.clock()
+        drawn = timeline.before_after(d.preview, now=now) if d.proposal.status in ("pending", "rejected_again") else {}
         if wants_json(request):
-            return JSONResponse(d.to_dict())
-        return page(request, "proposal.html", d=d)
+            return JSONResponse({**d.to_dict(), "before_after": drawn})
+        return page(request, "proposal.html", d=d, spec=drawn)
 
     return app
 

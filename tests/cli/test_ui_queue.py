@@ -311,9 +311,14 @@ def test_reject_duplicates_previews_every_change(site) -> None:
     assert sorted(int(i) for i in as_json["duplicates"]) == dups and as_json["action"] == "reject"
     none = client.post("/bulk/preview", data={"csrf": guard.csrf(), "duplicates": "1", "filter": "session=s-a"}, headers=WRITE)
     assert none.status_code == 400 and none.json()["field"] == "filter"
-    run = client.post("/bulk/run", data={"csrf": guard.csrf(), "action": "reject", "id": [str(i) for i in posted], "reason": "duplicates"},
-                      headers={"origin": ORIGIN})
+    assert 'name="duplicates" value="1"' in preview.text and "nothing goes into rejection memory (a duplicate" in preview.text
+    form = {"csrf": guard.csrf(), "action": "reject", "duplicates": "1", "filter": "", "reason": "duplicates"}
+    stale = client.post("/bulk/run", data={**form, "id": [str(dups[0]), str(ids["backlog"][5])]}, headers=WRITE)
+    assert stale.status_code == 409 and stale.json()["field"] == "id"  # not a duplicate: refused, nothing run
+    run = client.post("/bulk/run", data={**form, "id": [str(i) for i in posted]}, headers={"origin": ORIGIN})
     assert "Done: 2 decided" in run.text
     with Ledger.open(db) as ledger:
         assert {get_proposal(ledger, i).status for i in dups} == {"rejected"}
         assert get_proposal(ledger, ids["backlog"][3]).status == "pending"  # the one repeated stays to be decided
+        assert len(list_rejections(ledger)) == 1  # duplicates are not remembered as wrong values
+    client.post(f"/proposal/{ids['backlog'][3]}/accept", data={"csrf": guard.csrf()}, headers=WRITE).raise_for_status()
