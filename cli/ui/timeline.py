@@ -201,7 +201,7 @@ def spec(bars_: list[Bar], *, now: str, link: str = "/tx/{id}") -> dict[str, Any
     rule = alt.Chart(now_data).mark_rule(color="#212529", strokeDash=[4, 3], aria=False).encode(x="now:T")
     now_text = alt.Chart(now_data).mark_text(align="left", baseline="top", dx=3, y=0, color="#212529", aria=False).encode(x="now:T", text="label:N")
     chart = alt.layer(bar, text, arrow, rule, now_text).properties(width="container", height=max(60, 34 * len(rows)))
-    return chart.to_dict()
+    return chart.to_dict(validate=False)
 
 
 CHANGE_STATES = ("unchanged", "closed if accepted", "written if accepted", "competing proposal")
@@ -259,4 +259,4 @@ def before_after(preview: Any, *, now: str) -> dict[str, Any]:
     now_data = alt.Data(values=[{"now": _iso(now), "label": "now"}])
     rule = alt.Chart(now_data).mark_rule(color="#212529", strokeDash=[4, 3], aria=False).encode(x="now:T")
     chart = alt.layer(bar, text, arrow, rule).properties(width="container", height=max(60, 34 * len(rows)))
-    return chart.to_dict()
+    return chart.to_dict(validate=False)

@@ -132,3 +132,18 @@ def test_duplicates_repeat_an_older_proposal_or_what_the_slot_holds(talk) -> Non
     assert list(found) == sorted(found)  # oldest first
     assert duplicate_ids(talk.ledger, queue_filter(talk.ledger, session="s2")) == {}  # the oldest jazz is in s2
     assert list(duplicate_ids(talk.ledger, queue_filter(talk.ledger, session="s3"))) == [jazz[1]]  # older ones outside count
+
+
+def test_rejecting_duplicates_keeps_no_rejection_memory(talk) -> None:
+    from factledger.digest import bulk_preview, reject_many
+
+    talk.policy = "strict"
+    for sess in ("s1", "s2"):
+        talk.say("I love jazz", "2026-02-01T10:00:00Z", session=sess)
+    talk.digest()
+    first, again = sorted(p.id for p in list_proposals(talk.ledger) if p.value == "jazz")
+    shown = bulk_preview(talk.ledger, [again], "reject", principal=ANN, remember=False)
+    assert "nothing goes into rejection memory (a duplicate" in shown.items[0].lines[1]
+    reject_many(talk.ledger, [again], principal=ANN, reason="duplicate", remember=False)
+    assert get_proposal(talk.ledger, again).status == "rejected" and list_rejections(talk.ledger) == []
+    assert accept(talk.ledger, first, principal=ANN).status == "applied"  # the one it repeated is not barred
