@@ -322,3 +322,21 @@ def test_reject_duplicates_previews_every_change(site) -> None:
         assert get_proposal(ledger, ids["backlog"][3]).status == "pending"  # the one repeated stays to be decided
         assert len(list_rejections(ledger)) == 1  # duplicates are not remembered as wrong values
     client.post(f"/proposal/{ids['backlog'][3]}/accept", data={"csrf": guard.csrf()}, headers=WRITE).raise_for_status()
+
+
+def test_a_proposal_drawn_before_and_after_on_an_empty_slot(site) -> None:
+    """Two proposals for a slot with no version yet: the chart has no "before" row, an "after" row with
+    the value it would write, and the competing proposal as a row linking to it."""
+    client, _, _, db = site
+    with Ledger.open(db) as ledger:
+        journal = Journal(ledger)
+        for i, city in enumerate(["Oslo", "Rome"]):
+            journal.append(Turn(scope="fresh", text=f"I live in {city}", said_at=f"2026-09-0{i + 1}T10:00:00Z", session="f"))
+        Digester(ledger, RulesExtractor(), policy="strict").run()
+        oslo, rome = sorted(p.id for p in list_proposals(ledger, scope="fresh"))
+    drawn = client.get(f"/proposal/{oslo}", headers=JSON).json()["before_after"]
+    rows = [(d["row"], d["value"], d["state"], d["href"]) for d in drawn["layer"][0]["data"]["values"]]
+    assert rows == [(f"after: if proposal #{oslo} is accepted", "Oslo", "written if accepted", f"/proposal/{oslo}"),
+                    (f"proposal #{rome} (competing)", "Rome", "competing proposal", f"/proposal/{rome}")]
+    html = client.get(f"/proposal/{oslo}").text
+    assert "(nothing yet: the slot is empty)" in html and 'id="timeline-spec"' in html and f'href="/proposal/{rome}"' in html
