@@ -326,12 +326,13 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
                 if action == "accept":
                     return [a.message() for a in accept_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""))]
                 duplicates = bool(form.get("duplicates"))
-                if duplicates:  # still duplicates of what stays open? (another reviewer may have decided since)
-                    found = duplicate_ids(lg, filter_from(lg, dict(parse_qsl(form.get("filter", "")))))
-                    gone = [i for i in ids if i not in found]
-                    if gone:
-                        raise ConflictError(f"proposal #{gone[0]} no longer repeats an open proposal; preview again", field="id")
-                done = reject_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""), remember=not duplicates)
+                with lg.storage.atomic():  # the check and the rejections in one transaction
+                    if duplicates:  # still duplicates of what stays open? (another reviewer may have decided since)
+                        found = duplicate_ids(lg, filter_from(lg, dict(parse_qsl(form.get("filter", "")))))
+                        gone = [i for i in ids if i not in found]
+                        if gone:
+                            raise ConflictError(f"proposal #{gone[0]} no longer repeats an open proposal; preview again", field="id")
+                    done = reject_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""), remember=not duplicates)
                 return [f"rejected proposal #{p.id}: {p.describe()}" + (" (a duplicate)" if duplicates else "") for p in done]
 
         messages = await run_in_threadpool(run)
