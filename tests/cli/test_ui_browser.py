@@ -344,6 +344,18 @@ def test_every_page_has_no_serious_accessibility_violation(server, browser) -> N
     browser.find_element(By.CSS_SELECTOR, "#bulk-run button").click()
     _wait(browser).until(lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith("Done:"))
     assert axe_violations(browser) == [], "bulk done"
+    # on a phone (390 px wide): the pages lay out to the screen's width, and stay clean
+    browser.set_window_size(390, 844)
+    try:
+        for path in ["/queue", SLOT, f"/proposal/{ids['backlog'][0]}"]:
+            browser.get(base + path)
+            if browser.find_elements(By.ID, "timeline-spec"):
+                _bars(browser)
+            wide = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth];")
+            assert wide[0] <= wide[1] + 1, (path, wide)  # no sideways scrolling of the page
+            assert axe_violations(browser) == [], (path, "phone")
+    finally:
+        browser.set_window_size(1280, 900)
     # the check finds what it should: grey text on white and an unlabeled field, added to the page
     browser.execute_script("var m = document.querySelector('main'); m.insertAdjacentHTML('beforeend',"
                            " '<p style=\"color:#aaaaaa\">faint</p><input id=\"bare\">');")
