@@ -1,4 +1,4 @@
-"""Digest commands: `journal add|list`, `digest`, and `review list|show|accept|reject|confirm|lift|…`."""
+"""Digest commands: `journal add|list`, `digest`, and `review list|show|accept|reject|undo|confirm|lift|…`."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from factledger.digest import (
     list_proposals,
     list_rejections,
     unconfirm,
+    undo_decision,
 )
 from factledger.digest.review import STATUSES, require_operator
 from factledger.ledger import LedgerError
@@ -368,6 +369,19 @@ def review_reject_cmd(app: AppContext, proposal_ids: tuple[int, ...], session: s
     for p in done:
         memo = f" (rejection #{p.rejection_id})" if p.rejection_id else ""
         click.echo(f"rejected proposal #{p.id}: {p.describe()}{memo}")
+
+
+@review_group.command("undo")
+@click.argument("proposal_id", type=ROW_ID)
+@click.option("--reason", default="", help="Why (recorded).")
+@json_option
+@pass_app
+def review_undo_cmd(app: AppContext, proposal_id: int, reason: str, as_json: bool) -> None:
+    """Undo a reviewer's accept or reject where the ledger allows it: an accept by its inverse ledger
+    transaction (refused once a later change touched the slot), a reject by lifting its memory. The
+    decision stays on record; a pending copy of the proposal reopens it."""
+    undone = undo_decision(app.ledger(), proposal_id, principal=app.principal, reason=reason)
+    emit_json(undone.to_dict()) if as_json else click.echo(undone.message())
 
 
 @review_group.command("confirm")

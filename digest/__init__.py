@@ -61,6 +61,9 @@ _HOMES = {  # name -> the module that defines it
     'unconfirm': '.review',
     'QueueFilter': '.model',
     'slot_open_proposals': '.review',
+    'Undone': '.review_undo',
+    'undo_decision': '.review_undo',
+    'duplicate_ids': '.queue',
     'VIEWS': '.queue',
     'BulkPreview': '.queue',
     'QueuePage': '.queue',
@@ -112,6 +115,8 @@ if TYPE_CHECKING:  # type checkers and editors see the names as before
     from .review import Accepted, Detail, Edit, Preview, accept, accept_many, accept_one, competing_proposals, confirm, detail, open_from_session, preview, proposals_of_transaction, reject_many, get_proposal, lift, list_confirmations, list_proposals, list_rejections, reject, unconfirm
     from .model import QueueFilter
     from .review import slot_open_proposals
+    from .review_undo import Undone, undo_decision
+    from .queue import duplicate_ids
     from .queue import VIEWS, BulkPreview, QueuePage, bulk_preview, matching_ids, queue_filter, queue_page
     from .rules import RulesExtractor
     from .sanitise import sanitise

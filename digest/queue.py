@@ -150,14 +150,17 @@ def _accept_lines(a: Accepted) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _reject_lines(p: Proposal) -> tuple[str, ...]:
+def _reject_lines(p: Proposal, remember: bool = True) -> tuple[str, ...]:
+    if not remember:
+        return (f"reject: {p.describe()}", "nothing goes into rejection memory (a duplicate: the proposal it repeats stays open)")
     remembered = (f"{p.value!r} goes into rejection memory (rejection #{p.rejection_id})" if p.rejection_id
                   else "nothing goes into rejection memory (a retract)")
     return (f"reject: {p.describe()}", remembered)
 
 
-def bulk_preview(ledger: Ledger, ids: list[int], action: BulkAction, *, principal: str) -> BulkPreview:
-    """What `accept_many` / `reject_many` of `ids` by `principal` would do, without doing it."""
+def bulk_preview(ledger: Ledger, ids: list[int], action: BulkAction, *, principal: str, remember: bool = True) -> BulkPreview:
+    """What `accept_many` / `reject_many` of `ids` by `principal` would do, without doing it
+    (`remember`: as reject_many's)."""
     if action not in ("accept", "reject"):
         raise ValidationError(f"{action!r} is not a bulk action; use accept or reject", field="action")
     if not ids:
@@ -170,7 +173,7 @@ def bulk_preview(ledger: Ledger, ids: list[int], action: BulkAction, *, principa
             if action == "accept":
                 items = [BulkItem(a.proposal, _accept_lines(a)) for a in accept_many(ledger, ids, principal=principal)]
             else:
-                items = [BulkItem(p, _reject_lines(p)) for p in reject_many(ledger, ids, principal=principal)]
+                items = [BulkItem(p, _reject_lines(p, remember)) for p in reject_many(ledger, ids, principal=principal, remember=remember)]
             raise _RollBack
     except _RollBack:
         pass
@@ -192,3 +195,59 @@ def matching_ids(ledger: Ledger, f: QueueFilter, *, limit: int = MAX_BULK) -> li
     if len(rows) > limit:
         raise ValidationError(f"more than {limit} proposals match; narrow the filter", field="filter")
     return [p.id for p in rows]
+
+
+MAX_SCANNED = 20_000  # open proposals a duplicate search reads under one filter
+
+
+def duplicate_ids(ledger: Ledger, f: QueueFilter, *, limit: int = MAX_BULK) -> dict[int, str]:
+    """The open proposals under `f` that repeat something, each with what it repeats, oldest first: one
+    that proposes what an older open proposal (under the filter or not) proposes (the same op, slot,
+    value and valid time; the oldest is kept, to be decided), or a value the slot already holds now over
+    the proposal's valid time (accepting it would change nothing). "Reject duplicates" rejects exactly
+    these, after a preview, without rejection memory (`reject_many(..., remember=False)`). More than `limit` is refused (narrow the filter first)."""
+    recorder = recorder_for(ledger.storage)
+    rows = recorder.queue(f, oldest_first=True, limit=MAX_SCANNED + 1, offset=0)
+    if len(rows) > MAX_SCANNED:
+        raise ValidationError(f"more than {MAX_SCANNED} proposals match; narrow the filter", field="filter")
+    slots: dict[tuple[str, str, str], tuple[dict[tuple[object, ...], int], list]] = {}
+    found: dict[int, str] = {}
+    for p in rows:
+        if p.value is None or p.op == "retract":
+            continue
+        same = _sameness(p)
+        if same is None:
+            continue
+        slot = (p.scope, same[0], p.predicate)
+        if slot not in slots:  # the slot's open proposals, oldest first, and what it holds now: read once
+            first: dict[tuple[object, ...], int] = {}
+            for other in recorder.slot_proposals(scope=p.scope, subject_key=same[0], predicate=p.predicate, statuses=OPEN,
+                                                 exclude=-1, limit=None):
+                other_same = _sameness(other)
+                if other_same is not None:
+                    first.setdefault(other_same, other.id)
+            slots[slot] = first, recorder.believed_versions(scope=p.scope, subject_key=same[0], predicate=p.predicate)
+        first, held = slots[slot]
+        if first.get(same, p.id) < p.id:
+            found[p.id] = f"repeats proposal #{first[same]} (the same {p.op} of {p.value!r} over the same valid time)"
+            continue
+        for v in held:
+            starts = v.valid_from <= p.valid_from if p.valid_from is not None else False
+            ends = v.valid_to is None or (p.valid_to is not None and p.valid_to <= v.valid_to)
+            if v.value_key == same[1] and starts and ends:
+                found[p.id] = f"the slot already holds {v.value!r} over its valid time (claim version #{v.id}): accepting changes nothing"
+                break
+    if len(found) > limit:
+        raise ValidationError(f"{len(found)} duplicates match, more than {limit}; narrow the filter", field="filter")
+    return found
+
+
+def _sameness(p: Proposal) -> tuple[object, ...] | None:
+    """What makes two proposals the same proposal: slot, op, value (normalised) and valid time."""
+    if p.value is None or p.op == "retract":
+        return None
+    try:
+        return (key(p.subject, "subject"), key(p.value, "value"), p.op,
+                key(p.replaces, "replaces") if p.replaces else None, p.valid_from, p.valid_to)
+    except ValidationError:
+        return None

@@ -384,12 +384,12 @@ def accept_many(ledger: Ledger, ids: list[int], *, principal: str, reason: str =
         return [_accept_one(ledger, p.id, principal=principal, reason=reason, edit=None) for p in proposals]
 
 
-def _reject_one(ledger: Ledger, proposal_id: int, *, principal: str, reason: str) -> Proposal:
+def _reject_one(ledger: Ledger, proposal_id: int, *, principal: str, reason: str, remember: bool = True) -> Proposal:
     p = get_proposal(ledger, proposal_id)
     if p.status not in OPEN:
         raise ConflictError(f"proposal #{p.id} is {p.status}; only pending proposals can be rejected", field="proposal")
     rejection_id = None
-    if p.op != "retract" and p.value is not None:
+    if remember and p.op != "retract" and p.value is not None:
         rejection = record_rejection(
             ledger, scope=p.scope, subject=p.subject, predicate=p.predicate, value=p.value,
             principal=principal, reason=reason, proposal_id=p.id,
@@ -409,13 +409,15 @@ def reject(ledger: Ledger, proposal_id: int, *, principal: str, reason: str = ""
         return _reject_one(ledger, proposal_id, principal=principal, reason=reason)
 
 
-def reject_many(ledger: Ledger, ids: list[int], *, principal: str, reason: str = "") -> list[Proposal]:
-    """Reject several proposals, all or nothing."""
+def reject_many(ledger: Ledger, ids: list[int], *, principal: str, reason: str = "", remember: bool = True) -> list[Proposal]:
+    """Reject several proposals, all or nothing. `remember=False` (duplicates: the value is not wrong,
+    only said again) keeps their values out of rejection memory, so the proposal they repeat can still
+    be accepted."""
     require_operator(principal)
     if not ids:
         raise ValidationError("no proposals given", field="proposal")
     with ledger.storage.atomic():
-        return [_reject_one(ledger, i, principal=principal, reason=reason) for i in dict.fromkeys(ids)]
+        return [_reject_one(ledger, i, principal=principal, reason=reason, remember=remember) for i in dict.fromkeys(ids)]
 
 
 def open_from_session(ledger: Ledger, session: str, *, scope: str | None = None) -> list[Proposal]:

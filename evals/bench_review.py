@@ -10,7 +10,10 @@ plus a few slots with history. Columns (milliseconds, p50 / p95 over `repeat` ru
   `accept` / `reject` of one proposal.
 
 Rows: the first queue page as HTML and as JSON (20 cards, newest first), the first page of a filter
-(one session, oldest first), and one decision (accept, reject) of a proposal, each on a fresh proposal.
+(one session, oldest first), a proposal's page (its card and its before/after chart), one decision
+(accept, reject) of a proposal, each on a fresh proposal, the undo of an accept (each on an accept made
+before the timing), and the preview of "reject duplicates" over the whole queue (`DUPLICATES` turns of
+the backlog said again in another session).
 The issue's bound is 300 ms for the first page and for a decision; the eval prints it, it does not
 enforce it (the figures depend on the machine).
 """
@@ -27,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 BOUND_MS = 300.0
+DUPLICATES = 20
 TOKEN = "bench-review-operator-token-0123456789"
 
 
@@ -42,15 +46,20 @@ def build(db: Path, pending: int) -> list[int]:
             session = "s-a" if i < pending // 2 else "s-b"
             journal.append(Turn(scope="chat", text=f"I love thing{i}", said_at=f"2026-08-01T{10 + i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z",
                                 session=session))
+        for i in range(min(DUPLICATES, pending)):  # said again in another session: the same proposal again
+            journal.append(Turn(scope="chat", text=f"I love thing{i}", said_at=f"2026-08-01T10:{i // 60 % 60:02d}:{i % 60:02d}Z", session="s-c"))
         Digester(ledger, RulesExtractor(), policy="strict").run()
         return sorted(p.id for p in list_proposals(ledger, status="pending", scope="chat", limit=pending + 100))
 
 
-def timed(call: Callable[[], object], repeat: int) -> tuple[float, float]:
+def timed(call: Callable[..., object], repeat: int, setup: Callable[[], object] | None = None) -> tuple[float, float]:
+    """p50 and p95 of `call` in milliseconds; with `setup`, each run first calls it (untimed) and passes
+    what it returns to `call`."""
     runs = []
     for _ in range(repeat):
+        given = setup() if setup is not None else None
         started = time.perf_counter()
-        call()
+        call(given) if setup is not None else call()
         runs.append((time.perf_counter() - started) * 1000)
     runs.sort()
     return statistics.median(runs), runs[min(len(runs) - 1, int(round(0.95 * (len(runs) - 1))))]
@@ -67,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from factledger.cli.ui.app import create_app
     from factledger.cli.ui.security import Guard
-    from factledger.digest import accept, detail, queue_filter, queue_page, reject
+    from factledger.cli.ui import timeline
+    from factledger.digest import accept, bulk_preview, detail, duplicate_ids, queue_filter, queue_page, reject, undo_decision
     from factledger.ledger import Ledger
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
                 return response
             return run
 
-        fresh = iter(ids)  # each decision on a proposal nobody decided yet
+        # each decision on a proposal nobody decided yet, neither a repeated one nor a repeat (the duplicates row)
+        dup = min(DUPLICATES, args.pending)
+        fresh = iter(ids[dup:len(ids) - dup])
 
         def post(verb: str) -> Callable[[], object]:
             def run() -> object:
@@ -111,19 +123,55 @@ def main(argv: list[str] | None = None) -> int:
                     return call(lg, next(fresh), principal="operator:bench", reason="bench")
             return run
 
+        def library_proposal(proposal_id: int) -> Callable[[], object]:
+            def run() -> object:
+                with Ledger.open(db) as lg:
+                    d = detail(lg, proposal_id, wait=False)
+                    return timeline.before_after(d.preview, now=lg.clock())
+            return run
+
+        # undo: the last decision in a slot is the one the ledger lets undo (a later change stands), so each
+        # timed undo takes back an accept made just before it, untimed (setup)
+        def accept_one_more() -> int:
+            with Ledger.open(db) as lg:
+                return accept(lg, next(fresh), principal="operator:bench").id
+
+        def post_undo(proposal_id: int) -> object:
+            response = client.post(f"/proposal/{proposal_id}/undo", data={"csrf": guard.csrf()}, headers=write_h)
+            assert response.status_code == 200 and not response.json()["already"], response.text[:300]
+            return response
+
+        def direct_undo(proposal_id: int) -> object:
+            with Ledger.open(db) as lg:
+                return undo_decision(lg, proposal_id, principal="operator:bench")
+
+        def post_duplicates() -> object:
+            response = client.post("/bulk/preview", data={"csrf": guard.csrf(), "duplicates": "1", "filter": ""}, headers=write_h)
+            assert response.status_code == 200 and len(response.json()["items"]) == min(DUPLICATES, args.pending), response.text[:300]
+            return response
+
+        def direct_duplicates() -> object:
+            with Ledger.open(db) as lg:
+                found = duplicate_ids(lg, queue_filter(lg))
+                return bulk_preview(lg, list(found), "reject", principal="operator:bench", remember=False)
+
         rows = [
             ("first queue page (HTML)", get("/queue"), library_page()),
             ("first queue page (JSON)", get("/queue", json_h), library_page()),
             ("filtered page (session, oldest)", get("/queue?session=s-b&order=oldest"), library_page(session="s-b")),
             ("decision: accept", post("accept"), direct("accept")),
             ("decision: reject", post("reject"), direct("reject")),
+            ("proposal page (before/after)", get(f"/proposal/{ids[-1]}"), library_proposal(ids[-1])),
+            ("undo of an accept", post_undo, direct_undo, accept_one_more),
+            ("preview: reject duplicates", post_duplicates, direct_duplicates),
         ]
         results = []
-        for name, page_call, library_call in rows:
-            page_call()  # warm: templates compiled, caches filled
-            library_call()
-            page_ms = timed(page_call, args.repeat)
-            library_ms = timed(library_call, args.repeat)
+        for name, page_call, library_call, *setup in rows:
+            prepare = setup[0] if setup else None
+            page_call(*([prepare()] if prepare else []))  # warm: templates compiled, caches filled
+            library_call(*([prepare()] if prepare else []))
+            page_ms = timed(page_call, args.repeat, prepare)
+            library_ms = timed(library_call, args.repeat, prepare)
             results.append({"row": name, "page_p50_ms": page_ms[0], "page_p95_ms": page_ms[1],
                             "library_p50_ms": library_ms[0], "library_p95_ms": library_ms[1]})
 

@@ -34,6 +34,7 @@ from factledger.digest import (
     confirm,
     matching_ids,
     detail,
+    duplicate_ids,
     journal_ids,
     lift,
     list_confirmations,
@@ -47,8 +48,10 @@ from factledger.digest import (
     reject,
     reject_many,
     unconfirm,
+    undo_decision,
 )
 from factledger.digest.queue import MAX_PER_PAGE, VIEWS
+from factledger.digest.review_undo import reopened_by
 from factledger.ledger import ConflictError, Ledger, LedgerError, NotFoundError, PermissionDenied, ValidationError
 from factledger.ledger.times import display, parse_optional
 
@@ -254,6 +257,27 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
         data = await run_in_threadpool(run)
         return done(request, data, f"/proposal/{proposal_id}", form)
 
+    @app.post("/proposal/{proposal_id}/undo")
+    async def undo_view(request: Request, proposal_id: Id) -> Response:
+        form = await check_write(request)
+
+        def run() -> dict[str, Any]:
+            with ledger() as lg:
+                try:
+                    return {**undo_decision(lg, proposal_id, principal=guard.principal, reason=form.get("reason", "")).to_dict(),
+                            "already": False}
+                except ConflictError:
+                    p = get_proposal(lg, proposal_id)
+                    copy = reopened_by(p)
+                    if copy is None:
+                        raise
+                    # a repeated undo (a double click) answers with the first one's outcome
+                    return {**p.to_dict(), "already": True, "reopened": get_proposal(lg, copy).to_dict(),
+                            "message": f"the decision on proposal #{p.id} was already undone: proposal #{copy} reopens it"}
+
+        data = await run_in_threadpool(run)
+        return done(request, data, f"/proposal/{data['reopened']['id']}", form)
+
     def bulk_choice(lg: Ledger, form: dict[str, str], ids: list[str]) -> list[int]:
         """The proposals a bulk form names: the ticked ids, or every open one matching its filter."""
         if form.get("all_matching"):
@@ -272,14 +296,22 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
         form = await check_write(request)
         action = form.get("action", "")
 
-        def run() -> Any:
-            with ledger() as lg:
-                return bulk_preview(lg, bulk_choice(lg, form, request.state.ids), action, principal=guard.principal)  # type: ignore[arg-type]
+        if form.get("duplicates"):
+            action = "reject"  # "reject duplicates"
 
-        shown = await run_in_threadpool(run)
+        def run() -> tuple[Any, dict[int, str]]:
+            with ledger() as lg:
+                why = duplicate_ids(lg, filter_from(lg, dict(parse_qsl(form.get("filter", ""))))) if form.get("duplicates") else {}
+                chosen = list(why) if form.get("duplicates") else bulk_choice(lg, form, request.state.ids)
+                if form.get("duplicates") and not chosen:
+                    raise ValidationError("no open proposal under this filter repeats another or what its slot holds", field="filter")
+                return bulk_preview(lg, chosen, action, principal=guard.principal, remember=not why), why  # type: ignore[arg-type]
+
+        shown, why = await run_in_threadpool(run)
         if wants_json(request):
-            return JSONResponse(shown.to_dict())
-        return page(request, "bulk.html", preview=shown, reason=form.get("reason", ""), back=own_path(form.get("next"), "/queue"))
+            return JSONResponse({**shown.to_dict(), "duplicates": {str(k): v for k, v in why.items()}})
+        return page(request, "bulk.html", preview=shown, why=why, filter=form.get("filter", ""), reason=form.get("reason", "duplicates" if why else ""),
+                    back=own_path(form.get("next"), "/queue"))
 
     @app.post("/bulk/run", response_class=HTMLResponse)
     async def bulk_run_view(request: Request) -> Response:
@@ -293,7 +325,15 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
                 ids = bulk_choice(lg, form, request.state.ids)
                 if action == "accept":
                     return [a.message() for a in accept_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""))]
-                return [f"rejected proposal #{p.id}: {p.describe()}" for p in reject_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""))]
+                duplicates = bool(form.get("duplicates"))
+                with lg.storage.atomic():  # the check and the rejections in one transaction
+                    if duplicates:  # still duplicates of what stays open? (another reviewer may have decided since)
+                        found = duplicate_ids(lg, filter_from(lg, dict(parse_qsl(form.get("filter", "")))))
+                        gone = [i for i in ids if i not in found]
+                        if gone:
+                            raise ConflictError(f"proposal #{gone[0]} no longer repeats an open proposal; preview again", field="id")
+                    done = reject_many(lg, ids, principal=guard.principal, reason=form.get("reason", ""), remember=not duplicates)
+                return [f"rejected proposal #{p.id}: {p.describe()}" + (" (a duplicate)" if duplicates else "") for p in done]
 
         messages = await run_in_threadpool(run)
         if wants_json(request):
@@ -449,9 +489,11 @@ def create_app(db_path: Path, *, guard: Guard, context_turns: int | None = None,
     def proposal_view(request: Request, proposal_id: Id) -> Response:
         with ledger() as lg:
             d = detail(lg, proposal_id, context_turns=turns_shown, wait=False)
+            now = lg.clock()
+        drawn = timeline.before_after(d.preview, now=now) if d.proposal.status in ("pending", "rejected_again") else {}
         if wants_json(request):
-            return JSONResponse(d.to_dict())
-        return page(request, "proposal.html", d=d)
+            return JSONResponse({**d.to_dict(), "before_after": drawn})
+        return page(request, "proposal.html", d=d, spec=drawn)
 
     return app
 

@@ -201,4 +201,62 @@ def spec(bars_: list[Bar], *, now: str, link: str = "/tx/{id}") -> dict[str, Any
     rule = alt.Chart(now_data).mark_rule(color="#212529", strokeDash=[4, 3], aria=False).encode(x="now:T")
     now_text = alt.Chart(now_data).mark_text(align="left", baseline="top", dx=3, y=0, color="#212529", aria=False).encode(x="now:T", text="label:N")
     chart = alt.layer(bar, text, arrow, rule, now_text).properties(width="container", height=max(60, 34 * len(rows)))
-    return chart.to_dict()
+    return chart.to_dict(validate=False)
+
+
+CHANGE_STATES = ("unchanged", "closed if accepted", "written if accepted", "competing proposal")
+CHANGE_COLOURS = ("#2f9e44", "#e03131", "#1c7ed6", "#f08c00")  # black value text on each is >= 4.5:1
+COMPETING_DRAWN = 5  # competing proposals drawn as rows of their own (the rest are linked in words)
+
+
+def before_after(preview: Any, *, now: str) -> dict[str, Any]:
+    """A proposal drawn on its slot's timeline: the row "before" is the slot as believed now (every
+    valid time; an empty slot has none), the row "after" what it would hold if the proposal were
+    accepted (the accept's own preview: what it closes is gone, what it writes is drawn), then a row per
+    competing proposal (the oldest few), each linking to it. Blocked or busy previews draw no "after"."""
+    p = preview.proposal
+    closes = {v.id for v in preview.closes}
+    data: list[dict[str, Any]] = []
+
+    def put(row: str, value: str, start: str, end: str | None, state: str, label: str, href: str) -> None:
+        data.append({"row": row, "value": value, "start": start, "end": end, "state": state, "label": label, "href": href,
+                     "valid": f"[{display(start)}, {display(end) or '…'})"})
+
+    before, after = "before: believed now", f"after: if proposal #{p.id} is accepted"
+    for v in preview.current:
+        state = "closed if accepted" if v.id in closes else "unchanged"
+        put(before, v.value, v.valid_from, v.valid_to, state, f"before: claim version #{v.id} {v.value} {state}", f"/tx/{v.opened_by}")
+    if not preview.blocked and not preview.busy:
+        for v in preview.current:
+            if v.id not in closes:
+                put(after, v.value, v.valid_from, v.valid_to, "unchanged", f"after: claim version #{v.id} {v.value} unchanged", f"/tx/{v.opened_by}")
+        for v in preview.opens:
+            put(after, v.value, v.valid_from, v.valid_to, "written if accepted", f"after: {v.value} written if accepted", f"/proposal/{p.id}")
+    for c in preview.competing[:COMPETING_DRAWN]:
+        if c.valid_from is None:
+            continue
+        label = f"competing proposal #{c.id} {c.value if c.value is not None else c.op}"
+        put(f"proposal #{c.id} (competing)", c.value if c.value is not None else c.op, c.valid_from, c.valid_to, "competing proposal",
+            label, f"/proposal/{c.id}")
+    if not data:
+        return {}
+    ends = [d["end"] or d["start"] for d in data] + [now]
+    horizon = (to_datetime(max(ends)) + timedelta(days=30)).isoformat().replace("+00:00", "Z")
+    for d in data:
+        d["open"] = d["end"] is None
+        d["start"], d["end"] = _iso(d["start"]), _iso(d["end"]) if d["end"] else horizon
+    rows = list(dict.fromkeys([before, after] + [d["row"] for d in data]))
+    y = alt.Y("row:N", sort=rows, title=None, axis=alt.Axis(labelLimit=360))
+    base = alt.Chart(alt.Data(values=data)).encode(y=y)
+    bar = base.mark_bar(height={"band": 0.7}, cornerRadius=2).encode(
+        x=alt.X("start:T", title="valid time"), x2="end:T",
+        color=alt.Color("state:N", scale=alt.Scale(domain=list(CHANGE_STATES), range=list(CHANGE_COLOURS)), title="if accepted"),
+        href="href:N", description="label:N",
+        tooltip=[alt.Tooltip("value:N"), alt.Tooltip("valid:N", title="valid"), alt.Tooltip("state:N")],
+    )
+    text = base.mark_text(align="left", dx=4, color="black", aria=False).encode(x="start:T", text="value:N")
+    arrow = base.transform_filter("datum.open").mark_text(align="right", dx=-2, color="black", aria=False, text="→ open").encode(x="end:T")
+    now_data = alt.Data(values=[{"now": _iso(now), "label": "now"}])
+    rule = alt.Chart(now_data).mark_rule(color="#212529", strokeDash=[4, 3], aria=False).encode(x="now:T")
+    chart = alt.layer(bar, text, arrow, rule).properties(width="container", height=max(60, 34 * len(rows)))
+    return chart.to_dict(validate=False)

@@ -246,3 +246,97 @@ def test_an_empty_slot_with_a_proposal_is_a_page_not_a_404(site) -> None:
     data = client.get("/slot?scope=other&subject=user&predicate=likes", headers=JSON).json()
     assert data["bars"] == [] and data["proposals_total"] == 1
     assert client.get("/slot?scope=other&subject=user&predicate=lives_in").status_code == 404  # nothing there at all
+
+
+def test_undo_the_last_decision(site) -> None:
+    """Accept then undo over HTTP: the inverse transaction, the decision kept, a pending copy that can be
+    decided again; a repeated undo is harmless; an undo the ledger does not allow says why. Without
+    script the undo form sits on the decided proposal's page and lands on the copy."""
+    client, guard, ids, db = site
+    client.post("/login", data={"token": TOKEN}, headers={"origin": ORIGIN})
+    berlin = ids["berlin"]
+    with Ledger.open(db) as ledger:
+        before = [c.value for c in ledger.current(["chat"], predicate="lives_in")]
+    assert client.post(f"/proposal/{berlin}/accept", data={"csrf": guard.csrf()}, headers=WRITE).status_code == 200
+    page = client.get(f"/proposal/{berlin}").text
+    assert f'action="/proposal/{berlin}/undo"' in page and "undo accept" in page
+    undone = client.post(f"/proposal/{berlin}/undo", data={"csrf": guard.csrf(), "reason": "too fast"}, headers=WRITE)
+    assert undone.status_code == 200, undone.text
+    data = undone.json()
+    copy = data["reopened"]["id"]
+    assert data["undone"] == "accept" and data["undo_tx"] and not data["already"] and "pending again as proposal" in data["message"]
+    again = client.post(f"/proposal/{berlin}/undo", data={"csrf": guard.csrf()}, headers=WRITE)
+    assert again.status_code == 200 and again.json()["already"] and again.json()["reopened"]["id"] == copy
+    assert f'action="/proposal/{berlin}/undo"' not in client.get(f"/proposal/{berlin}").text  # nothing left to undo
+    with Ledger.open(db) as ledger:
+        assert [c.value for c in ledger.current(["chat"], predicate="lives_in")] == before
+        assert (get_proposal(ledger, berlin).status, get_proposal(ledger, copy).status) == ("applied", "pending")
+    # reject, then undo without script: the form posts and the page moves to the reopened proposal
+    first = ids["backlog"][0]
+    client.post(f"/proposal/{first}/reject", data={"csrf": guard.csrf()}, headers=WRITE)
+    moved = client.post(f"/proposal/{first}/undo", data={"csrf": guard.csrf()}, headers={"origin": ORIGIN}, follow_redirects=False)
+    assert moved.status_code == 303 and re.fullmatch(r"/proposal/\d+", moved.headers["location"])
+    assert "pending" in client.get(moved.headers["location"]).text
+    # a later change to the slot stands: undoing the accept under it is refused, by name
+    client.post(f"/proposal/{copy}/accept", data={"csrf": guard.csrf()}, headers=WRITE)
+    with Ledger.open(db) as ledger, ledger.transaction(principal="operator:ann", reason="later") as tx:
+        tx.supersede("chat", "user", "lives_in", "Rome")
+    refused = client.post(f"/proposal/{copy}/undo", data={"csrf": guard.csrf()}, headers=WRITE)
+    assert refused.status_code == 409 and "that later change stands" in refused.json()["error"]
+    html = client.post(f"/proposal/{copy}/undo", data={"csrf": guard.csrf()}, headers={"origin": ORIGIN})
+    assert html.status_code == 409 and "<h1>Error 409</h1>" in html.text
+
+
+def test_reject_duplicates_previews_every_change(site) -> None:
+    client, guard, ids, db = site
+    with Ledger.open(db) as ledger:  # thing3 and thing4 said again in another session: two duplicates
+        journal = Journal(ledger)
+        for i in (3, 4):
+            journal.append(Turn(scope="chat", text=f"I love thing{i}", said_at=f"2026-08-01T10:00:0{i}Z", session="s-c"))
+        Digester(ledger, RulesExtractor(), policy="strict").run()
+        dups = sorted(p.id for p in list_proposals(ledger, status="pending", limit=500) if p.id > max(ids["backlog"]))
+    assert len(dups) == 2
+    client.post("/login", data={"token": TOKEN}, headers={"origin": ORIGIN})
+    html = client.get("/queue").text
+    assert 'id="reject-duplicates"' in html
+    preview = client.post("/bulk/preview", data={"csrf": guard.csrf(), "duplicates": "1", "filter": "", "action": "accept"},
+                          headers={"origin": ORIGIN})
+    assert preview.status_code == 200 and "Preview: reject 2 duplicate proposals" in preview.text
+    assert f"repeats proposal #{ids['backlog'][3]}" in preview.text and "Nothing is written yet" in preview.text
+    posted = sorted(map(int, re.findall(r'name="id" value="(\d+)"', preview.text)))
+    assert posted == dups and 'name="action" value="reject"' in preview.text
+    with Ledger.open(db) as ledger:
+        assert {get_proposal(ledger, i).status for i in dups} == {"pending"}  # the preview wrote nothing
+    as_json = client.post("/bulk/preview", data={"csrf": guard.csrf(), "duplicates": "1", "filter": "session=s-c"}, headers=WRITE).json()
+    assert sorted(int(i) for i in as_json["duplicates"]) == dups and as_json["action"] == "reject"
+    none = client.post("/bulk/preview", data={"csrf": guard.csrf(), "duplicates": "1", "filter": "session=s-a"}, headers=WRITE)
+    assert none.status_code == 400 and none.json()["field"] == "filter"
+    assert 'name="duplicates" value="1"' in preview.text and "nothing goes into rejection memory (a duplicate" in preview.text
+    form = {"csrf": guard.csrf(), "action": "reject", "duplicates": "1", "filter": "", "reason": "duplicates"}
+    stale = client.post("/bulk/run", data={**form, "id": [str(dups[0]), str(ids["backlog"][5])]}, headers=WRITE)
+    assert stale.status_code == 409 and stale.json()["field"] == "id"  # not a duplicate: refused, nothing run
+    run = client.post("/bulk/run", data={**form, "id": [str(i) for i in posted]}, headers={"origin": ORIGIN})
+    assert "Done: 2 decided" in run.text
+    with Ledger.open(db) as ledger:
+        assert {get_proposal(ledger, i).status for i in dups} == {"rejected"}
+        assert get_proposal(ledger, ids["backlog"][3]).status == "pending"  # the one repeated stays to be decided
+        assert len(list_rejections(ledger)) == 1  # duplicates are not remembered as wrong values
+    client.post(f"/proposal/{ids['backlog'][3]}/accept", data={"csrf": guard.csrf()}, headers=WRITE).raise_for_status()
+
+
+def test_a_proposal_drawn_before_and_after_on_an_empty_slot(site) -> None:
+    """Two proposals for a slot with no version yet: the chart has no "before" row, an "after" row with
+    the value it would write, and the competing proposal as a row linking to it."""
+    client, _, _, db = site
+    with Ledger.open(db) as ledger:
+        journal = Journal(ledger)
+        for i, city in enumerate(["Oslo", "Rome"]):
+            journal.append(Turn(scope="fresh", text=f"I live in {city}", said_at=f"2026-09-0{i + 1}T10:00:00Z", session="f"))
+        Digester(ledger, RulesExtractor(), policy="strict").run()
+        oslo, rome = sorted(p.id for p in list_proposals(ledger, scope="fresh"))
+    drawn = client.get(f"/proposal/{oslo}", headers=JSON).json()["before_after"]
+    rows = [(d["row"], d["value"], d["state"], d["href"]) for d in drawn["layer"][0]["data"]["values"]]
+    assert rows == [(f"after: if proposal #{oslo} is accepted", "Oslo", "written if accepted", f"/proposal/{oslo}"),
+                    (f"proposal #{rome} (competing)", "Rome", "competing proposal", f"/proposal/{rome}")]
+    html = client.get(f"/proposal/{oslo}").text
+    assert "(nothing yet: the slot is empty)" in html and 'id="timeline-spec"' in html and f'href="/proposal/{rome}"' in html

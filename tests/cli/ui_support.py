@@ -81,3 +81,22 @@ def serving(app, *, log_level: str = "warning") -> Iterator[int]:
         srv.should_exit = True
         thread.join(timeout=30)
         sock.close()
+
+
+AXE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(driver, *, impacts: tuple[str, ...] = ("serious", "critical")) -> list[str]:
+    """axe-core (vendored, see vendor/axe-core/README.md) run in the page the Selenium `driver` shows:
+    its violations of the given impacts, each as "rule-id (impact): help: the first nodes' selectors"."""
+    if not driver.execute_script("return typeof window.axe === 'object'"):
+        driver.execute_script(AXE.read_text(encoding="utf-8"))
+    driver.set_script_timeout(120)
+    found = driver.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then(function (r) {"
+        "  done(r.violations.map(function (v) { return {id: v.id, impact: v.impact, help: v.help,"
+        "    nodes: v.nodes.slice(0, 3).map(function (n) { return n.target.join(' '); })}; }));"
+        "}, function (e) { done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]); });"
+    )
+    return [f"{v['id']} ({v['impact']}): {v['help']}: {', '.join(v['nodes'])}" for v in found if v["impact"] in impacts]

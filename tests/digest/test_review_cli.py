@@ -72,6 +72,8 @@ def test_accept_message_names_what_it_closed(run) -> None:
         (["review", "confirm", "99"], "error: claim: no claim version #99"),
         (["review", "lift", "99"], "error: rejection: no rejection #99"),
         (["review", "unconfirm", "99"], "error: confirmation: no confirmation #99"),
+        (["review", "undo", "99"], "error: proposal: no proposal #99"),
+        (["review", "undo", "{jazz}"], "error: proposal: proposal #{jazz} is pending: no reviewer's decision to undo"),
     ],
 )
 def test_every_message_names_the_kind_of_id(run, args, expected) -> None:
@@ -101,3 +103,12 @@ def test_edit_and_accept(run) -> None:
     assert bad.exit_code == 2 and "valid_from" in bad.output
     both = run("review", "accept", str(p["Paris"]), str(p["jazz"]), "--value", "x")
     assert both.exit_code == 2 and "one proposal at a time" in both.output
+
+
+def test_undo_an_accept_from_the_command_line(run) -> None:
+    p = ids(run)
+    run_ok(run("review", "accept", str(p["Paris"])))
+    said = run_ok(run("review", "undo", str(p["Paris"]), "--reason", "too fast")).output
+    assert said.startswith(f"undid the accept of proposal #{p['Paris']} in ledger transaction #") and "pending again as proposal #" in said
+    again = run("review", "undo", str(p["Paris"]))
+    assert again.exit_code != 0 and "already undone" in again.output
