@@ -65,3 +65,37 @@ def test_an_exit_that_waits_for_nothing_still_loses_no_turn(hermes):
     with hermes.ledger() as ledger:
         assert [(c.predicate, c.value) for c in ledger.current()] == [("lives_in", "Lisbon")]
         assert Journal(ledger).backlog_size() == 0
+
+
+HEAVY = ("numpy", "lancedb", "pyarrow", "instructor", "model2vec")  # the vector lane's and the digest model's
+
+
+def test_a_short_session_never_imports_the_vector_lane_or_the_digest_models_modules(tmp_path):
+    # Two one-question sessions in one process, as `hermes chat -q` runs them (the offline rules digest):
+    # the second's prefetch recalls the first's fact from the lexical lanes, and neither start, turn nor
+    # exit loads LanceDB, numpy or instructor (their rows wait in the vector outbox for a longer session).
+    import subprocess
+    import sys
+
+    script = f"""
+import sys
+from pathlib import Path
+from factledger.hermes_plugin.memory import MemorySession
+from factledger.hermes_plugin.paths import HermesPaths
+from factledger.hermes_plugin.scope import HermesIdentity
+paths = HermesPaths(Path({str(tmp_path)!r}))
+blocks = []
+for number in range(2):
+    session = MemorySession.open(paths, HermesIdentity.from_kwargs(f"s{{number}}", {{"platform": "cli"}}))
+    session.turn_started(1)
+    blocks.append(session.prefetch("Where do I work?"))
+    session.record_turn("I work at Initech.", "Noted.")
+    session.turn_synced()
+    assert session.end_session()
+    session.close()
+assert blocks[0] == "" and "user works at Initech" in blocks[1], blocks
+print(" ".join(name for name in {HEAVY!r} if name in sys.modules))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == []
