@@ -54,7 +54,7 @@ logger = logging.getLogger(__name__)
 # never waits for it; the outbox keeps the session's changes for the next process that loads it.
 WARM_AT_PREFETCH = 2
 SESSION_END_WAIT = 30.0  # seconds `digest_pending(wait=True)` waits for a library caller
-# An exit digest still running after this long is told on the user's screen (with what is left of the wait).
+# An exit digest still running after this long is told on the user's screen, with the wait it may take.
 SLOW_EXIT_NOTICE = 1.0
 # Hermes journals a finished turn (sync_turn) on its background worker, and runs the next turn's
 # prefetch on another thread without waiting for it: prefetch waits at most this long for the turns

@@ -324,9 +324,9 @@ def _number(data: Mapping[str, Any], name: str, default: Any, kind: type, field_
     value = data.get(name, default)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 <= value if zero else 0 < value) or value > maximum:
-        lowest = "from 0" if zero else "between 0"
-        raise ValidationError(f"{value!r} is not a number {lowest} {'to' if zero else 'and'} {maximum:g}", field=field_name)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not number or not (0 <= value if zero else 0 < value) or value > maximum:
+        raise ValidationError(f"{value!r} is not a number {'from 0 to' if zero else 'between 0 and'} {maximum:g}", field=field_name)
     if kind is int and value != int(value):
         raise ValidationError(f"{value!r} is not a whole number", field=field_name)
     return kind(value)
