@@ -54,6 +54,8 @@ logger = logging.getLogger(__name__)
 # never waits for it; the outbox keeps the session's changes for the next process that loads it.
 WARM_AT_PREFETCH = 2
 SESSION_END_WAIT = 30.0  # seconds `digest_pending(wait=True)` waits for a library caller
+# An exit digest still running after this long is told on the user's screen, with the wait it may take.
+SLOW_EXIT_NOTICE = 1.0
 # Hermes journals a finished turn (sync_turn) on its background worker, and runs the next turn's
 # prefetch on another thread without waiting for it: prefetch waits at most this long for the turns
 # owed, so what was just said is in the block ("said since"), never longer (a turn Hermes does not sync,
@@ -185,6 +187,7 @@ class MemorySession:
                 key="digest-failed"),
         )
         # No warm-up here: the vector lane loads from the WARM_AT_PREFETCH-th prefetch (want_vectors).
+        self._digest_left_behind()
 
     @classmethod
     def open(cls, paths: HermesPaths, identity: HermesIdentity, *, environ: Mapping[str, str] | None = None,
@@ -238,11 +241,32 @@ class MemorySession:
                 self._exit_deadline = time.monotonic() + self.settings.exit_wait_seconds
             return max(0.0, self._exit_deadline - time.monotonic())
 
+    def _digest_left_behind(self) -> None:
+        """Turns an earlier process journaled in this conversation's scope and did not digest (its exit
+        did not wait for them, or it ended first) are digested now, on the worker: the session's start
+        and first turn do not wait for them, and their episodes are in recall already."""
+        if self.excluded or not self._identity.is_primary:
+            return
+        left = self.journal.backlog_size(scopes=[self._scopes.turns])
+        if left:
+            logger.info("factledger: digesting %d journal entries an earlier session left", left)
+            self.worker.flush(wait=False)
+
     def end_session(self) -> bool:
         """Hermes's on_session_end: digest what is pending, waiting at most what is left of the exit wait.
         True when everything was digested. What is not stays in the journal: the worker goes on (a
-        gateway process lives on), or the next session digests it (the CLI exits)."""
-        return self.worker.flush(wait=True, timeout=self._exit_time_left())
+        gateway process lives on), or the next session digests it (the CLI exits). A digest still
+        running after SLOW_EXIT_NOTICE seconds is told on the screen, so a waiting exit is explained."""
+        self.worker.flush(wait=False)
+        left = self._exit_time_left()
+        if left <= SLOW_EXIT_NOTICE:  # a wait this short is told only if it ends undone (close)
+            return self.worker.wait(left)
+        if self.worker.wait(SLOW_EXIT_NOTICE):
+            return True
+        self.notices.warn(f"the last digest is slow; exit waits for it up to {self.settings.exit_wait_seconds:g} s in all "
+                          "(digest.exit_wait_seconds); what it does not finish stays in the journal and "
+                          "the next session digests it", key="slow-exit-digest")
+        return self.worker.wait(self._exit_time_left())
 
     def record_head(self) -> Head | None:
         """Append the ledger's signed head to the heads file beside the settings (when it moved since the
@@ -268,6 +292,8 @@ class MemorySession:
         shared_recall.close_ledger(self.reader)
         if stopped:
             shared_recall.close_ledger(self.writer)
+        elif self.settings.exit_wait_seconds == 0:  # the operator chose an exit that waits for no digest
+            logger.info("factledger: exit left the digest running; the next session digests what it does not finish")
         else:  # the worker still uses the writer; its entries stay in the journal for the next session
             self.notices.warn(f"the last digest did not finish within {self.settings.exit_wait_seconds:g} s; "
                               "its turns stay in the journal and the next session digests them")

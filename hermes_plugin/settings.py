@@ -23,8 +23,8 @@ digest:
   policy: auto            # auto: apply grounded facts now; strict: hold every digested fact for review
   batch_size: 16          # journal entries the background worker digests per run
   max_delay_seconds: 20   # pending turns are digested at least this often
-  exit_wait_seconds: 4    # the most a session's end (and Hermes's exit) waits for the last digest; the
-                          # rest stays in the journal and the next session digests it
+  exit_wait_seconds: 4    # the most a session's end (and Hermes's exit) waits for the last digest (0: no
+                          # wait); the rest stays in the journal and the next session digests it at its start
   model:                  # leave empty to use the offline rules extractor (no key, nothing leaves the machine)
     base_url: ""          # any OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
     name: ""
@@ -207,7 +207,8 @@ class ProviderSettings:
             raise ValidationError(f"{policy!r} is not 'auto' or 'strict'", field="digest.policy")
         batch_size = _number(digest, "batch_size", 16, int, "digest.batch_size", maximum=10_000)
         max_delay = _number(digest, "max_delay_seconds", 20.0, float, "digest.max_delay_seconds", maximum=86_400)
-        exit_wait = _number(digest, "exit_wait_seconds", 4.0, float, "digest.exit_wait_seconds", maximum=600)
+        exit_wait = _number(digest, "exit_wait_seconds", 4.0, float, "digest.exit_wait_seconds", maximum=600,
+                            zero=True)  # 0: exit waits for no digest
         database_url = _text(data, "database_url", "database_url")
         if database_url and not is_postgres_url(database_url):
             raise ValidationError("must be a postgresql:// URL (or empty for the ledger file)", field="database_url")
@@ -317,12 +318,15 @@ def _count(data: Mapping[str, Any], name: str, default: int, field_name: str) ->
     return value
 
 
-def _number(data: Mapping[str, Any], name: str, default: Any, kind: type, field_name: str, *, maximum: float) -> Any:
+def _number(data: Mapping[str, Any], name: str, default: Any, kind: type, field_name: str, *, maximum: float,
+            zero: bool = False) -> Any:
+    """A positive number at most `maximum` (0 too, with `zero`)."""
     value = data.get(name, default)
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= maximum:
-        raise ValidationError(f"{value!r} is not a number between 0 and {maximum:g}", field=field_name)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not number or not (0 <= value if zero else 0 < value) or value > maximum:
+        raise ValidationError(f"{value!r} is not a number {'from 0 to' if zero else 'between 0 and'} {maximum:g}", field=field_name)
     if kind is int and value != int(value):
         raise ValidationError(f"{value!r} is not a whole number", field=field_name)
     return kind(value)

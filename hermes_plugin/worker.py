@@ -87,6 +87,13 @@ class DigestWorker:
                 return True
             return self._cond.wait_for(lambda: self._completed >= target, timeout)
 
+    def wait(self, timeout: float) -> bool:
+        """Block until every drain requested so far has finished (True) or the timeout (False); asks
+        for nothing itself."""
+        with self._cond:
+            target = self._requested
+            return self._cond.wait_for(lambda: self._completed >= target, timeout)
+
     def upkeep(self) -> None:
         """Run `after_drain` soon on the worker (the vector index's upkeep) without digesting anything."""
         with self._cond:

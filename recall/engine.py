@@ -20,8 +20,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from factledger.ledger import ClaimVersion, Ledger, ValidationError, check_scope
 from factledger.ledger.times import END_OF_TIME, display, parse_optional
 
@@ -29,7 +27,6 @@ from factledger.ledger.keys import normalise as key_normalise
 
 from .asked import asked_for, asks_unsaid_part
 from .config import RecallConfig
-from .embedders import Embedder, default_embedder
 from .index_meta import IndexStatus, index_home, quick_status
 from .lanes import PREDICATE_CUES, ExactLane, NamedSlots, TermStats, lexical_lane
 from .local_vectors import LocalVectors
@@ -42,6 +39,9 @@ from .text import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from .embedders import Embedder
     from .vector_index import VectorIndex, VectorRow
 
 __all__ = ["EPISODE", "FACT", "KINDS", "Episode", "Hit", "IndexStatus", "LaneScores", "Memory", "PromptBlock", "Recall", "RepairReport"]
@@ -364,6 +364,8 @@ class Recall:
     def embedder(self) -> Embedder:
         with self._lock:
             if self._embedder is None:
+                from .embedders import default_embedder  # numpy and the model: on the vector lane's first use
+
                 self._embedder = default_embedder()
             return self._embedder
 
@@ -690,6 +692,8 @@ class Recall:
         self._ensure_index()
         if not self.ledger.storage.read_only and self._outbox_pending():
             self.sync()
+        import numpy as np
+
         vector = self.embedder.embed([query])[0]
         if not np.any(vector):
             return None, VECTOR_USED  # nothing the model knows (emoji, symbols): no direction to search in
@@ -708,6 +712,8 @@ class Recall:
             return None, VECTOR_BUSY
         future = None
         try:
+            import numpy as np
+
             vector = self._embedder.embed([query])[0]
             if not np.any(vector):
                 return None, VECTOR_USED
@@ -763,6 +769,8 @@ class Recall:
         config = self.config
         if not hits:
             return set()
+        import numpy as np
+
         background = float(np.mean([h.similarity for h in hits]))
         known_share = getattr(self.embedder, "known_share", None)
         share = known_share(content_words(query)) if known_share is not None else None
@@ -799,6 +807,8 @@ class Recall:
         order = sorted(texts)
         vectors = self.embedder.embed([" ".join(topical)] + [texts[k] for k in order])
         query, rows = vectors[0], vectors[1:]
+        import numpy as np
+
         norms = np.linalg.norm(rows, axis=1) * (np.linalg.norm(query) or 1.0)
         similarity = rows @ query / np.where(norms == 0, 1.0, norms)
         floor = self.config.vector_topic_floor

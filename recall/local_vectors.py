@@ -19,11 +19,14 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .embedders import Embedder
 from .model import VectorHit
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .embedders import Embedder
 
 class LocalVectors:
     """A bounded cache of item vectors and the exact scan over them."""
@@ -41,6 +44,8 @@ class LocalVectors:
                 self._vectors.clear()
                 self._identity = embedder.identity
             missing = [i for i, k in enumerate(keys) if k not in self._vectors]
+        import numpy as np  # with the embedder, on the vector lane's first use
+
         if missing:
             fresh = embedder.embed([texts[i] for i in missing])
             with self._lock:
@@ -67,6 +72,8 @@ class LocalVectors:
             return []
         keys = [(kind, item, hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()) for kind, item, text in pairs]
         rows = self._rows(embedder, keys, [text for _, _, text in pairs])
+        import numpy as np
+
         similarity = rows @ np.asarray(query, dtype=np.float32)
         # A zero vector (a sentence the model knows nothing of) has no direction: never a neighbour.
         usable = np.flatnonzero(np.any(rows != 0, axis=1))

@@ -41,6 +41,8 @@ def test_a_model_section_reaches_the_digest_with_the_key_from_the_named_variable
         ("digest:\n  policy: lenient\n", "digest.policy"),
         ("digest:\n  batch_size: 0\n", "digest.batch_size"),
         ("digest:\n  max_delay_seconds: soon\n", "digest.max_delay_seconds"),
+        ("digest:\n  exit_wait_seconds: -1\n", "digest.exit_wait_seconds"),
+        ("digest:\n  exit_wait_seconds: 601\n", "digest.exit_wait_seconds"),
         ("digest:\n  model: [x]\n", "digest.model"),
         ("recall: on\n", "recall"),
         ("digest: {policy: [\n", "settings"),
@@ -52,6 +54,12 @@ def test_malformed_settings_name_the_key(tmp_path, text, field):
     with pytest.raises(ValidationError) as err:
         ProviderSettings.load(path)
     assert err.value.field == field
+
+
+def test_an_exit_wait_of_zero_is_an_exit_that_waits_for_no_digest(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("digest:\n  exit_wait_seconds: 0\n")
+    assert ProviderSettings.load(path).exit_wait_seconds == 0
 
 
 def test_yaml_boolean_words_as_keys_read_as_written(tmp_path):
