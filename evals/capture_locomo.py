@@ -147,6 +147,9 @@ def run(data_path: Path, config: RecallConfig) -> dict:
             stats["replay_s"] += time.perf_counter() - started
             session = provider.session
             assert session is not None
+            # The questions come a day later: a digest the last exit did not wait for has finished by
+            # then (under load it may still run here, and would change the ledger between two reads).
+            assert session.digest_pending(wait=True), "the digest did not finish"
             recall = session.recall
             recall.config = config
             scopes = session.scopes.readable

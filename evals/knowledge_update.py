@@ -172,6 +172,9 @@ def ask(home: Path, scenario: dict, clock: ReplayClock, dataset: str) -> list[Ou
     provider.initialize(f"{scenario['id']}-questions", hermes_home=str(home), **_identity(scenario["id"]))
     session = provider.session
     assert session is not None, "the provider did not start"
+    # The questions come a day later: turns an exit left undigested (the next session digests them as it
+    # opens, in the background) are digested by then, not while the questions are asked.
+    assert session.digest_pending(wait=True), "the digest did not finish"
     recall, scopes = session.recall, session.scopes.readable
     outcomes = []
     try:

@@ -234,11 +234,13 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
             # asked alone, "my brother", has its own rule)
             if not any(word not in never_said for word in asked.qualifiers[:-1] + asked.anchors):
                 return False
-            # ... unless a turn names someone beside what was said ("piano lessons with Mrs. Halden"
-            # answers "my piano teacher" without the word)
-            return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
+            # ... unless a turn names someone beside what was said (below)
         roles = {role, " ".join(asked.qualifiers)}  # "my best friend Ana" names the friend
-        return not any(names_relative(text, r) or names_beside(text, role) for text in texts for r in roles)
+        texts = list(texts)
+        if any(names_relative(text, r) or names_beside(text, role) for text in texts for r in roles):
+            return False
+        # "piano lessons with Mrs. Halden" names the piano teacher without the word
+        return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
     if not asked.alternatives() <= never_said:
         return False
     if any(word in held for word in asked.alternatives()):
