@@ -221,6 +221,7 @@ def apply_batch(ledger: Ledger, batch: Batch, *, principal: str, reason: str = "
             reason=first.reason if first.reason is not None else reason,
             tx_time=first.tx_time,
         ) as tx:
+            tx.read_slots(_slots_to_read(batch))
             for op in batch.ops:
                 try:
                     op.apply(tx)
@@ -232,6 +233,14 @@ def apply_batch(ledger: Ledger, batch: Batch, *, principal: str, reason: str = "
         raise LineError(first.line, exc) from None
     assert tx.result is not None
     return tx.result
+
+
+def _slots_to_read(batch: Batch) -> list[tuple[Any, Any, Any]]:
+    """The slots the batch's operations write, read at once before they run; not those of a predicate the
+    batch defines (its cardinality may change before the first operation on it)."""
+    if any(op.op == "define" for op in batch.ops):
+        return []  # rare (a batch that registers predicates): its operations read their slots one by one
+    return [(op.fields.get("scope"), op.fields.get("subject"), op.fields.get("predicate")) for op in batch.ops]
 
 
 def apply_all(ledger: Ledger, ops: Iterable[Operation], *, principal: str, reason: str = "") -> TxResult:

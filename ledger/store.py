@@ -23,7 +23,7 @@ from . import chain
 from . import portion as algebra
 from .chain_key import DEFAULT_KEY, ChainKey, KeyFile, default_key_path
 from .erasure import EraseResult, Erasure, ScopeFamily, redact_spans
-from .errors import ErasedError, ValidationError
+from .errors import ErasedError, LedgerError, ValidationError
 from .keys import key, predicate_key
 from .model import ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .engines import AnyStorage, ledger_recorder, open_storage
@@ -150,6 +150,29 @@ class LedgerTx:
             slot = _Slot(scope, subject_key, pred, spans, list(spans))
             self._slots[slot_key] = slot
         return slot
+
+    def read_slots(self, slots: Iterable[tuple[object, object, object]]) -> None:
+        """Read the current versions of these (scope, subject, predicate) slots in one statement, so the
+        operations that follow find them read (a batch names its slots up front; on PostgreSQL a slot read
+        is a round trip). Slots already read, texts the value policy refuses and predicates not registered
+        are left to the operations themselves, which read or refuse them as they would anyway."""
+        wanted: dict[tuple[str, str, str], Predicate] = {}
+        for scope, subject, predicate in slots:
+            try:
+                pred = self.predicate(predicate_key(_checked(predicate, "predicate")))
+                if pred is None:
+                    continue
+                slot_key = (check_scope(scope), key(_checked(subject, "subject"), "subject"), pred.name)
+            except LedgerError:
+                continue
+            if slot_key not in self._slots:
+                wanted[slot_key] = pred
+        if not wanted:
+            return
+        found = self.ledger.recorder.open_spans_of(list(wanted))
+        for slot_key, pred in wanted.items():
+            spans = found.get(slot_key, [])
+            self._slots[slot_key] = _Slot(slot_key[0], slot_key[1], pred, spans, list(spans))
 
     def held(self, scope: str, subject: str, predicate: str) -> tuple[str, list[algebra.Span]] | None:
         """The slot's current versions as this transaction sees them (its own writes included), with the
