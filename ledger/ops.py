@@ -4,7 +4,7 @@ applied as ledger transactions."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -294,8 +294,16 @@ def plan_import(ops: Iterable[Operation]) -> list[Batch]:
     return plan
 
 
-def import_history(ledger: Ledger, plan: list[Batch], *, principal: str, reason: str = "") -> list[TxResult]:
-    """Apply a `plan_import` plan in one SQLite transaction: any refusal writes nothing. The ledger's rules
-    hold: import:<source> principals, tx times later than its last transaction."""
+def import_history(
+    ledger: Ledger, plan: list[Batch], *, principal: str, reason: str = "", progress: Callable[[], None] | None = None
+) -> list[TxResult]:
+    """Apply a `plan_import` plan in one database transaction: any refusal writes nothing. The ledger's rules
+    hold: import:<source> principals, tx times later than its last transaction. `progress` is called after
+    each of the plan's transactions is applied (not yet committed: a later refusal still writes nothing)."""
+    results = []
     with ledger.storage.atomic():
-        return [apply_batch(ledger, batch, principal=principal, reason=reason) for batch in plan]
+        for batch in plan:
+            results.append(apply_batch(ledger, batch, principal=principal, reason=reason))
+            if progress is not None:
+                progress()
+    return results

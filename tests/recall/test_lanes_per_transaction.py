@@ -74,3 +74,34 @@ def test_a_refused_transaction_leaves_no_lane_rows(ledger_path) -> None:
     fts, expected, _, outbox = _rows(ledger_path)
     assert fts == expected and [row[0] for row in fts] == [1]
     assert outbox == [(1, "insert")]
+
+
+def test_a_raw_version_without_its_chain_row_is_unindexed_and_verify_says_so(ledger_path) -> None:
+    """What moving the lanes to the chain row trades: a client outside factledger that inserts a version
+    (every rule of the claims INSERT still holds) but no hash row and chain row gets no lexical row; no
+    rule refused that before either, and `verify` reports it now in both checks."""
+    ledger = Ledger.open(ledger_path)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "jazz", valid_from="2024-01-01")
+    finally:
+        ledger.close()
+    conn = sqlite3.connect(ledger_path, isolation_level=None)
+    conn.executescript(
+        "BEGIN;"
+        "INSERT INTO transactions (tx_time, principal) VALUES (strftime('%Y-%m-%dT%H:%M:%f', 'now') || '999Z', 'operator:mallory');"
+        "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key, valid_from, tx_from, opened_by)"
+        " SELECT 's', 'ann', 'Ann', 'likes', 'many', 'folk', 'folk', '2024-01-01T00:00:00.000000Z', tx_time, id"
+        " FROM transactions ORDER BY id DESC LIMIT 1;"
+        "COMMIT;"
+    )
+    conn.close()
+    fts, expected, _, _ = _rows(ledger_path)
+    assert [row[0] for row in fts] == [1] and [row[0] for row in expected] == [1, 2]
+    reopened = Ledger.open(ledger_path, read_only=True)
+    try:
+        failed = {check.name for check in verify_ledger(reopened).failed}
+        assert "hash_chain" in failed
+        assert [(f.id, f.problem) for f in recorder_for(reopened).lexical_faults()] == [(2, "missing")]
+    finally:
+        reopened.close()
