@@ -236,11 +236,8 @@ def apply_batch(ledger: Ledger, batch: Batch, *, principal: str, reason: str = "
 
 
 def _slots_to_read(batch: Batch) -> list[tuple[Any, Any, Any]]:
-    """The slots the batch's operations write, read at once before they run; not those of a predicate the
-    batch defines (its cardinality may change before the first operation on it)."""
-    if any(op.op == "define" for op in batch.ops):
-        return []  # rare (a batch that registers predicates): its operations read their slots one by one
-    return [(op.fields.get("scope"), op.fields.get("subject"), op.fields.get("predicate")) for op in batch.ops]
+    """The slots the batch's operations write, read at once before they run."""
+    return [(op.fields.get("scope"), op.fields.get("subject"), op.fields.get("predicate")) for op in batch.ops if op.op != "define"]
 
 
 def apply_all(ledger: Ledger, ops: Iterable[Operation], *, principal: str, reason: str = "") -> TxResult:

@@ -1,5 +1,6 @@
 """A batch reads its slots in one statement (`LedgerTx.read_slots`, what `apply` does before its
-operations): the operations then see exactly what they would have read one by one, on both engines."""
+operations): the operations then see exactly what they would have read one by one, and write their
+versions in the same order (the same claim ids), on both engines."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ pytestmark = pytest.mark.both_engines
 
 
 def _history(ledger) -> list[tuple]:
-    return [(c.subject_key, c.predicate, c.value, c.valid_from, c.valid_to, c.tx_to is None)
+    return [(c.id, c.subject_key, c.predicate, c.value, c.valid_from, c.valid_to, c.tx_to is None)
             for c in ledger.as_of(known_at="9999-01-01")]
 
 
@@ -24,6 +25,7 @@ def _seed(ledger) -> None:
 
 
 def _ops(tx) -> None:
+    tx.add("s", "Cy", "unknown_predicate", "first", valid_from="2021-01-01")  # registered now, written first
     tx.supersede("s", "Ann", "lives_in", "Rome", valid_from="2022-01-01")
     tx.add("s", "Ann", "likes", "folk", valid_from="2021-01-01")
     tx.add("s", "Bob", "lives_in", "Oslo", valid_from="2021-01-01")
@@ -53,7 +55,7 @@ def test_a_slot_read_up_front_still_refuses_a_conflict(fresh_ledger) -> None:
         with fresh_ledger.transaction(principal="operator:test") as tx:
             tx.read_slots([("s", "Ann", "lives_in")])
             tx.add("s", "Ann", "lives_in", "Oslo", valid_from="2021-01-01")
-    assert [row[2] for row in _history(fresh_ledger)] == ["jazz", "Paris"]
+    assert [row[3] for row in _history(fresh_ledger)] == ["jazz", "Paris"]
 
 
 def test_apply_reports_a_bad_line_by_its_own_error_after_reading_the_batch(fresh_ledger) -> None:
@@ -65,4 +67,4 @@ def test_apply_reports_a_bad_line_by_its_own_error_after_reading_the_batch(fresh
     with pytest.raises(LineError) as refused:
         apply_batch(fresh_ledger, batch, principal="operator:test")
     assert refused.value.line == 2 and isinstance(refused.value.error, ValidationError)
-    assert [row[2] for row in _history(fresh_ledger)] == ["jazz", "Paris"]
+    assert [row[3] for row in _history(fresh_ledger)] == ["jazz", "Paris"]
