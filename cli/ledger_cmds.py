@@ -50,18 +50,30 @@ class _Reporter:
             self._task = self._bar.add_task("apply", total=total)
             self._bar.start()
 
-    def __call__(self, result: TxResult) -> None:
+    def step(self) -> None:
+        """One transaction done (the bar only)."""
+        if self._bar is not None:
+            self._bar.advance(self._task)
+
+    def __call__(self, result: TxResult, *, stepped: bool = False) -> None:
         data = result.to_dict()
         self.counts["transactions"] += 1
         self.counts["opened"] += len(result.opened)
         self.counts["closed"] += len(result.closed)
         self.counts["noops"] += data["noops"]
         self.undeclared.extend(result.undeclared)
-        if self._bar is not None:
-            self._bar.advance(self._task)
+        if not stepped:
+            self.step()
         if not self.summary:
             emit_json(data)
         warn_undeclared(result.undeclared)
+
+    def discard(self) -> None:
+        """The run wrote nothing: the bar goes, and no summary is printed."""
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+        self.summary = False
 
     def close(self) -> None:
         if self._bar is not None:
@@ -150,12 +162,20 @@ def import_cmd(app: AppContext, file: str, source: str | None, reason: str, summ
         principal = f"import:{source or ('stdin' if file == '-' else Path(file).stem)}"
     try:
         plan = plan_import(ops)
-        results = import_history(app.ledger(create=True), plan, principal=principal, reason=reason)
     except LineError as exc:
         raise CliError(str(exc)) from None
-    report = _Reporter(summary, 0)
+    # The bar moves as each transaction is applied; what was applied is printed once all of it committed.
+    report = _Reporter(summary, len(plan))
+    try:
+        results = import_history(app.ledger(create=True), plan, principal=principal, reason=reason, progress=report.step)
+    except LineError as exc:
+        report.discard()
+        raise CliError(str(exc)) from None
+    except BaseException:
+        report.discard()
+        raise
     for result in results:
-        report(result)
+        report(result, stepped=True)
     report.close()
 
 

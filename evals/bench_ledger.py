@@ -225,6 +225,8 @@ def build(ledger: Ledger, people: int, batch: int, progress: Progress, clock: Cl
         for ops in all_rounds:
             for start in range(0, len(ops), batch):
                 with ledger.transaction(principal="import:bench", reason="batch") as tx:
+                    # As `factledger apply` does (ledger/ops.py apply_batch): the batch's slots in one read.
+                    tx.read_slots([(SCOPE, op[1], op[2]) for op in ops[start : start + batch]])
                     for op in ops[start : start + batch]:
                         apply_op(tx, op)
                 transactions += 1

@@ -4,7 +4,7 @@ applied as ledger transactions."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -221,6 +221,7 @@ def apply_batch(ledger: Ledger, batch: Batch, *, principal: str, reason: str = "
             reason=first.reason if first.reason is not None else reason,
             tx_time=first.tx_time,
         ) as tx:
+            tx.read_slots(_slots_to_read(batch))
             for op in batch.ops:
                 try:
                     op.apply(tx)
@@ -232,6 +233,11 @@ def apply_batch(ledger: Ledger, batch: Batch, *, principal: str, reason: str = "
         raise LineError(first.line, exc) from None
     assert tx.result is not None
     return tx.result
+
+
+def _slots_to_read(batch: Batch) -> list[tuple[Any, Any, Any]]:
+    """The slots the batch's operations write, read at once before they run."""
+    return [(op.fields.get("scope"), op.fields.get("subject"), op.fields.get("predicate")) for op in batch.ops if op.op != "define"]
 
 
 def apply_all(ledger: Ledger, ops: Iterable[Operation], *, principal: str, reason: str = "") -> TxResult:
@@ -285,8 +291,16 @@ def plan_import(ops: Iterable[Operation]) -> list[Batch]:
     return plan
 
 
-def import_history(ledger: Ledger, plan: list[Batch], *, principal: str, reason: str = "") -> list[TxResult]:
-    """Apply a `plan_import` plan in one SQLite transaction: any refusal writes nothing. The ledger's rules
-    hold: import:<source> principals, tx times later than its last transaction."""
+def import_history(
+    ledger: Ledger, plan: list[Batch], *, principal: str, reason: str = "", progress: Callable[[], None] | None = None
+) -> list[TxResult]:
+    """Apply a `plan_import` plan in one database transaction: any refusal writes nothing. The ledger's rules
+    hold: import:<source> principals, tx times later than its last transaction. `progress` is called after
+    each of the plan's transactions is applied (not yet committed: a later refusal still writes nothing)."""
+    results = []
     with ledger.storage.atomic():
-        return [apply_batch(ledger, batch, principal=principal, reason=reason) for batch in plan]
+        for batch in plan:
+            results.append(apply_batch(ledger, batch, principal=principal, reason=reason))
+            if progress is not None:
+                progress()
+    return results

@@ -23,6 +23,7 @@ from .recorder import (
     ChainKeying,
     ChainLink,
     SPAN_COLUMNS,
+    SPAN_COLUMNS_OF_C,
     NewVersion,
     SlotQuery,
     ChainText,
@@ -103,6 +104,22 @@ class PostgresLedgerRecorder:
             (scope, subject_key, predicate),
         )
         return [span_from_row(r) for r in rows]
+
+    def open_spans_of(self, slots: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[Span]]:
+        # One round trip for the batch instead of one per slot.
+        found: dict[tuple[str, str, str], list[Span]] = {}
+        if not slots:
+            return found
+        rows = self.storage.query(
+            f"SELECT {SPAN_COLUMNS_OF_C}, c.scope, c.subject_key, c.predicate"
+            " FROM unnest(%s::text[], %s::text[], %s::text[]) AS s(scope, subject_key, predicate)"
+            " JOIN claims c ON c.scope = s.scope AND c.subject_key = s.subject_key AND c.predicate = s.predicate"
+            " WHERE c.tx_to IS NULL",
+            ([slot[0] for slot in slots], [slot[1] for slot in slots], [slot[2] for slot in slots]),
+        )
+        for r in rows:
+            found.setdefault((r[7], r[8], r[9]), []).append(span_from_row(r))
+        return found
 
     def held_slots(self, scope: str | None, subject_key: str | None, predicate: str | None) -> list[tuple[str, str, str]]:
         conditions, params = ["tx_to IS NULL"], []

@@ -144,6 +144,11 @@ class LedgerRecorder(Protocol):
         algebra takes them: only the columns it reads, no whole ClaimVersion per row."""
         ...
 
+    def open_spans_of(self, slots: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[Span]]:
+        """open_spans of many slots in one statement (a batch names its slots before it applies them):
+        (scope, subject_key, predicate) -> its spans, for the slots that hold any."""
+        ...
+
     def held_slots(self, scope: str | None, subject_key: str | None, predicate: str | None) -> list[tuple[str, str, str]]:
         """(scope, subject_key, predicate) of every slot holding a version not closed in transaction time,
         narrowed by the keys given (None: any), in key order (an SQL write's WHERE that names some keys)."""
@@ -279,6 +284,8 @@ def predicate_from_row(row: Any) -> Predicate:
 
 # The columns of a claim `span_from_row` reads, in its order.
 SPAN_COLUMNS = "value_key, value, valid_from, valid_to, source, id, subject"
+# The same, of a claims row aliased `c` (beside another table with columns of these names).
+SPAN_COLUMNS_OF_C = ", ".join(f"c.{name.strip()}" for name in SPAN_COLUMNS.split(","))
 
 
 def span_from_row(row: Any) -> Span:

@@ -13,6 +13,7 @@ from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
 from .portion import Span
 from .recorder import (
     SPAN_COLUMNS,
+    SPAN_COLUMNS_OF_C,
     ChainKeying,
     ChainLink,
     NewVersion,
@@ -94,6 +95,21 @@ class SqliteLedgerRecorder:
             (scope, subject_key, predicate),
         )
         return [span_from_row(r) for r in rows]
+
+    def open_spans_of(self, slots: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[Span]]:
+        # One statement for the batch: json_each drives a seek into the slot index per slot.
+        found: dict[tuple[str, str, str], list[Span]] = {}
+        if not slots:
+            return found
+        rows = self.storage.query(
+            f"SELECT {SPAN_COLUMNS_OF_C}, c.scope, c.subject_key, c.predicate FROM json_each(?) j"
+            " JOIN claims c ON c.scope = json_extract(j.value, '$[0]') AND c.subject_key = json_extract(j.value, '$[1]')"
+            " AND c.predicate = json_extract(j.value, '$[2]') WHERE c.tx_to IS NULL",
+            (json.dumps([list(slot) for slot in slots], ensure_ascii=False),),
+        )
+        for r in rows:
+            found.setdefault((r[7], r[8], r[9]), []).append(span_from_row(r))
+        return found
 
     def held_slots(self, scope: str | None, subject_key: str | None, predicate: str | None) -> list[tuple[str, str, str]]:
         conditions, params = ["tx_to IS NULL"], []

@@ -23,7 +23,7 @@ from . import chain
 from . import portion as algebra
 from .chain_key import DEFAULT_KEY, ChainKey, KeyFile, default_key_path
 from .erasure import EraseResult, Erasure, ScopeFamily, redact_spans
-from .errors import ErasedError, ValidationError
+from .errors import ErasedError, LedgerError, ValidationError
 from .keys import key, predicate_key
 from .model import ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .engines import AnyStorage, ledger_recorder, open_storage
@@ -73,6 +73,7 @@ class LedgerTx:
         self.principal = principal
         self.reason = reason
         self._slots: dict[SlotKey, _Slot] = {}
+        self._read_ahead: dict[SlotKey, list[algebra.Span]] = {}  # slots read_slots read, not yet touched
         self._defined: dict[str, Predicate] = {}
         self._ops: list[OpResult] = []
         self._provenance: list[tuple[int, int, str]] = []  # (claim id, tx id, source) for no-op writes
@@ -146,10 +147,38 @@ class LedgerTx:
         slot_key = (scope, subject_key, pred.name)
         slot = self._slots.get(slot_key)
         if slot is None:
-            spans = self.ledger.recorder.open_spans(*slot_key)
+            spans = self._open_spans(slot_key)
             slot = _Slot(scope, subject_key, pred, spans, list(spans))
             self._slots[slot_key] = slot
         return slot
+
+    def read_slots(self, slots: Iterable[tuple[object, object, object]]) -> None:
+        """Read the current versions of these (scope, subject, predicate) slots in one statement, so the
+        operations that follow find them read (a batch names its slots up front; on PostgreSQL a slot read
+        is a round trip). Slots already read, texts the value policy refuses and predicates not registered
+        are left to the operations themselves, which read or refuse them as they would anyway."""
+        wanted: dict[tuple[str, str, str], None] = {}
+        for scope, subject, predicate in slots:
+            try:
+                pred = self.predicate(predicate_key(_checked(predicate, "predicate")))
+                if pred is None:
+                    continue
+                slot_key = (check_scope(scope), key(_checked(subject, "subject"), "subject"), pred.name)
+            except LedgerError:
+                continue
+            if slot_key not in self._slots and slot_key not in self._read_ahead:
+                wanted[slot_key] = None
+        if not wanted:
+            return
+        found = self.ledger.recorder.open_spans_of(list(wanted))
+        # Kept aside until an operation first touches the slot: slots are written in the order the
+        # operations first touched them (claim ids and the lexical windows follow it), whatever was read.
+        for slot_key in wanted:
+            self._read_ahead[slot_key] = found.get(slot_key, [])
+
+    def _open_spans(self, slot_key: tuple[str, str, str]) -> list[algebra.Span]:
+        spans = self._read_ahead.pop(slot_key, None)
+        return self.ledger.recorder.open_spans(*slot_key) if spans is None else spans
 
     def held(self, scope: str, subject: str, predicate: str) -> tuple[str, list[algebra.Span]] | None:
         """The slot's current versions as this transaction sees them (its own writes included), with the
@@ -161,7 +190,7 @@ class LedgerTx:
         slot_key = (check_scope(scope), key(subject, "subject"), found.name)
         slot = self._slots.get(slot_key)
         if slot is None:  # read once: the operations that follow find it here (_slot)
-            spans = self.ledger.recorder.open_spans(*slot_key)
+            spans = self._open_spans(slot_key)
             slot = _Slot(slot_key[0], slot_key[1], found, spans, list(spans))
             self._slots[slot_key] = slot
         return found.cardinality, list(slot.current)

@@ -7,11 +7,11 @@ from factledger.ledger import Ledger
 from factledger.recall import Recall
 
 RECALL_OBJECTS = """
-DROP TRIGGER recall_claims_insert; DROP TRIGGER recall_claims_close; DROP TRIGGER recall_claims_delete;
+DROP TRIGGER recall_claims_insert_tx; DROP TRIGGER recall_claims_close; DROP TRIGGER recall_claims_delete;
 DROP TRIGGER recall_predicate_retext; DROP VIEW memories; DROP VIEW recall_claim_text;
 DROP TABLE recall_fts_terms; DROP TABLE recall_fts; DROP TABLE recall_fts_trigram; DROP TABLE recall_outbox;
 DROP TABLE recall_index_state; DROP INDEX claims_window;
-DELETE FROM schema_migrations WHERE version IN (3, 8);  -- 0008 adds a column to recall_index_state
+DELETE FROM schema_migrations WHERE version IN (3, 8, 23);  -- 0008 adds a column to recall_index_state, 0023 replaces 0003's insert trigger
 """
 
 
