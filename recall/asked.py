@@ -48,6 +48,14 @@ TYPE_HEADS = frozenset(
     "height width weight price cost amount".split()
 )
 
+# Heads that sum up what was said rather than name one thing of it ("my morning routine" is answered by
+# "I run 5k every morning" without the word): a turn need not say them, so their absence proves nothing.
+SUMMARY_HEADS = frozenset(
+    "routine routines schedule plan plans setup situation status goal goals progress budget commute stack "
+    "diet habit habits hobby hobbies preference preferences favourite favourites favorite update updates news "
+    "history background experience availability arrangement arrangements options choice choices".split()
+)
+
 # Heads answered by a value of a shape rather than by their own word: "my passport number" by
 # "passport 503112984", "the interest rate" by "4.1%". (head words, the value's pattern)
 VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
@@ -241,7 +249,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
             return False
         # "piano lessons with Mrs. Halden" names the piano teacher without the word
         return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
-    if not asked.alternatives() <= never_said:
+    if asked.head in SUMMARY_HEADS or not asked.alternatives() <= never_said:
         return False
     if any(word in held for word in asked.alternatives()):
         return False

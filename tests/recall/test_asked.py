@@ -59,6 +59,7 @@ RULE = [
     ("what's my GP's name?", ["my GP is Dr. Zwanenburg"], set(), False),
     ("who is my physio?", ["been doing physio since last Monday, twice a week"], set(), True),
     ("who is my physio?", ["physio with Ottilie twice a week"], set(), False),
+    ("what's my gym routine?", ["at the gym I do legs on Mondays"], {"routine"}, False),  # a summary head
     ("who is my landlord?", ["rent is due on the 1st"], {"landlord"}, False),  # never mentioned: another rule
     ("what's my swimming coach called?", ["started swimming again. 40 lengths"], {"coach", "trainer", "instructor"}, True),
     ("who was my piano teacher?", ["piano lessons with Mrs. Halden, Mondays"], {"teacher"}, False),
