@@ -158,6 +158,10 @@ def run(data_path: Path, config: RecallConfig) -> dict:
             stats["episodes"] += storage.one("SELECT COUNT(*) FROM journal")[0]
             stats["facts"] += storage.one("SELECT COUNT(*) FROM claims WHERE tx_to IS NULL")[0]
             recall.sync()
+            # A session past its first turns has the vector lane loaded (prefetch never waits for it):
+            # the questions are asked of a warm session, so prefetch and the block use the same lanes.
+            session.want_vectors()
+            recall.warm()
 
             texts = load_conversation(said_ledger, scope, sample["conversation"])
             said_recall.sync()
