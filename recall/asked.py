@@ -48,8 +48,8 @@ TYPE_HEADS = frozenset(
     "height width weight price cost amount".split()
 )
 
-# Heads that sum up what was said rather than name one thing of it ("my morning routine" is answered by
-# "I run 5k every morning" without the word): a turn need not say them, so their absence proves nothing.
+# Heads that sum up what was said rather than name one thing of it ("my gym routine" is answered by
+# "squats, then intervals on the rower" without the word): a turn need not say them, so their absence proves nothing.
 SUMMARY_HEADS = frozenset(
     "routine routines schedule plan plans setup situation status goal goals progress budget commute stack "
     "diet habit habits hobby hobbies preference preferences favourite favourites favorite update updates news "
