@@ -17,7 +17,7 @@ _HOMES = {  # name -> the module that defines it
     **dict.fromkeys(("PRESETS", "RecallConfig"), ".config"),
     **dict.fromkeys(("Embedder", "EmbedderError", "OpenAIEmbedder", "SentenceTransformerEmbedder", "StaticEmbedder",
                      "default_embedder"), ".embedders"),
-    **dict.fromkeys(("EPISODE", "EPISODES_HEADING", "FACT", "FACTS_HEADING", "KINDS", "PROMPT_HEADING", "Episode", "Hit",
+    **dict.fromkeys(("CHANGED_HEADING", "EPISODE", "EPISODES_HEADING", "FACT", "FACTS_HEADING", "KINDS", "PROMPT_HEADING", "Episode", "Hit",
                      "LaneScores", "Memory", "VECTORS_IF_READY", "VECTORS_WAIT", "PromptBlock", "Recall", "RepairReport"),
                     ".engine"),
     "IndexStatus": ".index_meta",
@@ -41,12 +41,13 @@ if TYPE_CHECKING:  # type checkers and editors see the names as before
     from .config import PRESETS, RecallConfig
     from .embedders import Embedder, EmbedderError, OpenAIEmbedder, SentenceTransformerEmbedder, StaticEmbedder, default_embedder
     from .engine import (
-        EPISODE, EPISODES_HEADING, FACT, FACTS_HEADING, KINDS, PROMPT_HEADING, Episode, Hit, LaneScores, Memory,
+        CHANGED_HEADING, EPISODE, EPISODES_HEADING, FACT, FACTS_HEADING, KINDS, PROMPT_HEADING, Episode, Hit, LaneScores, Memory,
         VECTORS_IF_READY, VECTORS_WAIT, PromptBlock, Recall, RepairReport,
     )
     from .index_meta import IndexStatus
 
 __all__ = [
+    "CHANGED_HEADING",
     "EPISODE",
     "EPISODES_HEADING",
     "FACT",

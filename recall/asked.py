@@ -25,6 +25,7 @@ _OWN_NAMES = frozenset("first last full middle maiden nick user sur given family
 # Titles that name someone wherever they stand in a sentence.
 _TITLES = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Dame|Sir)\b\.?\s*[A-Z]")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CLAUSE = re.compile(r"(?<!\d)[,;](?!\d)|(?<=[.!?])\s+|\n+|\s+(?:and|but)\s+")
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][a-z][\w'’-]*")
 # Capitalised words that name nobody.
 _NOT_NAMES = frozenset(
@@ -61,14 +62,21 @@ SUMMARY_HEADS = frozenset(
 VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
     (
         frozenset("number no code id pin combination passcode password reference ref registration serial plate account iban".split()),
-        # four digits or more (a year aside), or letters and digits in one token ("KL2207", "D-14")
-        re.compile(r"\b(?!(?:19|20)\d\d\b)\d[\d \-]{2,}\d\b|\b(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d][\w-]{2,}\b"),
+        # four digits or more (a year of 1900-2039 aside), or letters and digits in one token ("KL2207", "D-14"),
+        # neither an ordinal nor a measure ("the 31st", "5km", "10K")
+        re.compile(
+            r"\b(?!(?:19\d|20[0-3])\d\b)\d[\d \-]{2,}\d\b"
+            r"|\b(?!\d+(?:st|nd|rd|th|am|pm|km|kg|mg|ml|mi|k|m|h|s|x|min|mins|hrs?|kms)\b)"
+            r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d][\w-]{2,}\b"
+            r"|(?-i:\b[A-Z]{2,3}\s\d{2,5}\b)",  # a carrier's code and a number ("QX 416")
+            re.I,
+        ),
     ),
     (frozenset("pb record best time".split()), re.compile(r"\b\d{1,2}:\d\d\b|\b\d+(?:\.\d+)?\s*(?:min|mins|minutes|secs?|seconds|kg|km)\b")),
     (frozenset("rate percentage apr interest".split()), re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b")),
     (
         frozenset("price cost fee fees charge charges rent salary pay wage payment payments bill premium deposit".split()),
-        re.compile(r"[£$€¥]\s*\d|\b\d[\d,.]*\s*(?:k|euros?|dollars?|pounds?|quid|bucks|usd|eur|gbp|an hour|/h)\b", re.I),
+        re.compile(r"[£$€¥]\s*\d|\b\d[\d,.]*\s*(?:k|euros?|dollars?|pounds?|quid|bucks|usd|eur|gbp|an hour|/h|a month|per month|a year|per year|p\.?a)\b", re.I),
     ),
 )
 
@@ -138,6 +146,10 @@ def _phrase(tokens: Sequence[str], start: int) -> list[str]:
     return found
 
 
+def _shaped(head: str) -> bool:
+    return any(head in heads for heads, _ in VALUE_SHAPES)
+
+
 def _anchors(tokens: Sequence[str], phrase: Iterable[str]) -> tuple[str, ...]:
     taken = set(phrase)
     return tuple(dict.fromkeys(w for w in tokens
@@ -175,9 +187,15 @@ def asked_for(query: str) -> AskedFor | None:
                 # "which database is billing on?": the word names the kind of the answer ("RavenDB"),
                 # which a turn rarely says; only "what size is my bike frame?" names a thing asked about
                 thing = _phrase(rest, 0)
+                after = rest[len(thing):]
+                if thing and _shaped(thing[-1]) and after and after[0] in _BE:
+                    # "what interest rate is our mortgage?": a value of a shape ("4.1%") asked of a thing
+                    inner = next((_phrase(after, k + 1) for k, token in enumerate(after) if token in _OWNERS), [])
+                    if inner:
+                        return AskedFor(thing[-1], tuple(thing[:-1]), tuple(dict.fromkeys(inner + list(_anchors(after, inner)))))
+                    return None
                 if len(thing) != 1 or thing[0] not in TYPE_HEADS:
                     return None
-                after = rest[1:]
                 for k, token in enumerate(after):
                     if token in _OWNERS:
                         inner = _phrase(after, k + 1)
@@ -249,16 +267,106 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
             return False
         # "piano lessons with Mrs. Halden" names the piano teacher without the word
         return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
-    if asked.head in SUMMARY_HEADS or not asked.alternatives() <= never_said:
+    if asked.head in SUMMARY_HEADS:
         return False
+    shape = asked.shape()
+    if not asked.alternatives() <= never_said:
+        if shape is None:
+            return False
+        # The head was said; its value must be said with it: "what's my salary?" is not answered by
+        # "I'm in salary band L4" beside "rent is €1,450 a month" (a value of the shape, another clause).
+        # A value said beside an anchor, in a turn without the head, answers too ("ran the Millbrook 10K
+        # yesterday!! 48:12" for "my time in the Millbrook 10K").
+        wanted = asked.alternatives() | set(asked.qualifiers)
+        for text in texts:
+            if any(set(words(clause)) & wanted and shape.search(clause) for clause in _CLAUSE.split(text)):
+                return False
+            said = set(words(text))
+            if not said & asked.alternatives() and said & set(asked.anchors) and shape.search(text):
+                return False
+        return True
     if any(word in held for word in asked.alternatives()):
         return False
     if all(word in never_said for word in asked.others):
-        return False  # nothing of it was said: a paraphrase may still answer (the vector lane decides)
-    shape = asked.shape()
+        # Nothing of it was said: a paraphrase may still answer (the vector lane decides), unless the
+        # thing is named by three words or more, none ever said ("my half marathon PB" beside a 10K):
+        # a paraphrase of all of them is unlikely, a neighbour near in meaning likely.
+        return len(asked.qualifiers) >= 2
     if shape is not None:
         for text in texts:
             said = set(words(text))
-            if (not asked.qualifiers or said & set(asked.qualifiers)) and shape.search(text):
+            if (not asked.others or said & set(asked.others)) and shape.search(text):
                 return False
     return True
+
+
+# Words naming things of one kind that stand beside each other: the production database is not the
+# staging one, the iOS target not the Android one. Synonyms stay out of a group (they name one thing).
+SIBLINGS: tuple[frozenset[str], ...] = (
+    frozenset("production prod staging stage dev development test testing qa uat sandbox preprod".split()),
+    frozenset("ios android web desktop".split()),
+    frozenset("brother sister".split()),
+    frozenset("son daughter".split()),
+    frozenset("niece nephew".split()),
+    frozenset("aunt uncle".split()),
+    frozenset("husband wife".split()),
+    frozenset("grandmother grandfather".split()),
+    frozenset("breakfast lunch dinner".split()),
+    frozenset("inbound outbound".split()),
+    frozenset("upstairs downstairs".split()),
+)
+
+
+def sibling_instead(query: str, text: str, never_said: frozenset[str]) -> bool:
+    """Whether `text` is about a sibling of what `query` asks: the query names a thing by a word never
+    said in the searched scopes ("the production API host"), and a sentence of the text names its
+    sibling instead ("staging moved to api-staging…, the old host is dead") beside one of the query's
+    other words. Siblings are data (`SIBLINGS`); a word the query says itself is no sibling of it."""
+    asked = [w for w in words(query) if w not in STOP_WORDS]
+    unsaid = [w for w in asked if w in never_said]
+    groups = [group for word in unsaid for group in SIBLINGS if word in group]
+    if not groups:
+        return False
+    rest = {w for w in asked if w not in never_said}
+    for part in _SENTENCE.split(text):
+        said = set(words(part))
+        if not said & rest:
+            continue
+        if any(word in group and word not in asked for group in groups for word in said):
+            return True
+    return False
+
+
+# "how old is Pesto?", "what age is Tansy?", "Pesto's age": the age of someone named.
+_AGE_OF = re.compile(
+    r"(?i:\bhow\s+old\s+(?:is|was|will)\s+)(?P<a>[A-Z][\w-]*)|(?i:\bwhat\s+age\s+(?:is|was)\s+)(?P<b>[A-Z][\w-]*)"
+    r"|(?P<c>[A-Z][\w-]*)['’]s\s+(?i:age)\b"
+)
+_AGE = re.compile(r"(?i)\b\d{1,3}\s*(?:-\s*)?(?:years?|yrs?|months?|weeks?)(?:\s*-?\s*old)?\b|\b(?:aged?|turn(?:s|ed|ing)?)\s+\d{1,3}\b|\b\d{1,3}\s+(?:this|next|last)\s+year\b|\bborn\s+in\b")
+
+
+def age_asked_of(query: str) -> str | None:
+    """The name whose age `query` asks ("how old is Pesto?" -> "pesto"), or None."""
+    m = _AGE_OF.search(query)
+    if m is None:
+        return None
+    name = next(g for g in (m["a"], m["b"], m["c"]) if g)
+    return None if name.strip("'’") in _NOT_NAMES else words(name)[0]
+
+
+def states_age(text: str, name: str) -> bool:
+    """Whether a sentence of `text` names `name` and an age ("Crumble's the old man, 13 this year")."""
+    return any(name in words(part) and _AGE.search(part) for part in _SENTENCE.split(text))
+
+
+# "where does Halina work?", "what does Halina do?", "is Halina …": the person a question asks about.
+_ASKED_OF = re.compile(r"\b(?:does|did|is|was|has|had|will|do)\s+(?P<name>[A-Z][a-z][\w'’-]*)\b(?!['’]s)")
+
+
+def person_asked_of(query: str) -> str | None:
+    """The named person a question asks something of, in the subject's place ("where does Halina work?"
+    -> "halina"), or None."""
+    m = _ASKED_OF.search(query)
+    if m is None or m["name"] in _NOT_NAMES:
+        return None
+    return words(m["name"])[0]

@@ -292,6 +292,31 @@ def is_question(text: str) -> bool:
     return bool(parts) and all(p.rstrip("\"')] ").endswith("?") for p in parts)
 
 
+# Words a turn says a thing changed with ("I'm in K-19 now", "switched to", "turns out it was wrong").
+_CHANGE_CUES = re.compile(
+    r"(?i)\b(?:now|no\s+longer|any\s?more|instead|switch(?:ed|ing)|chang(?:ed|ing)|mov(?:ed|ing)|new|replac(?:ed|ing)|"
+    r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled|left|quit|ditched|dropped|gone|got\s+off|"
+    r"took\s+over|taking\s+over|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
+    r"downgraded|cancell?ed|rebooked|sold|wrapped\s+up)\b"
+)
+# Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Harlow Labs")
+# or, right after, that it ended ("Semaphore is gone").
+_ENDED_BEFORE = re.compile(r"(?i)\b(?:not|no\s+longer|from|off|left|quit|ditched|dropped|instead\s+of|replaced|wrapped\s+up\s+at|ex|former|old|previous)\W+(?:\w+\W+){0,2}$")
+_ENDED_AFTER = re.compile(r"(?i)^\W*(?:\w+\W+){0,1}(?:is|was|are|were|has\s+been)?\s*(?:gone|wrong|dead|over|done|cancell?ed|no\s+more|any\s?more)\b")
+_STILL = re.compile(r"(?i)\b(?:still|again|as\s+before|same\s+as)\b")
+
+
+def says_changed(text: str, value: str) -> bool:
+    """Whether a turn said after a fact (and mentioning its slot or value) says the value changed: the
+    value named as ended ("we're on Redshift, not Vertica", "Semaphore is gone"), or, without the
+    value, a word of change ("parking got reshuffled, I'm in K-19 now") and none of staying ("return is
+    still the 31st"). Only the words decide; what the value became is for the digest."""
+    at = [m for m in re.finditer(rf"(?i)(?<!\w){re.escape(value.strip())}(?!\w)", text)] if value.strip() else []
+    if at:
+        return any(_ENDED_BEFORE.search(text[: m.start()]) or _ENDED_AFTER.search(text[m.end() :]) for m in at)
+    return bool(_CHANGE_CUES.search(text)) and not _STILL.search(text)
+
+
 def flat(text: str) -> str:
     """Any text as one printable line, for tables people read (the prompt block uses render.one_line,
     which also neutralises the host's delimiters)."""

@@ -8,7 +8,10 @@ import pytest
 
 from factledger.digest import Journal, Turn
 from factledger.ledger.times import parse_time
-from factledger.recall.asked import NAME, AskedFor, asked_for, asks_unsaid_part, names_beside
+from factledger.recall.asked import (
+    NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, person_asked_of, sibling_instead, states_age,
+)
+from factledger.recall.text import says_changed
 
 from .conftest import define
 
@@ -21,7 +24,8 @@ SHAPES = [
     ("what's my swimming coach called?", (NAME, ("swimming", "coach"), ())),
     ("what are my cats called?", (NAME, ("cats",), ())),
     ("who's my daughter's orthodontist?", (NAME, ("daughter", "orthodontist"), ())),
-    ("what interest rate is our mortgage?", None),  # "which/what X is": X is the answer's kind
+    ("what interest rate is our mortgage?", ("rate", ("interest",), ("mortgage",))),  # a value of a shape
+    ("what kind of database is the billing service on?", None),  # "which/what X is": X is the answer's kind
     ("what size is my bike frame?", ("frame", ("bike",), ())),
     ("do I have any food allergies?", ("allergies", ("food",), ())),
     ("how much does my tutor charge?", ("charge", ("tutor",), ())),
@@ -51,6 +55,16 @@ def test_the_thing_a_question_asks_for(query, want):
 RULE = [
     ("what's my flight number?", ["the airline moved my outbound flight to March 28"], {"number"}, True),
     ("what's my flight number?", ["my flight is KL2207 on the 28th"], {"number"}, False),  # a code answers
+    ("what's my flight number?", ["the outbound flight moved to March 28, return still the 31st"], {"number"}, True),
+    ("what's my flight number?", ["booked my flight to Porto! QX 416, June 8"], {"number"}, False),
+    ("what's my locker code at the pool?", ["user's locker code at the pool is 2087"], set(), False),  # no year
+    ("what's my salary?", ["rent is €1,380 a month, I'm in salary band P3 at work"], set(), True),  # another clause's value
+    ("what's my salary?", ["my salary went up to 52k in May"], set(), False),
+    ("what was my time in the Harrowgate 10K?", ["ran the Harrowgate 10K yesterday!! 51:07, under my goal"], set(), False),
+    ("what's my bib number?", ["bib and chip for the 10K, 5km warm-up"], {"number"}, True),  # measures are no codes
+    ("what interest rate is our mortgage?", ["mortgage is £1,120 a month, fixed until 2028"], {"rate", "interest"}, True),
+    ("what interest rate is our mortgage?", ["the mortgage is fixed at 4.1% until 2028"], {"rate", "interest"}, False),
+    ("what's my half marathon PB?", ["training for the 10K, running 4 times a week"], {"half", "marathon", "pb"}, True),
     ("what's my passport number?", ["passport number is 503112984"], set(), False),  # the head was said
     ("what's my javelin PB?", ["training for the 10K, running 4 times a week"], {"javelin", "pb"}, False),
     ("what's my javelin PB?", ["ran the javelin set in 1:52"], {"pb"}, False),  # a time answers
@@ -94,6 +108,58 @@ def test_a_name_beside_a_role(text, role, named):
     assert names_beside(text, role) is named
 
 
+@pytest.mark.parametrize(("query", "text", "unsaid", "sibling"), [
+    ("what's the production API host?", "staging moved to api-staging.example.io, the old host is dead", {"production"}, True),
+    ("what's the production API host?", "the API host is api.example.io", {"production"}, False),  # no sibling named
+    ("what's the production API host?", "staging is slow today. the API host is api.example.io", {"production"}, False),  # another sentence
+    ("what's the staging API host?", "staging moved to api-staging.example.io", set(), False),  # the word itself was said
+    ("who's my nephew's teacher?", "my niece's teacher is Mr. Hale", {"nephew"}, True),
+])
+def test_a_sibling_named_instead(query, text, unsaid, sibling):
+    assert sibling_instead(query, text, frozenset(unsaid)) is sibling
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ("how old is Pesto?", "pesto"), ("what age is Tansy?", "tansy"), ("Pesto's age?", "pesto"),
+    ("how old is my cat?", None), ("how old was I in March?", None),
+])
+def test_the_name_an_age_is_asked_of(query, name):
+    assert age_asked_of(query) == name
+
+
+@pytest.mark.parametrize(("text", "name", "stated"), [
+    ("I have two cats, Crumble and Pesto. Crumble's the old man, 13 this year.", "crumble", True),
+    ("I have two cats, Crumble and Pesto. Crumble's the old man, 13 this year.", "pesto", False),  # another sentence
+    ("we adopted a second cat, Tansy! 8 months old", "tansy", False),  # "!" ends the sentence naming her
+    ("Tansy is 8 months old now", "tansy", True),
+    ("Pesto turned 4 on Sunday", "pesto", True),
+])
+def test_an_age_stated_of_someone(text, name, stated):
+    assert states_age(text, name) is stated
+
+
+@pytest.mark.parametrize(("query", "name"), [
+    ("where does Halina work?", "halina"), ("what does Tomasz do?", "tomasz"), ("is Wiebke still in Ghent?", "wiebke"),
+    ("where does my brother live?", None), ("what did I say in March?", None), ("Where do I work?", None),
+])
+def test_the_person_a_question_asks_of(query, name):
+    assert person_asked_of(query) == name
+
+
+@pytest.mark.parametrize(("text", "value", "changed"), [
+    ("fyi parking got reshuffled, I'm in K-19 now, level 3", "D-33", True),
+    ("we're on Redshift, not Vertica. Vertica was my previous job", "Vertica", True),
+    ("also Semaphore is gone, our contract ran out", "Semaphore", True),
+    ("turns out the blood type was wrong, I'm O negative", "AB positive", True),
+    ("return is still the 31st", "March 31", False),  # a word of staying
+    ("bench still stuck at 70", "70 kg", False),
+    ("My badge at Globex does not work yet.", "Globex", False),  # the value named, not as ended
+    ("the parking at work is a nightmare", "D-33", False),  # the slot, no word of change
+])
+def test_a_turn_says_a_value_changed(text, value, changed):
+    assert says_changed(text, value) is changed
+
+
 SCOPE = "user:ines"
 
 
@@ -115,3 +181,24 @@ def test_recall_keeps_an_unsaid_part_empty_and_answers_a_said_one(clocked_ledger
         assert recall.search(question, SCOPE, kinds="fact") == []
     assert "March 28" in recall.prompt("when is my flight?", SCOPE).text  # the flight itself was said
     assert "4471" in recall.prompt("what's my locker code?", SCOPE).text
+
+
+@pytest.mark.both_engines
+def test_recall_keeps_siblings_ages_and_other_peoples_facts_apart(clocked_ledger, clock, recall):
+    define(clocked_ledger, clock, "works_at", "one", "{subject} works at {value}")
+    journal = Journal(clocked_ledger)
+    say(journal, clock, "2026-03-02T09:00:00Z", "fyi staging moved to api-staging.example.io, the old host is dead")
+    say(journal, clock, "2026-03-03T09:00:00Z", "I have two cats, Crumble and Pesto. Crumble's the old man, 13 this year.")
+    say(journal, clock, "2026-03-04T09:00:00Z", "my brother Tomasz and his girlfriend Halina are moving in together")
+    clock.now = parse_time("2026-03-04T10:00:00Z")
+    with clocked_ledger.transaction(principal="digest:test") as tx:
+        tx.add(SCOPE, "Tomasz", "works_at", "Voltmark", valid_from="2026-03-04T09:00:00Z")
+    clock.now = parse_time("2026-03-10")
+    for question in ("what's the production API host?", "how old is Pesto?"):
+        assert recall.prompt(question, SCOPE).text == "", question
+    assert "api-staging.example.io" in recall.prompt("what's the staging API host?", SCOPE).text
+    assert "13 this year" in recall.prompt("how old is Crumble?", SCOPE).text
+    # no fact is about Halina: her partner's job is no answer, neither in the block nor in the search
+    assert recall.search("where does Halina work?", SCOPE, kinds="fact") == []
+    assert "Voltmark" not in recall.prompt("where does Halina work?", SCOPE).text
+    assert [h.claim.value for h in recall.search("where does Tomasz work?", SCOPE, kinds="fact")] == ["Voltmark"]

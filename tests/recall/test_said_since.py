@@ -9,7 +9,7 @@ import pytest
 
 from factledger.digest import Digester, Journal, RulesExtractor, Turn
 from factledger.ledger.times import parse_time
-from factledger.recall import EPISODES_HEADING, FACTS_HEADING, Recall
+from factledger.recall import CHANGED_HEADING, EPISODES_HEADING, FACTS_HEADING, Recall
 
 from .conftest import define
 
@@ -52,23 +52,43 @@ def globex(clocked_ledger, clock, journal):
     return said
 
 
-def fact_lines(block) -> list[str]:
+def fact_lines(block, heading: str = FACTS_HEADING) -> list[str]:
+    """The lines of one section of facts: held true (`FACTS_HEADING`) or changed since (`CHANGED_HEADING`)."""
     lines = block.text.splitlines()
-    end = lines.index(EPISODES_HEADING) if EPISODES_HEADING in lines else len(lines)
-    return lines[lines.index(FACTS_HEADING) + 1 : end]
+    start = lines.index(heading) + 1
+    ends = [i for i, line in enumerate(lines) if i >= start and line in (CHANGED_HEADING, EPISODES_HEADING)]
+    return lines[start : ends[0] if ends else len(lines)]
 
 
 def test_a_later_turn_that_contradicts_a_fact_is_shown_beside_it(clocked_ledger, clock, journal, globex, recall):
     say(journal, clock, "2026-04-03T18:00:00Z", INITECH, session="s2")  # journaled, never digested
     clock.now = parse_time("2026-04-05")
     block = recall.prompt("Where do I work?", SCOPE)
-    lines = fact_lines(block)
+    # the turn says the fact changed: it is shown as held before, not as held true, with the turn under it
+    assert FACTS_HEADING not in block.text.splitlines() and not block.facts
+    lines = fact_lines(block, CHANGED_HEADING)
     assert lines[0].startswith("- user works at Globex")
     assert lines[1] == SINCE_INITECH  # right under the fact it contradicts
-    (fact,) = block.facts
+    (fact,) = block.changed
     assert [h.text for h in block.said_since(fact)] == [INITECH]
     assert [h.kind for h in block.hits] == ["fact", "episode"]  # what the host is shown, in order
-    assert INITECH not in "\n".join(block.text.splitlines()[block.text.splitlines().index(FACTS_HEADING) + 3 :])
+    assert INITECH not in "\n".join(block.text.splitlines()[block.text.splitlines().index(CHANGED_HEADING) + 3 :])
+
+
+@pytest.mark.parametrize(("later", "changed"), [
+    ("Not at Globex anymore, I'm with Initech now.", True),  # the value named as ended
+    ("I started a new job at Initech today.", True),  # a word of change, the value unsaid
+    ("My badge at Globex does not work yet.", False),  # the value named, not as ended
+    ("Work at Globex is still hectic.", False),
+    ("Still at the same job, work is fine.", False),  # a word of staying
+])
+def test_a_turn_saying_the_fact_changed_moves_it_out_of_what_is_held_true(clocked_ledger, clock, journal, globex,
+                                                                           recall, later, changed):
+    say(journal, clock, "2026-04-03T18:00:00Z", later, session="s2")
+    clock.now = parse_time("2026-04-05")
+    block = recall.prompt("Where do I work?", SCOPE)
+    assert [h.claim.value for h in (block.changed if changed else block.facts)] == ["Globex"]
+    assert not (block.facts if changed else block.changed)
 
 
 def test_the_digest_leaving_the_fact_as_it_was_still_shows_the_turn(clocked_ledger, clock, journal, recall):
@@ -162,7 +182,7 @@ def test_an_assistant_line_is_shown_only_after_the_user_turn_it_answers(clocked_
     say(journal, clock, "2026-04-03T18:00:30Z", "Congratulations on leaving Globex for Initech!", role="assistant",
         session="s2")
     clock.now = parse_time("2026-04-05")
-    lines = fact_lines(recall.prompt("Where do I work?", SCOPE))
+    lines = fact_lines(recall.prompt("Where do I work?", SCOPE), CHANGED_HEADING)
     assert lines[1] == SINCE_INITECH
     assert lines[2] == '  said since, 2026-04-03, assistant: "Congratulations on leaving Globex for Initech!"'
 
@@ -270,8 +290,8 @@ def test_one_statement_finds_every_facts_turns(clocked_ledger, clock, journal, g
     original = recall.recorder.said_since
     monkeypatch.setattr(recall.recorder, "said_since", lambda *a, **k: calls.append(1) or original(*a, **k))
     block = recall.prompt("where do I work and where do I live", SCOPE)
-    assert len(block.facts) == 2 and len(calls) == 1
-    assert all(block.said_since(f) for f in block.facts)
+    assert len(block.changed) == 2 and len(calls) == 1  # both turns say their fact changed
+    assert all(block.said_since(f) for f in block.changed)
 
 
 def test_a_present_question_shows_the_newest_turn_about_it(clocked_ledger, clock, journal, recall):
