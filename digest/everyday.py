@@ -140,7 +140,7 @@ def change_time(c: Clause, text: str, value: str = "") -> tuple[str | None, str]
     if phrase and value and phrase in value:
         phrase = None
     span = resolve_time_phrase(phrase, c.said_at) if phrase else None
-    if span is not None and span.valid_from <= c.said_at:
+    if span is not None and span.valid_from is not None and span.valid_from <= c.said_at:
         return span.valid_from, phrase or ""
     return c.said_at, ""
 
@@ -613,7 +613,7 @@ def future_or_change_time(c: Clause, text: str, value: str = "") -> tuple[str | 
     phrase = find_time_phrase(text)
     if phrase and not (value and phrase in value):
         span = resolve_time_phrase(phrase, c.said_at)
-        if span is not None and re.match(r"(?i)(?:from|starting|as\s+of|in|on|next)\b", phrase):
+        if span is not None and span.valid_from is not None and re.match(r"(?i)(?:from|starting|as\s+of|in|on|next)\b", phrase):
             return span.valid_from, phrase
     return change_time(c, text, value)
 
@@ -703,6 +703,171 @@ def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [held_replaced(c, held, value, m.group(0), start, phrase)]
 
 
+# -- things changed by someone, who handles what, where the user is, how much of what ---------------
+
+# A value that can end a change ("to Feb 13", "to Thursday evenings", "to every 14 days", "to 3:45"): a
+# name, a number, or a recurrence; never "to the bedroom" (a place things are put, not a value).
+_CHANGED_VALUE = r"(?P<v>(?:every\s+|each\s+)?(?:(?-i:[A-Z0-9€$£])[^,;.!?]*?|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b[^,;.!?]*?))"
+
+
+def _moved_thing(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'the practice moved her appointment to Feb 13', 'security shortened the token rotation to every 14
+    days': the thing's new value, superseding the held slot the words name (or the thing's own slot)."""
+    thing = " ".join(m["thing"].split())
+    value = clean_value(m["v"])
+    if not value or _BAD_VALUE.match(value) or not _plain_attribute(thing) or len(value.split()) > 6:
+        return None
+    start, phrase = future_or_change_time(c, c.text[m.end():] or c.text, value)
+    held = _held_slot_named(c, thing)
+    if held is not None:
+        if normalise(value) == held.value_key:
+            return None
+        return [held_replaced(c, held, value, m.group(0), start, phrase)]
+    key = attribute_key(thing)
+    if not key or key.split("_")[-1] in _ATTR_STOP:
+        return None
+    return [draft("supersede" if c.open_held(key) else "add", c.subject, key, value, m.group(0), cardinality="one",
+                  template=f"{{subject}}'s {thing} is {{value}}", valid_from=start, phrase=phrase)]
+
+
+def _owner_key(thing: str) -> tuple[str, str]:
+    """(slot, words) for who handles a thing: keyed by its first word, so "the revenue numbers" and "the
+    revenue reporting" are one slot ("who handles revenue")."""
+    words = [w for w in thing.casefold().split() if w not in ("the", "our", "my", "all")]
+    head = words[0] if words else thing.casefold()
+    head = head[:-1] if head.endswith("s") and len(head) > 4 and not head.endswith("ss") else head
+    return attribute_key(f"{head} contact"), " ".join(words)
+
+
+def _handles(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Kalani runs the deploys now', 'Ana in finance owns the budget', 'Tomas took over the rota', 'the
+    invoices come from Ilse now': who handles a thing of the user's (one person at a time)."""
+    who = " ".join(m["v"].split())
+    thing = " ".join(m["thing"].split())
+    if (not _plain_attribute(thing) or who.casefold() in ("i", "it", "this", "that", "everyone", "nobody")
+            or who.split()[0].casefold() in _CALENDAR_WORDS or len(thing.split()) > 4):
+        return None
+    key, words = _owner_key(thing)
+    start, phrase = change_time(c, c.text[m.end():] or c.text)
+    held = c.open_held(key)
+    if held and held[0].value_key == normalise(who):
+        return None
+    changed = bool(held) or bool(_CHANGE.search(m.group(0))) or bool(re.search(r"(?i)took\s+over|taking\s+over|taken\s+over", m.group(0)))
+    return [draft("supersede" if held else "add", c.subject, key, who, m.group(0), cardinality="one",
+                  template=f"{{subject}}'s contact for {words} is {{value}}", valid_from=start if changed else None,
+                  phrase=phrase if changed else "")]
+
+
+def _is_in(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'landed in Taipei on Sunday', 'made it to Hanoi', 'I'm in Lisbon until the 20th': where the user
+    is now (a traveller's place, not where they live)."""
+    place = clean_value(m["v"])
+    if not place or find_time_phrase(place) == place or re.search(r"(?i)\b(?:next|tomorrow|tonight|later)\b", c.text):
+        return None  # "I'm in Lisbon next week" is a plan, not where the user is
+    start, phrase = change_time(c, c.text[m.end():] or c.text)
+    held = c.open_held("is_in")
+    if held and held[0].value_key == normalise(place):
+        return None
+    return [draft("supersede" if held else "add", c.subject, "is_in", place, m.group(0), cardinality="one",
+                  template="{subject} is in {value}", valid_from=start, phrase=phrase)]
+
+
+_QUANTITY = r"\d[\d.,:]*\s*(?:kg|kgs|kilos|lbs?|km|kms|mi|miles|m|min|mins|minutes|s|secs|reps|%|bpm|cm|mm|g|ml|l)?(?:\s+per\s+(?:km|mile|mi|100\s?m))?"
+_ITEM = rf"[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:about\s+|around\s+|at\s+)?{_QUANTITY}"
+_UNIT_LEAD = re.compile(r"(?i)(?:^|\s)(?P<head>[a-z][\w\-]*)\s*:\s*$")
+
+
+def _singular(word: str) -> str:
+    word = word.casefold()
+    if word.endswith("es") and word[:-2].endswith(("x", "s", "ch", "sh")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+def _quantities(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'current maxes: squat 100 kg, bench 70 kg', 'bodyweight 74 kg', 'easy pace about 6:10 per km': a
+    log's figures, each its own slot ("squat max"), the list's heading naming what they are."""
+    lead = _UNIT_LEAD.search(c.lead)
+    head = _singular(lead["head"]) if lead else ""
+    if head in ("update", "log", "note", "fyi", "remember", "context", "stats", "today", "numbers", "progress", "current"):
+        head = ""
+    drafts = []
+    for item in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", m.group(0)):
+        found = re.fullmatch(rf"(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:about\s+|around\s+|at\s+)?(?P<q>{_QUANTITY})", item.strip(), re.I)
+        if not found:
+            return None
+        attr = " ".join(found["attr"].split())
+        if not re.search(r"[a-z%]\s*$|\d:\d", found["q"]) or not _plain_attribute(attr) or attr.split()[0].casefold() in _NOT_FIGURES:
+            return None  # "room 12", "down to 88 kg": no figure of a thing
+        noun = f"{attr} {head}" if head and head not in attr.split() else attr
+        key = attribute_key(noun)
+        if key.split("_")[-1] in _ATTR_STOP:
+            return None
+        held = _held_slot_named(c, noun)
+        value = " ".join(found["q"].split())
+        if held is not None and held.predicate != key:
+            drafts.append(held_replaced(c, held, value, item, *change_time(c, c.text)))
+            continue
+        drafts.append(state(c, key, value, item, template=f"{{subject}}'s {noun} is {{value}}", changed=bool(c.open_held(key))))
+    return drafts or None
+
+
+_NOT_FIGURES = frozenset("down up to at from about around by of in on for with day days week weeks page room level step".split())
+
+
+_COUNTS = {"once": "1", "twice": "2", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7"}
+
+
+def _activity(word: str) -> str:
+    """'running', 'runs', 'run' -> 'run'; 'swimming' -> 'swim'."""
+    word = word.casefold()
+    if word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+        if len(word) > 2 and word[-1] == word[-2]:
+            word = word[:-1]
+    elif word.endswith("s") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def _how_often(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I'm running 4 times a week', 'cut down to 3 runs a week', 'I swim twice a week': how often the user
+    does a thing (one slot per activity)."""
+    act = _activity(m["act"])
+    if act in ("time", "day", "week", "hour", "minute", "morning", "evening", "night", "work", "meeting", "go", "do", "be"):
+        return None
+    value = " ".join(m["freq"].split())
+    key = attribute_key(f"{act} frequency")
+    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {act} frequency is {{value}}", changed=bool(c.open_held(key)))]
+
+
+class _Swapped:
+    """A match read by group name with a pattern's other spelling of a group (`v2` for `v`) standing in
+    when the first did not take part: one builder for alternatives that name their parts apart."""
+
+    def __init__(self, m: re.Match[str], others: dict[str, str] | None = None) -> None:
+        self._m = m
+        self._others = others or {"v": "v2", "thing": "thing2"}
+
+    def __getitem__(self, name: str) -> str:
+        value = self._m.group(name)
+        if value is None and name in self._others:
+            value = self._m.group(self._others[name])
+        return value
+
+    def group(self, index: int | str = 0) -> str:
+        return self._m.group(index)
+
+    def groupdict(self) -> dict[str, str | None]:
+        return self._m.groupdict()
+
+    def end(self) -> int:
+        return self._m.end()
+
+    def start(self) -> int:
+        return self._m.start()
+
+
 # -- the table -----------------------------------------------------------------------------------
 
 _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actually|officially))*"
@@ -740,6 +905,51 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("remember: my home insurance is with Harwick Mutual", "fyi switched home insurance to Pellam & Co, Harwick wanted more"),
                    (("user", "home_insurance", "Pellam & Co"),)),),
         counter=("I switched to decaf",),
+    ),
+    Pattern(
+        "someone changed X to Y",
+        re.compile(r"(?i)^(?:.*?\b)?(?:moved|changed|shortened|lengthened|pushed|pushed\s+back|brought\s+forward|rescheduled|extended|shifted)\s+"
+                   r"(?:my|our|the|her|his|their)\s+(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:back\s+|forward\s+|up\s+|down\s+|over\s+)?to\s+"
+                   + _CHANGED_VALUE + r"(?=\s*(?:$|[,;.!?]|\s+(?:instead|because|since|as|so|but|and|now)\b))"),
+        _moved_thing,
+        examples=((("the dentist moved my check-up to May 4",), (("user", "check_up", "May 4"),)),
+                  (("note to self: the service token rotates every 30 days", "security shortened the token rotation to every 10 days"),
+                   (("user", "token_rotation", "every 10 days"),)),
+                  (("my tutor moved our lesson to Friday mornings",), (("user", "lesson", "Friday mornings"),))),
+        counter=("I moved the couch to the bedroom", "we moved the meeting to later", "I moved to Berlin"),
+    ),
+    Pattern(
+        "someone handles X",
+        re.compile(r"^(?:.*?(?:[,;]\s*|\b(?:so|and|also|now)\s+))?(?:(?P<v>(?:Dr\.?\s+)?[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)(?:\s+(?:in|from|on)\s+[a-z]+)?\s+(?:now\s+)?"
+                   r"(?:runs|owns|handles|manages|does|took\s+over|has\s+taken\s+over|is\s+taking\s+over|takes\s+care\s+of|looks\s+after|is\s+in\s+charge\s+of|is\s+responsible\s+for)\s+"
+                   r"(?:the\s+|our\s+|my\s+|all\s+the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)"
+                   r"|(?:the\s+|our\s+|my\s+)?(?P<thing2>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:now\s+)?(?:come|comes)\s+(?:now\s+)?from\s+(?P<v2>[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?))"
+                   r"(?=\s*(?:$|[,;.!?]|\s+(?:now|from|as\s+of|since|today|these\s+days|on|at|in|for)\b))"),
+        lambda m, c: _handles(_Swapped(m), c),
+        examples=((("also Tobias runs our deploys, ping him first", "Tobias moved teams, Aiyana runs the deploys now"),
+                   (("user", "deploy_contact", "Aiyana"),)),
+                  (("Nadia in finance owns the budget numbers", "Corin took over the budget reporting as of today"),
+                   (("user", "budget_contact", "Corin"),)),
+                  (("the invoices come from Priya Lund now",), (("user", "invoice_contact", "Priya Lund"),))),
+        counter=("I run the house", "It does the job", "Monday runs late"),
+    ),
+    Pattern(
+        "where I am",
+        re.compile(r"^(?:I\s+)?(?:(?:just\s+|finally\s+)?(?:landed|arrived)\s+(?:in|at)|(?:just\s+|finally\s+)?made\s+it\s+to|got\s+to|I(?:'m|\s+am)\s+(?:now\s+|currently\s+|still\s+)?in)\s+" + PROPER
+                   + r"(?=\s*(?:$|[,;.!?]|\s+(?:now|today|yesterday|on|last|this|until|till|for|at\s+the\s+moment|right\s+now)\b))"),
+        _is_in,
+        examples=((("working remotely this year, I'm in Porto until March 2", "made it to Seville", "landed in Malaga on Sunday"),
+                   (("user", "is_in", "Malaga"),)),),
+        counter=("I'm in London next week", "I'm in a meeting", "I'm in March"),
+    ),
+    Pattern(
+        "how often",
+        re.compile(r"(?i)^(?:.*?\b)?(?:(?:I(?:'m|\s+am)\s+|I've\s+been\s+|been\s+|I\s+)?(?P<act>[a-z]+ing|swim|run|cycle|ride|train|lift|climb|row)\s+(?:about\s+|around\s+)?(?P<freq>(?:\d+|once|twice|one|two|three|four|five|six|seven)(?:\s+times)?\s+(?:a|per)\s+week)"
+                   r"|(?:cut\s+(?:it\s+)?(?:down|back)\s+to|down\s+to|up\s+to|went\s+(?:down|up)\s+to|dropped\s+to|stepped\s+up\s+to)\s+(?P<freq2>(?:\d+|one|two|three|four|five|six|seven)\s+(?P<act2>[a-z]+?)s?\s+(?:a|per)\s+week))"),
+        lambda m, c: _how_often(_Swapped(m, {"act": "act2", "freq": "freq2"}), c),
+        examples=((("I'm running 4 times a week at the moment", "shins hurt so I cut down to 3 runs a week"), (("user", "run_frequency", "3 runs a week"),)),
+                  (("I swim twice a week",), (("user", "swim_frequency", "twice a week"),))),
+        counter=("I work 5 days a week", "we meet twice a week"),
     ),
     Pattern(
         "medication",
@@ -984,12 +1194,22 @@ PATTERNS: tuple[Pattern, ...] = (
         _name,
         examples=((("My friends call me Jo",), (("user", "name", "Jo"),)),),
     ),
+    Pattern(
+        "figures",
+        re.compile(rf"(?i)^{_ITEM}(?:\s*,\s*(?:and\s+)?{_ITEM})*$"),
+        _quantities,
+        examples=((("current maxes: squat 100 kg, bench 70 kg, deadlift 130 kg", "squat max is 110 now"),
+                   (("user", "squat_max", "110"), ("user", "bench_max", "70 kg"), ("user", "deadlift_max", "130 kg"))),
+                  (("bodyweight 74 kg",), (("user", "bodyweight", "74 kg"),)),
+                  (("easy pace about 6:10 per km", "easy pace 5:55 per km"), (("user", "easy_pace", "5:55 per km"),))),
+        counter=("day 3 of 10", "room 12", "page 4", "10 slides max"),
+    ),
 )
 
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -229,7 +229,7 @@ def _known_person(request: ExtractionRequest, name: str) -> str | None:
     people = {
         c.value for c in request.current
         if c.tx_to is None and re.fullmatch(r"[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+){0,2}", c.value) and normalise(c.value.split()[0]) == wanted
-        and c.predicate not in ("lives_in", "works_at", "likes", "has", "name")
+        and c.predicate not in ("lives_in", "works_at", "likes", "has", "name") and not c.predicate.endswith("_contact")
     }
     return people.pop() if len(people) == 1 else None
 
