@@ -118,7 +118,7 @@ def held_replaced(c: "Clause", held: ClaimVersion, value: str, quote: str, start
                  replaces=held.value if held.cardinality == "many" else None, phrase=phrase)
 
 
-_SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that)\s+.*$")
+_SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that|if|unless|although|though)\s+.*$")
 
 
 _TRAILING_SYMBOLS = re.compile(r"[\s\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+$")
@@ -145,9 +145,14 @@ def change_time(c: Clause, text: str, value: str = "") -> tuple[str | None, str]
     return c.said_at, ""
 
 
+# Attribute words that name one slot ("my boss is …" is the manager held from "my manager is …").
+_SAME_SLOT = {"boss": "manager", "line_manager": "manager", "supervisor": "manager", "pay": "salary", "wage": "salary"}
+
+
 def attribute_key(words: str) -> str:
     words = _ATTR_MODS.sub("", words.strip()).strip()
-    return re.sub(r"[\s\-]+", "_", words.casefold())
+    key = re.sub(r"[\s\-]+", "_", words.casefold())
+    return _SAME_SLOT.get(key, key)
 
 
 def state(c: Clause, predicate: str, value: str, quote: str, *, template: str, changed: bool, cardinality: str = "one") -> Draft:
@@ -263,6 +268,8 @@ _JOBS = frozenset(
     "butcher mechanic nanny carer cleaner courier driver farmer gardener hairdresser accountant auditor banker broker "
     "recruiter researcher technician therapist tutor paralegal receptionist cashier waiter waitress bartender".split()
 )
+# Heads of a role said without an article ("I'm product marketing lead at X").
+_JOBS_FOR_BARE = frozenset("manager lead engineer developer designer director analyst head officer consultant architect editor".split())
 _NOT_JOBS = frozenset("perfectionist pacifist optimist pessimist minimalist realist idealist tourist cyclist finalist".split())
 
 
@@ -315,8 +322,10 @@ def _name(m: re.Match[str], c: Clause) -> list[Draft] | None:
     greeting = (re.search(r"(?i)\b(?:hi|hello|hey|hiya|howdy)\b", c.lead) or m.group(0) == c.turn.strip(" .!").split(", ")[-1]
                 or re.match(r"(?i)^\W*(?:hi|hello|hey|hiya|howdy|morning|good\s+(?:morning|afternoon|evening))\b", c.turn))
     called = m.groupdict().get("called")
-    if called and called.casefold() == "it's" and (not greeting or normalise(m["v"]) in _CALENDAR_WORDS):
-        return None  # "correction: it's October 21" is no name
+    if called and called.casefold() == "it's" and (
+        not greeting or normalise(m["v"]) in _CALENDAR_WORDS or not re.match(r"\s*(?:$|[,!]|\.(?:\s|$)|here\b)", c.text[m.end():])
+    ):
+        return None  # "correction: it's October 21", "hi! it's Next.js 14" name nobody
     if not greeting and not called:
         return None
     return [state(c, "name", m["v"], m.group(0), template="{subject}'s name is {value}", changed=False)]
@@ -868,6 +877,44 @@ class _Swapped:
         return self._m.start()
 
 
+_ORG = r"[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,3}"
+_STARTS = re.compile(r"(?i)\bstart(?:s|ing)?\s+(?:on\s+|in\s+)?(?P<when>(?:\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+|[a-z]+\s+\d{1,2}(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|next\s+\w+))")
+
+
+def _took_offer(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'took the Lanternfish offer!!! … start 4 August', 'accepted an offer from Pellory': a new job, from
+    the start it names (ahead of when it was said) or from when it was said."""
+    org = clean_value(m["org"] or m["org2"] or "")
+    if not org or _BAD_VALUE.match(org) or normalise(org) in _CALENDAR_WORDS:
+        return None
+    start, phrase = c.said_at, ""
+    begins = _STARTS.search(c.turn)
+    if begins:
+        span = resolve_time_phrase(begins["when"], c.said_at)
+        if span is not None and span.valid_from is not None:
+            start, phrase = span.valid_from, begins.group(0)
+    held = c.open_held("works_at")
+    if held and held[0].value_key == normalise(org):
+        return None
+    return [draft("supersede" if held else "add", c.subject, "works_at", org, m.group(0), cardinality="one",
+                  template=WORKS[1], valid_from=start, phrase=phrase)]
+
+
+def _pay_bumped(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'got bumped to £64k', 'I was raised to €58,000': the held pay's new value (the one held slot of pay)."""
+    value = clean_value(m["v"])
+    held = [h for h in c.open_held() if re.search(r"salary|pay|wage|rate", h.predicate) and re.search(r"\d", h.value)]
+    if len({h.predicate for h in held}) > 1:
+        return None  # two held amounts: which one changed is not said
+    start, phrase = change_time(c, c.text[m.end():] or c.text)
+    if held:
+        if held[0].value_key == normalise(value):
+            return None
+        return [held_replaced(c, held[0], value, m.group(0), start, phrase)]
+    return [draft("add", c.subject, "salary", value, m.group(0), cardinality="one", template="{subject}'s salary is {value}",
+                  valid_from=start, phrase=phrase)]
+
+
 # -- the table -----------------------------------------------------------------------------------
 
 _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actually|officially))*"
@@ -1017,10 +1064,26 @@ PATTERNS: tuple[Pattern, ...] = (
                    (("user", "works_at", "Fenwick Health"), ("user", "job_title", "charge nurse"))),),
     ),
     Pattern(
+        "took the offer",
+        re.compile(rf"(?i)^(?:.*?\b)?(?:I\s+)?(?:took|accepted|signed)\s+(?:the\s+|an?\s+)?(?:(?-i:(?P<org>{_ORG}))\s+)?(?:job\s+)?(?:offer|job|contract)\b(?:\s+(?:from|at|with)\s+(?-i:(?P<org2>{_ORG})))?"),
+        _took_offer,
+        examples=((("I work at Quenby", "took the Pellory offer!!! senior planner, start 3 August"), (("user", "works_at", "Pellory"),)),
+                  (("accepted an offer from Marlow & Finch today",), (("user", "works_at", "Marlow & Finch"),))),
+        counter=("took the job seriously", "I accepted the offer"),
+    ),
+    Pattern(
+        "pay bumped",
+        re.compile(r"(?i)^(?:.*?\b)?(?:got|was|been|am|I'm)\s+(?:just\s+|already\s+|finally\s+)*(?:bumped|raised|upped|moved)(?:\s+up)?\s+to\s+(?P<v>[£$€]\s?\d[\d,.]*\s*k?)"),
+        _pay_bumped,
+        examples=((("salary's £48k", "I already got bumped to £53k since I took on the launch"), (("user", "salary", "£53k"),)),),
+        counter=("got bumped to first class",),
+    ),
+    Pattern(
         "role at",
-        re.compile(rf"{_I}\s+(?:a|an)\s+(?P<role>(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
+        re.compile(rf"{_I}\s+(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
         _role_at,
         examples=((("I'm a data analyst at Brightwater Foods",), (("user", "works_at", "Brightwater Foods"), ("user", "job_title", "data analyst"))),
+                  (("I'm content strategy lead at Pellory, B2B software",), (("user", "works_at", "Pellory"), ("user", "job_title", "content strategy lead"))),
                   (("from Monday I'm a QA lead at Tovi Labs",), (("user", "works_at", "Tovi Labs"), ("user", "job_title", "QA lead")))),
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
     ),
@@ -1161,7 +1224,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is Y, said plainly",
-        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})\s+(?:is|are)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+)?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)$"),
+        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+)?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)$"),
         lambda m, c: _open_attribute(m, c) if _plain_attribute(m["attr"]) else None,
         examples=((("CI is Jenkins, repos are on Bitbucket",), (("user", "ci", "Jenkins"), ("user", "repos", "on Bitbucket"))),
                   (("rent is €900 a month",), (("user", "rent", "€900 a month"),))),
@@ -1209,7 +1272,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from factledger.recall.text import STOP_WORDS, names_relative, words
+from factledger.recall.text import STOP_WORDS, names_relative, same_word, words
 
 # The head of "who is my physio?", "what's my GP's name?", "what's my coach called?": a name, which a
 # turn gives without the word ("my GP is Dr Zwanenburg").
@@ -39,6 +39,8 @@ _OWNERS = frozenset("my our the his her their your".split())
 _BE = frozenset("is are was were am".split())
 _AUX = _BE | frozenset("do does did will can could should has have had".split())
 _FRAMES = frozenset("what which who".split())
+# Past participles that end a question's phrase as its verb ("what is the site built with?").
+_PARTICIPLES = frozenset("built made written run done kept held hosted deployed stored based located paid taught".split())
 # Words that end the phrase naming the thing without being part of it.
 _PHRASE_ENDS = frozenset("called named now currently right today these days again".split())
 
@@ -69,6 +71,15 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
             r"|\b(?!\d+(?:st|nd|rd|th|am|pm|km|kg|mg|ml|mi|k|m|h|s|x|min|mins|hrs?|kms)\b)"
             r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d][\w-]{2,}\b"
             r"|(?-i:\b[A-Z]{2,3}\s\d{2,5}\b)",  # a carrier's code and a number ("QX 416")
+            re.I,
+        ),
+    ),
+    (
+        frozenset("date day deadline".split()),
+        # a month or weekday, a day of a month ("the 16th", "16/05"), or a day said relatively
+        re.compile(
+            r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)[a-z]*days?\b"
+            r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.]\d{1,2}\b|\b(?:today|tomorrow|tonight|yesterday|next\s+week)\b",
             re.I,
         ),
     ),
@@ -146,6 +157,12 @@ def _phrase(tokens: Sequence[str], start: int) -> list[str]:
     return found
 
 
+def _shares(said: Iterable[str], wanted: Iterable[str]) -> bool:
+    """Whether a word of `said` is one of `wanted` in some form ("lessons" for "lesson")."""
+    wanted = list(wanted)
+    return any(same_word(w, x) for w in said for x in wanted)
+
+
 def _shaped(head: str) -> bool:
     return any(head in heads for heads, _ in VALUE_SHAPES)
 
@@ -173,6 +190,8 @@ def asked_for(query: str) -> AskedFor | None:
                 if not thing:
                     return None
                 after = rest[n + 1 + len(thing) :]
+                if thing[-1] in _PARTICIPLES or (thing[-1].endswith("ed") and len(thing[-1]) > 4):
+                    return None  # "what is the checkout built with?": a verb ends the phrase, no thing is named
                 if thing[-1] == NAME or (thing[-1] in _ROLE_ENDS and len(thing) >= 2):
                     if len(thing) < 2 or thing[-2] in _OWN_NAMES:
                         return None  # "my last name": the speaker's own, not a role's
@@ -279,10 +298,10 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # yesterday!! 48:12" for "my time in the Millbrook 10K").
         wanted = asked.alternatives() | set(asked.qualifiers)
         for text in texts:
-            if any(set(words(clause)) & wanted and shape.search(clause) for clause in _CLAUSE.split(text)):
+            if any(_shares(words(clause), wanted) and shape.search(clause) for clause in _CLAUSE.split(text)):
                 return False
             said = set(words(text))
-            if not said & asked.alternatives() and said & set(asked.anchors) and shape.search(text):
+            if not _shares(said, asked.alternatives()) and _shares(said, asked.anchors) and shape.search(text):
                 return False
         return True
     if any(word in held for word in asked.alternatives()):
@@ -295,7 +314,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
     if shape is not None:
         for text in texts:
             said = set(words(text))
-            if (not asked.others or said & set(asked.others)) and shape.search(text):
+            if (not asked.others or _shares(said, asked.others)) and shape.search(text):
                 return False
     return True
 

@@ -166,7 +166,7 @@ def names_relative(text: str, relation: str) -> bool:
     owner = r"(?:my|our|(?:the\s+)?user['’]s)"
     return bool(re.search(
         rf"(?i:\b{owner}\s+{r})(?:['’]s\s+name)?,?\s+(?:is\s+)?(?i:(?:called|named)\s+)?{_A_NAME}"
-        rf"|\b{_A_NAME},?\s+(?i:{owner}\s+{r})\b"
+        rf"|\b{_A_NAME},?\s+\(?(?i:{owner}\s+{r})\b"
         rf"|\b{_A_NAME}\s+(?i:is\s+{owner}\s+{r})\b"
         rf"|(?i:\b{r}\s+(?:is\s+)?(?:called|named))\s+[A-Z]",
         text,

@@ -11,7 +11,7 @@ from factledger.ledger.times import parse_time
 from factledger.recall.asked import (
     NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, person_asked_of, sibling_instead, states_age,
 )
-from factledger.recall.text import says_changed
+from factledger.recall.text import names_relative, says_changed
 
 from .conftest import define
 
@@ -38,6 +38,8 @@ SHAPES = [
     ("where do I work?", None),
     ("who does Esi report to?", None),
     ("I moved to Lyon", None),
+    ("what is the checkout built with?", None),  # a verb ends the phrase
+    ("what's our outbound date?", ("date", ("outbound",), ())),
 ]
 
 
@@ -61,6 +63,9 @@ RULE = [
     ("what's my salary?", ["rent is €1,380 a month, I'm in salary band P3 at work"], set(), True),  # another clause's value
     ("what's my salary?", ["my salary went up to 52k in May"], set(), False),
     ("what was my time in the Harrowgate 10K?", ["ran the Harrowgate 10K yesterday!! 51:07, under my goal"], set(), False),
+    ("what's our outbound date?", ["flights booked!! Leeds to Faro on 14 May, back on the 21st"], {"date"}, True),  # no "outbound"
+    ("what's our outbound date?", ["moved the outbound to the 16th, still back on the 21st"], {"date"}, False),
+    ("what's our outbound date?", ["the outbound flight is booked, the return not yet"], {"date"}, True),
     ("what's my bib number?", ["bib and chip for the 10K, 5km warm-up"], {"number"}, True),  # measures are no codes
     ("what interest rate is our mortgage?", ["mortgage is £1,120 a month, fixed until 2028"], {"rate", "interest"}, True),
     ("what interest rate is our mortgage?", ["the mortgage is fixed at 4.1% until 2028"], {"rate", "interest"}, False),
@@ -202,3 +207,11 @@ def test_recall_keeps_siblings_ages_and_other_peoples_facts_apart(clocked_ledger
     assert recall.search("where does Halina work?", SCOPE, kinds="fact") == []
     assert "Voltmark" not in recall.prompt("where does Halina work?", SCOPE).text
     assert [h.claim.value for h in recall.search("where does Tomasz work?", SCOPE, kinds="fact")] == ["Voltmark"]
+
+
+@pytest.mark.parametrize(("text", "relation", "named"), [
+    ("change of plans, Bartek (my partner) can't get the 14th off", "partner", True),
+    ("my partner can't get the 14th off", "partner", False),
+])
+def test_a_name_with_the_relation_in_brackets(text, relation, named):
+    assert names_relative(text, relation) is named
