@@ -199,7 +199,7 @@ _RELATIONS = (
     r"grandfather|niece|nephew|roommate|flatmate|neighbou?r|twin|stepmom|stepdad|stepson|stepdaughter)"
 )
 _THIRD = re.compile(
-    rf"^(?:[Mm]y|[Oo]ur)\s+(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s)[a-z].*)$"
+    rf"^(?:[Mm]y|[Oo]ur)\s+(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
 )
 _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
@@ -370,7 +370,12 @@ class RulesExtractor:
                     words[i] = _THIRD_VERBS.get(word.casefold(), word)
                     break
             mirrored = _Clause("I " + " ".join(words), clause.offset, clause.lead)
-            drafts += [Draft(**{**d.__dict__, "quote": text}) for d in self._clause(mirrored, request, subject) if not d.drop_reason]
+            for d in self._clause(mirrored, request, subject):
+                if d.drop_reason:
+                    continue
+                if d.predicate == "note":  # a note keeps the words said, as the user's ("I turns 7" is no one's words)
+                    d = Draft(**{**d.__dict__, "subject": SUBJECT, "value": text.strip(" ,.;")})
+                drafts.append(Draft(**{**d.__dict__, "quote": text}))
         if relation and m and m["name"]:
             drafts += self._unnamed_ends(request, f"{SUBJECT}'s {relation}", drafts, text)
         if relation and m and m["name"] and not _HEDGE.search(text):

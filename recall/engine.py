@@ -1212,9 +1212,27 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
         if hit.episode is None or hit.episode.role != "user":
             continue
         names_value = re.search(rf"(?i)(?<!\w){re.escape(claim.value.strip())}(?!\w)", hit.text) is not None
-        if (claim.cardinality == "one" or names_value) and says_changed(hit.text, claim.value):
+        # A note is free text, its slot what it is about: a later turn about the same thing ("dentist
+        # moved to 16 Jan" beside "dentist Dr. Ode, appt 9 Jan") may change it without repeating it.
+        about_note = claim.predicate == NOTE and bool(_NOTE_WORDS(claim.value) & _NOTE_WORDS(hit.text))
+        if (claim.cardinality == "one" or names_value or about_note) and says_changed(hit.text, claim.value):
             return True
     return False
+
+
+NOTE = "note"  # the digest's predicate for what a command lead-in asked to keep ("remember: …")
+
+
+def _NOTE_WORDS(text: str) -> set[str]:
+    """A note's distinctive words: content words that are neither numbers nor dates."""
+    return {w for w in content_words(text) if not w.isdigit() and len(w) > 2 and w not in _DATE_WORDS}
+
+
+_DATE_WORDS = frozenset(
+    "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august september "
+    "october november december monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday "
+    "now new changed moved".split()
+)
 
 
 def _fit(lines: list[str], room: int) -> list[str]:

@@ -251,8 +251,30 @@ class LexicalQuery:
         return not self.words and not self.grams and not self.short_cjk
 
 
+# Words people use for the thing a question names, when a turn says it otherwise ("when's the wedding?"
+# of "we're getting married … aiming for 6 June"): a question word -> the turn words looked up beside it.
+# One meaning each; the stemmer already joins a word's forms, and the never-said rules read the question's
+# own words, so an expansion only finds, never answers.
+SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
+    "wedding": ("married", "marry"), "married": ("wedding",), "marry": ("wedding",),
+    "fly": ("flight", "flights", "flew"), "flying": ("flight", "flights"), "flight": ("fly", "flying", "flew"),
+    "live": ("moved", "home"), "lives": ("moved",),
+    "work": ("job", "employer"), "job": ("work", "working", "role"), "employer": ("work", "job"),
+    "salary": ("pay", "paid", "earn"), "earn": ("salary", "pay"), "earning": ("salary", "pay"), "pay": ("salary",),
+    "medication": ("meds", "prescribed", "dose"), "meds": ("medication", "prescribed"), "medicine": ("meds", "medication"),
+    "allergic": ("allergy", "allergies"), "allergy": ("allergic",), "allergies": ("allergic",),
+    "injure": ("hurt", "tweaked", "strained"), "injured": ("hurt", "tweaked", "strained"), "injury": ("hurt", "tweaked", "strained"),
+    "hotel": ("staying",), "staying": ("hotel",), "stay": ("hotel",),
+    "car": ("drive", "driving"), "drive": ("car",), "birthday": ("born", "turns"), "born": ("birthday",),
+    "trip": ("holiday", "travel"), "holiday": ("trip", "vacation"), "vacation": ("trip", "holiday"),
+    "quit": ("stopped",), "smoking": ("cigarettes", "smoke"), "lesson": ("tutor", "class"), "lessons": ("tutor", "class"),
+    "class": ("tutor", "lessons"), "tutor": ("lessons", "class"), "phone": ("mobile",), "mobile": ("phone",),
+}
+
+
 def lexical_query(text: str) -> LexicalQuery:
-    terms = list(dict.fromkeys(content_words(text)))
+    asked = list(dict.fromkeys(content_words(text)))
+    terms = list(dict.fromkeys(asked + [extra for word in asked for extra in SAID_OTHERWISE.get(word, ())]))
     grams: list[str] = []
     short: list[str] = []
     bigrams: list[str] = []

@@ -60,6 +60,11 @@ REWORDED = [
      {("Joonas", "lives_in", "Pärnu"), ("Joonas", "relation", "brother")}, {("user's brother", "lives_in", "Tartu")}),
     (("my partner Ruben says hi",), {("Ruben", "relation", "partner")}, set()),
     (("use the staging db for tests",), set(), {("user", "uses", "the staging db for tests")}),  # an instruction
+    # a note about someone keeps the words said, as the user's note
+    (("remember: my niece Tilde turns 7 on June 2, she wants a kite",),
+     {("user", "note", "my niece Tilde turns 7 on June 2"), ("Tilde", "relation", "niece")}, {("Tilde", "note", "I turns 7 on June 2")}),
+    (("hi! it's Astro 4 on my laptop, npm for packages",), set(), {("user", "name", "Astro")}),  # no name
+    (("morning! boss is Ines Varga", "my boss is Teodor Lunde now"), {("user", "manager", "Teodor Lunde")}, {("user", "boss", "Teodor Lunde")}),
 ]
 
 

@@ -343,3 +343,23 @@ def test_a_thing_of_two_words_never_said_stays_empty(clocked_ledger, clock, jour
 def test_what_qualifies_a_thing_elsewhere(query, text, never_said, elsewhere):
     from factledger.recall.text import qualified_elsewhere
     assert qualified_elsewhere(query, text, frozenset(never_said)) is elsewhere
+
+
+def test_a_note_a_later_turn_changes_is_held_before(clocked_ledger, clock, journal, recall):
+    said = say(journal, clock, "2026-01-05T09:00:00Z", "remember: dentist Dr. Ode, appt 9 Feb 10:40")
+    hold(clocked_ledger, clock, "2026-01-05T09:05:00Z", "user", "note", "dentist Dr. Ode, appt 9 Feb 10:40", source=said)
+    say(journal, clock, "2026-02-01T09:00:00Z", "dentist moved to 16 Feb, same time")
+    say(journal, clock, "2026-02-02T09:00:00Z", "the 9 Feb parking is sorted")  # names no note word: no change to it
+    clock.now = parse_time("2026-02-05")
+    block = recall.prompt("when's my dentist appointment?", SCOPE)
+    assert [h.claim.value for h in block.changed] == ["dentist Dr. Ode, appt 9 Feb 10:40"] and not block.facts
+    assert '  said since, 2026-02-01, user: "dentist moved to 16 Feb, same time"' in block.text.splitlines()
+
+
+def test_a_question_finds_a_turn_that_says_its_thing_otherwise(clocked_ledger, clock, journal, recall):
+    say(journal, clock, "2026-01-05T09:00:00Z", "we're getting married!!! aiming for 6 June, shortlist is two barns")
+    say(journal, clock, "2026-01-06T09:00:00Z", "flights booked, Leeds to Faro on 14 May")
+    clock.now = parse_time("2026-02-05")
+    assert "6 June" in recall.prompt("when's the wedding?", SCOPE).text
+    assert "14 May" in recall.prompt("when do I fly out?", SCOPE).text
+    assert recall.prompt("who's doing our flowers?", SCOPE).text == ""  # nothing said otherwise either
