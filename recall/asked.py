@@ -9,6 +9,7 @@ tests/recall/test_asked.py.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -34,6 +35,11 @@ _NOT_NAMES = frozenset(
     "Ok".split()
 )
 
+# "Dev's phone number": a capitalised name owning the thing (not "What's", "It's").
+_POSSESSIVE = re.compile(
+    r"(?<!\bmy\s)(?<!\bour\s)(?<!\bthe\s)(?<!\bher\s)(?<!\bhis\s)(?<!\byour\s)"
+    r"\b(?!(?:What|Who|Where|When|How|Which|That|It|There|Here|He|She|Let|Today|Tomorrow)['’]s)([A-Z][a-z][\w-]*)['’]s\s+(?=[a-z])"
+)
 # Who owns the thing a question names.
 _OWNERS = frozenset("my our the his her their your".split())
 _BE = frozenset("is are was were am".split())
@@ -67,7 +73,7 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
         # four digits or more (a year of 1900-2039 aside), or letters and digits in one token ("KL2207", "D-14"),
         # neither an ordinal nor a measure ("the 31st", "5km", "10K")
         re.compile(
-            r"\b(?!(?:19\d|20[0-3])\d\b)\d[\d \-]{2,}\d\b"
+            r"\b(?<![\d-])(?!(?:19\d|20[0-3])\d\b|\d{4}-\d\d-\d\d\b)\d[\d \-]{2,}\d\b"
             r"|\b(?!\d+(?:st|nd|rd|th|am|pm|km|kg|mg|ml|mi|k|m|h|s|x|min|mins|hrs?|kms)\b)"
             r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z\d][\w-]{2,}\b"
             r"|(?-i:\b[A-Z]{2,3}\s\d{2,5}\b)",  # a carrier's code and a number ("QX 416")
@@ -86,7 +92,7 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
     (frozenset("pb record best time".split()), re.compile(r"\b\d{1,2}:\d\d\b|\b\d+(?:\.\d+)?\s*(?:min|mins|minutes|secs?|seconds|kg|km)\b")),
     (frozenset("rate percentage apr interest".split()), re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b")),
     (
-        frozenset("price cost fee fees charge charges rent salary pay wage payment payments bill premium deposit".split()),
+        frozenset("price cost fee fees charge charges rent salary pay wage payment payments bill premium deposit balance".split()),
         re.compile(r"[£$€¥]\s*\d|\b\d[\d,.]*\s*(?:k|euros?|dollars?|pounds?|quid|bucks|usd|eur|gbp|an hour|/h|a month|per month|a year|per year|p\.?a)\b", re.I),
     ),
 )
@@ -116,6 +122,9 @@ class AskedFor:
     head: str
     qualifiers: tuple[str, ...] = ()
     anchors: tuple[str, ...] = ()
+    # Whose it is, when the question names them ("Dev's phone number": "dev"); a value must be said
+    # beside them.
+    person: str = ""
 
     @property
     def others(self) -> tuple[str, ...]:
@@ -157,6 +166,14 @@ def _phrase(tokens: Sequence[str], start: int) -> list[str]:
     return found
 
 
+# Heads that ask for a person's family name; a text gives it as a capitalised word right after theirs.
+_SURNAMES = frozenset("surname lastname".split())
+
+
+def _SURNAME_AFTER(person: str) -> re.Pattern[str]:
+    return re.compile(rf"(?i:\b{re.escape(person)})\s+(?!(?:{'|'.join(sorted(_NOT_NAMES))})\b)[A-Z][a-z][\w'’-]+")
+
+
 def _shares(said: Iterable[str], wanted: Iterable[str]) -> bool:
     """Whether a word of `said` is one of `wanted` in some form ("lessons" for "lesson")."""
     wanted = list(wanted)
@@ -179,13 +196,22 @@ def asked_for(query: str) -> AskedFor | None:
     tokens = words(query)
     if not tokens:
         return None
+    owned = _POSSESSIVE.search(query)
+    person = words(owned[1])[0] if owned and owned[1] not in _NOT_NAMES else ""
+    found = _asked_for(tokens, person)
+    if found is None or not person or person not in found.anchors + found.qualifiers:
+        return found
+    return dataclasses.replace(found, person=person)
+
+
+def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
     for at, word in enumerate(tokens):
         rest = tokens[at + 1 :]
         if word in _FRAMES and rest:
             n = 0
             while n < len(rest) and rest[n] in _BE:
                 n += 1
-            if n < len(rest) and rest[n] in _OWNERS:
+            if n < len(rest) and (rest[n] in _OWNERS or (person and rest[n] == person)):
                 thing = _phrase(rest, n + 1)
                 if not thing:
                     return None
@@ -228,6 +254,11 @@ def asked_for(query: str) -> AskedFor | None:
             if thing:
                 return AskedFor(thing[-1], tuple(thing[:-1]), _anchors(rest, thing))
             return None
+        if word == "how" and len(rest) >= 4 and rest[0] == "much" and rest[1] in _BE and rest[2] in _OWNERS:
+            thing = _phrase(rest, 3)  # "how much is my allotment rent?": a price asked of a thing
+            if thing and _shaped(thing[-1]):
+                return AskedFor(thing[-1], tuple(thing[:-1]), _anchors(rest, thing))
+            return None
         if word == "how" and len(rest) >= 4 and rest[0] == "much" and rest[1] in ("does", "do", "did") and rest[2] in _OWNERS:
             thing = _phrase(rest, 3)
             if len(thing) >= 2:  # "how much does my tutor charge": what the tutor charges
@@ -268,6 +299,13 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
     A name (`NAME`) is asked of the role before it ("my GP"): never said when the role was, but no
     text names whoever holds it ("my GP is Dr Zwanenburg", "Ottilie, my physio")."""
     held = set(held_words)
+    if asked.person:
+        # only what is said beside the person can be theirs ("Carys has a new number" is not Idris's)
+        texts = [part for text in texts for part in _SENTENCE.split(text) if asked.person in words(part)]
+    if asked.head in _SURNAMES and asked.person:
+        return not any(_SURNAME_AFTER(asked.person).search(text) for text in texts)
+    if asked.person and asked.head != NAME and asked.shape() is None:
+        return False  # "Anouk's role" may be said without the word ("Anouk got promoted to finance director")
     if asked.head == NAME:
         if not asked.qualifiers:
             return False
@@ -282,6 +320,8 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
             # ... unless a turn names someone beside what was said (below)
         roles = {role, " ".join(asked.qualifiers)}  # "my best friend Ana" names the friend
         texts = list(texts)
+        if asked.person:  # "Carys's partner": named beside her ("her partner Rhod"), not any capitalised word
+            return not any(names_relative(text, r, owner=rf"(?:{re.escape(asked.person)}['’]s|her|his|their)") for text in texts for r in roles)
         if any(names_relative(text, r) or names_beside(text, role) for text in texts for r in roles):
             return False
         # "piano lessons with Mrs. Halden" names the piano teacher without the word
@@ -298,7 +338,8 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # yesterday!! 48:12" for "my time in the Millbrook 10K").
         wanted = asked.alternatives() | set(asked.qualifiers)
         for text in texts:
-            if any(_shares(words(clause), wanted) and shape.search(clause) for clause in _CLAUSE.split(text)):
+            # (a sentence naming the person whose thing it is may say it as an aside: "a new number, 0748 …")
+            if any(_shares(words(clause), wanted) and shape.search(clause) for clause in ([text] if asked.person else _CLAUSE.split(text))):
                 return False
             said = set(words(text))
             if not _shares(said, asked.alternatives()) and _shares(said, asked.anchors) and shape.search(text):

@@ -159,11 +159,11 @@ _A_NAME = (
 )
 
 
-def names_relative(text: str, relation: str) -> bool:
+def names_relative(text: str, relation: str, owner: str = r"(?:my|our|(?:the\s+)?user['’]s)") -> bool:
     """Whether `text` gives a name to the speaker's `relation` ("my wife Liesel", "Joost, my
-    father-in-law", "my sister is called Ana", "Tom is user's brother", "user's GP is Dr Okafor")."""
+    father-in-law", "my sister is called Ana", "Tom is user's brother", "user's GP is Dr Okafor").
+    `owner`: whose relation, as a pattern (another person's: "(?:Carys's|her)")."""
     r = re.escape(relation)
-    owner = r"(?:my|our|(?:the\s+)?user['’]s)"
     return bool(re.search(
         rf"(?i:\b{owner}\s+{r})(?:['’]s\s+name)?,?\s+(?:is\s+)?(?i:(?:called|named)\s+)?{_A_NAME}"
         rf"|\b{_A_NAME},?\s+\(?(?i:{owner}\s+{r})\b"

@@ -215,3 +215,30 @@ def test_recall_keeps_siblings_ages_and_other_peoples_facts_apart(clocked_ledger
 ])
 def test_a_name_with_the_relation_in_brackets(text, relation, named):
     assert names_relative(text, relation) is named
+
+
+# (question, texts, words never said, nothing here answers it): the thing is someone's, named in the question
+OF_SOMEONE = [
+    ("what's Halina's surname?", ["me and Halina, aiming for June"], {"surname"}, True),
+    ("what's Halina's surname?", ["booked the photographer, Halina Wrobel, her portfolio is lovely"], {"surname"}, False),
+    ("what's Tomasz's phone number?", ["Wiebke has a new number, 07488 315902, the old one's dead"], set(), True),
+    ("what's Wiebke's phone number?", ["Wiebke has a new number, 07488 315902, the old one's dead"], set(), False),
+    ("what's Wiebke's partner called?", ["Wiebke has moved in with her partner in Swansea"], set(), True),
+    ("what's Wiebke's partner called?", ["Wiebke moved in with her partner Rhodri"], set(), False),
+    ("what's Tomasz's role?", ["Tomasz got promoted to finance director"], {"role", "job", "position", "work"}, False),
+]
+
+
+@pytest.mark.parametrize(("query", "texts", "unsaid", "empty"), OF_SOMEONE)
+def test_a_thing_of_someone_named(query, texts, unsaid, empty):
+    asked = asked_for(query)
+    assert asked is not None and asked.person
+    assert asks_unsaid_part(asked, frozenset(unsaid), texts) is empty
+
+
+@pytest.mark.parametrize(("query", "person"), [
+    ("what's Halina's surname?", "halina"), ("what's my GP's name?", ""), ("how much is my allotment rent?", ""),
+])
+def test_whose_thing_a_question_asks(query, person):
+    asked = asked_for(query)
+    assert asked is not None and asked.person == person
