@@ -118,7 +118,7 @@ def held_replaced(c: "Clause", held: ClaimVersion, value: str, quote: str, start
                  replaces=held.value if held.cardinality == "many" else None, phrase=phrase)
 
 
-_SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that|if|unless|although|though)\s+.*$")
+_SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that|if|unless|although|though|which|who)\s+.*$")
 
 
 _TRAILING_SYMBOLS = re.compile(r"[\s\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+$")
@@ -372,7 +372,7 @@ _DRUG_DOSE = re.compile(
 def _medication(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not m["verb"] and not re.search(r"(?i)\b(?:meds|medications?|prescriptions?|pills|taking)\b", c.lead):
         return None  # "sertraline 50 mg" alone is a dose only after "meds:"
-    found = _DRUG_DOSE.search(m["rest"])
+    found = _DRUG_DOSE.search(re.sub(r"(?i)^(?:me|him|her|them)\s+(?:(?:up|down|over)\s+)?(?:to\s+|on\s+(?:to\s+)?)?", "", m["rest"]))
     if not found:
         return None
     drug = found["drug"] or found["drug2"]
@@ -387,7 +387,15 @@ def _medication(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if held and held[0].value_key != normalise(value):
         return [draft("supersede", c.subject, "medication", value, m.group(0), cardinality="many", template=MEDICATION[1],
                       valid_from=start, replaces=held[0].value, phrase=phrase)]
-    return [draft("add", c.subject, "medication", value, m.group(0), cardinality="many", template=MEDICATION[1], valid_from=start, phrase=phrase)]
+    ended = []
+    if re.search(r"(?i)\b(?:switched|changed|moved)\s+me\b|\b(?:taken|took|take|taking)\s+me\s+off\b|\bcame\s+off\b", c.turn):
+        # "taken me off the lisinopril and switched me to amlodipine": a held drug the turn names ends
+        start, phrase = change_time(c, c.text)
+        ended = [draft("retract", c.subject, "medication", h.value, m.group(0), cardinality="many", template=MEDICATION[1],
+                       valid_from=start, phrase=phrase)
+                 for h in c.open_held("medication")
+                 if h.value_key.split()[0] != drug.casefold() and re.search(rf"(?i)\b{re.escape(h.value.split()[0])}\b", c.turn)]
+    return ended + [draft("add", c.subject, "medication", value, m.group(0), cardinality="many", template=MEDICATION[1], valid_from=start, phrase=phrase)]
 
 
 ENDED = ("many", "{subject} {value}")
@@ -510,7 +518,7 @@ def _held_naming(c: Clause, word: str) -> list[ClaimVersion]:
     return [h for h in c.open_held() if h.predicate not in ("note", "ended") and pattern.search(h.value)]
 
 
-_NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by)\s+(?:[a-z][\w\-]*\s+){{0,2}}?(?-i:{PROPER.replace('<v>', '<new>')})|(?-i:{PROPER.replace('<v>', '<new2>')})\s+(?:now|instead)\b)")
+_NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by)\s+(?:[a-z][\w\-]*\s+){{0,2}}?(?-i:{PROPER.replace('<v>', '<new>')})|(?-i:{PROPER.replace('<v>', '<new2>')})\s+(?:all\s+the\s+way\s+)?(?:now|instead)\b)")
 
 
 def replacement_in_turn(turn: str) -> tuple[str, str] | None:
@@ -526,7 +534,7 @@ def replacement_in_turn(turn: str) -> tuple[str, str] | None:
 
 
 _DITCHED = re.compile(
-    r"(?i)\b(?:ditched|dropped|dumped|got\s+rid\s+of|(?:moved|migrated|switched)(?:\s+(?:the|our|my)\s+[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced)\s+"
+    r"(?i)\b(?:ditched|dropped|dumped|ripped\s+out|got\s+rid\s+of|killed\s+off|(?:moved|migrated|switched)(?:\s+(?:the|our|my)\s+[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced)\s+"
     r"(?-i:(?P<old>[A-Z][\w.+\-]*(?:\s+\d[\d.]*)?))"
 )
 
@@ -662,7 +670,8 @@ def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
 _SLOT_CUE = re.compile(
     r"(?i)\b(?:new\s+(?P<a>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)|(?P<b>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:changed|is\s+different)|"
     r"(?:switched|changed)\s+(?P<c>[a-z][\w\-]*?)s\b|"
-    r"(?P<d>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:got|was|has\s+been)\s+(?:reshuffled|changed|reassigned|swapped|moved|updated))"
+    r"(?P<d>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:got|was|has\s+been)\s+(?:reshuffled|changed|reassigned|swapped|moved|updated)|"
+    r"(?P<e>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:moved|changed)\b)"
 )
 
 
@@ -674,9 +683,12 @@ def _slot_named_in_turn(c: Clause) -> ClaimVersion | None:
         if len(named) == 1:
             return named[0]  # "I'm taking his name so it's Edie Korver now"
     for cue in _SLOT_CUE.finditer(c.turn):
-        held = _held_slot_named(c, cue["a"] or cue["b"] or cue["c"] or cue["d"])
-        if held is not None:
-            return held
+        named = cue["a"] or cue["b"] or cue["c"] or cue["d"] or cue["e"]
+        # "fyi parking got reshuffled": the words before the cue may start with a lead-in word
+        for thing in dict.fromkeys((named, named.split()[-1])):
+            held = _held_slot_named(c, thing)
+            if held is not None:
+                return held
     return None
 
 
@@ -915,6 +927,15 @@ def _pay_bumped(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   valid_from=start, phrase=phrase)]
 
 
+def _allergic(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I'm allergic to penicillin', 'allergic to cats and dust': what the user is allergic to (many)."""
+    parts = [clean_value(p) for p in re.split(r",\s*|\s+and\s+", m["v"]) if clean_value(p)]
+    if not parts or any(_BAD_VALUE.match(p) or len(p.split()) > 3 for p in parts):
+        return None
+    return [state(c, "allergic_to", _ARTICLES.sub("", p), m.group(0), template="{subject} is allergic to {value}", changed=False,
+                  cardinality="many") for p in parts]
+
+
 # -- the table -----------------------------------------------------------------------------------
 
 _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actually|officially))*"
@@ -937,7 +958,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "it's Y now",
-        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to)\s+(?:now\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?))\s+now\b"),
+        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to)\s+(?:now\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s+now\b"),
         _now_it_is,
         examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
                   (("my gym is Fitbox", "switched gyms, I'm at Corehouse now"), (("user", "gym", "Corehouse"),)),
@@ -1079,6 +1100,14 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("got bumped to first class",),
     ),
     Pattern(
+        "allergic to",
+        re.compile(r"(?i)^(?:.*?\b)?(?:I(?:'m|\s+am)\s+|I've\s+been\s+|turns\s+out\s+I'm\s+)?(?:also\s+|severely\s+|very\s+|mildly\s+|really\s+)?allergic\s+to\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)*?(?:(?:,\s*|\s+and\s+)[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)*)(?=\s*(?:$|[;.!]|,\s+(?!and\b)|\s+(?:but|so|never|too|as|since|btw)\b))"),
+        _allergic,
+        examples=((("oh and put this on file, I'm allergic to penicillin, never mentioned it before",), (("user", "allergic_to", "penicillin"),)),
+                  (("allergic to cats and dust mites",), (("user", "allergic_to", "cats"), ("user", "allergic_to", "dust mites")))),
+        counter=("are you allergic to anything?",),
+    ),
+    Pattern(
         "role at",
         re.compile(rf"{_I}\s+(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
         _role_at,
@@ -1138,7 +1167,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is up to Y",
-        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?:\s+(?:is|are|went|has\s+gone|was\s+(?:raised|cut|increased|reduced|lowered))|['’]s)\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*(?:\s*(?!(?:a|per)\b)[^\s,.;!]+)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?:\s+(?:is|are|went|has\s+gone|is\s+going|goes|will\s+go|was\s+(?:raised|cut|increased|reduced|lowered))|['’]s)\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*(?:\s*(?!(?:a|per)\b)[^\s,.;!]+)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _up_to,
         examples=((("Weekly mileage is 20 km", "Weekly mileage is up to 35 km."), (("user", "weekly_mileage", "35 km"),)),
                   (("we're 6 people", "the studio's up to 9 people since March"), (("user", "headcount", "9 people"),)),
@@ -1147,7 +1176,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "raising X to Y",
-        re.compile(r"(?i)^(?:.*?\s)?(?:rais(?:ing|ed|es)|increas(?:ing|ed|es)|put(?:ting)?\s+up|bump(?:ing|ed|s)|cut(?:ting|s)?|lower(?:ing|ed|s)|reduc(?:ing|ed|es)|dropp(?:ing|ed))\s+(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:up\s+|down\s+)?to\s+(?P<v>[$€£]?\d[\d,.]*(?:\s*(?!(?:from|in|on|at|by|next|this|last|starting|a|per)\b)(?:k|%|[a-z]+))?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        re.compile(r"(?i)^(?:.*?\s)?(?:rais(?:ing|ed|es)|increas(?:ing|ed|es)|put(?:ting)?\s+up|bump(?:ing|ed|s)|cut(?:ting|s)?|lower(?:ing|ed|s)|reduc(?:ing|ed|es)|dropp(?:ing|ed))\s+(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:up\s+|down\s+)?to\s+(?P<v>[$€£]?\d[\d,.]*(?:\s*(?!(?:from|in|on|at|by|next|this|last|starting|a|per|as|of|and|but|so|since|because|now|for|to|with|which|after|before)\b)(?:k|%|[a-z]+))?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _raised,
         examples=((("rent is €900 a month", "landlord raised the rent to €975 last week"), (("user", "rent", "€975"),)),),
         counter=("they cut the grass to 3 cm",),
@@ -1272,7 +1301,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

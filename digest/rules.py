@@ -61,7 +61,7 @@ PREDICATES: dict[str, tuple[str, str]] = {
 
 _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
-    r"please|actually|sorry|correction|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|"
+    r"please|actually|sorry|correction|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
     r"oh and|guess what|news|these days|nowadays|currently|now|"
     r"[A-Za-z]+(?:\s+[A-Za-z]+){0,4}:)[,!:]?\s+)+",
     re.I,
@@ -72,6 +72,14 @@ _HEDGE = re.compile(
     r"pretend|imagine|suppose|hypothetically|not sure|unless|probably|used to|never)\b|\b\w+'(?:d|ll)\b|\?"
 )
 _MODAL_MAY = re.compile(r"\bmay\b")  # lower-case only: "in May" is a month
+# Where a hedge would make the clause's statement unsure: the statement up to its first aside (", nobody
+# complained, should have done it ages ago", " if that's relevant"); the clause itself when it opens with one.
+_ASIDE = re.compile(r",\s+|\s+(?:if|unless|because|though|although|which|so\s+that)\s+")
+
+
+def _hedged_part(text: str) -> str:
+    head = _ASIDE.split(text, maxsplit=1)[0]
+    return head if len(head.split()) >= 2 else text
 _JOINT = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
     # a second thing done, its "I" dropped: "wrapped up at X on Friday and started at Y on Monday"
@@ -411,7 +419,8 @@ class RulesExtractor:
         correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) else None
         if correction:
             return self._correction(correction, request, subject)
-        if _HEDGE.search(text) or _MODAL_MAY.search(text):
+        scope = _hedged_part(text)
+        if _HEDGE.search(scope) or _MODAL_MAY.search(scope):
             return []
         first = self._everyday(clause, request, subject, text, only=FIRST_PATTERNS)
         if first:

@@ -65,6 +65,19 @@ REWORDED = [
      {("user", "note", "my niece Tilde turns 7 on June 2"), ("Tilde", "relation", "niece")}, {("Tilde", "note", "I turns 7 on June 2")}),
     (("hi! it's Astro 4 on my laptop, npm for packages",), set(), {("user", "name", "Astro")}),  # no name
     (("morning! boss is Ines Varga", "my boss is Teodor Lunde now"), {("user", "manager", "Teodor Lunde")}, {("user", "boss", "Teodor Lunde")}),
+    # a hedge in an aside leaves the statement before it sure; a hedged statement stays unsaid
+    (("rate is €300", "raised my rate to €340 as of this month, nobody complained, should have done it ages ago"),
+     {("user", "rate", "€340")}, {("user", "rate", "€300")}),
+    (("I might move to Lyon, it's cheaper",), set(), {("user", "lives_in", "Lyon")}),
+    (("salary's £48k if that's relevant",), {("user", "salary", "£48k")}, set()),
+    # a value's relative clause is no part of it; a tool ripped out for another; a host that moved
+    (("CI is Jenkins which I hate but whatever", "we finally ripped out Jenkins, it's Woodpecker all the way now"),
+     {("user", "ci", "Woodpecker")}, {("user", "ci", "Jenkins which I hate but whatever")}),
+    (("fwiw the staging box is db-stg-02.example.internal if you need it", "staging moved btw, it's db-stg-07 now"),
+     {("user", "staging_box", "db-stg-07")}, {("user", "staging_box", "db-stg-02.example.internal")}),
+    # a drug the doctor took the user off ends; the one switched to starts
+    (("my GP put me on atenolol 25mg", "she bumped me to 50mg atenolol", "the atenolol made me dizzy so she's taken me off it and switched me to bisoprolol 5mg"),
+     {("user", "medication", "bisoprolol 5 mg")}, {("user", "medication", "atenolol 50 mg"), ("user", "medication", "me 50 mg")}),
 ]
 
 
