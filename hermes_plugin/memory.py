@@ -21,6 +21,7 @@ import threading
 import time
 import uuid
 from datetime import timedelta
+from pathlib import Path
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -31,7 +32,8 @@ from factledger.digest import (
 from factledger.digest.journal import MAX_TITLE_CHARS
 from factledger.ledger import LedgerError, ValidationError
 from factledger.ledger.chain_key import KeyFile
-from factledger.ledger.head import Head, last_recorded_head, record_head, take_head
+from factledger.ledger.head import Head, last_recorded_head, take_head
+from factledger.ledger.head import record_head as record_head_file
 from factledger.ledger.times import format_time, to_datetime
 from factledger.recall import RecallConfig
 from factledger.recall.render import one_line
@@ -112,6 +114,36 @@ def digest_config(settings: ProviderSettings, environ: Mapping[str, str], notice
                         policy=settings.policy)  # type: ignore[arg-type]
 
 
+def digest_batch(digester: Digester, ledger: Any, settings: ProviderSettings, scopes: Sequence[str], notices: Notices) -> int:
+    """One batch of the backlog of `scopes` (the in-process worker's, and the digest after exit's), then
+    the journal's retention. Returns the entries digested (0: none left)."""
+    report = digester.run(limit=settings.batch_size, scopes=scopes)
+    if report.errors:
+        logger.warning("factledger: digest left %d entries undigested: %s", report.backlog, "; ".join(report.errors[:3]))
+        notices.warn(f"some turns could not be digested ({report.errors[0]}); they stay in the journal "
+                     "and are retried", key="digest-errors")
+    if settings.retention_days > 0:
+        cutoff = to_datetime(ledger.clock()) - timedelta(days=settings.retention_days)
+        prune_said_before(ledger, format_time(cutoff), scopes=scopes)
+    return report.entries_digested
+
+
+def record_head(paths: HermesPaths, location: Path | str, ledger: Any, notices: Notices) -> Head | None:
+    """Append the ledger's signed head to the heads file beside the settings (when it moved since the
+    last one recorded there), so a later `factledger verify` proves the ledger still extends it."""
+    path = paths.heads_path(location)
+    try:
+        head = take_head(ledger.storage, ledger.chain_key)
+        last = last_recorded_head(path)
+        if last is not None and (last.ledger_id, last.tx, last.chain_hash) == (head.ledger_id, head.tx, head.chain_hash):
+            return None
+        record_head_file(path, head)
+        return head
+    except (LedgerError, OSError) as exc:
+        notices.warn(f"the ledger's head could not be recorded in {path}: {exc}", key="head-not-recorded")
+        return None
+
+
 def _forget_legacy_index(paths: HermesPaths, recall: Any) -> None:
     """Earlier versions kept the provider's vectors in $HERMES_HOME/factledger/lancedb while the CLI used
     `<ledger>.lance`, so an operator's erase never reached them. The index is derived data: the folder
@@ -128,6 +160,7 @@ class MemorySession:
     _recall_released = False  # set at close: a drain still running must not use the released recall
     _vectors_wanted = False  # set at the WARM_AT_PREFETCH-th prefetch: the worker then loads the vector lane
     _prefetches = 0
+    _exit_handed_over = False  # the exit left this session's backlog to the digest after exit
 
     def __init__(self, paths: HermesPaths, identity: HermesIdentity, settings: ProviderSettings,
                  environ: Mapping[str, str] | None = None, *, clock: Callable[[], str] | None = None,
@@ -171,9 +204,13 @@ class MemorySession:
             undo.callback(shared_recall.release, self.recall)
             _forget_legacy_index(paths, self.recall)
             self.journal = Journal(self.writer)
-            self.digester = Digester(self.writer, build_extractor(config), policy=config.policy,
-                                     context_turns=config.context_turns)
             undo.pop_all()
+        # The extractor (the rules' patterns: ~0.5 s of CPU to import; a model's client) is built by the
+        # first digest, on the worker: a session that digests nothing in this process never loads it.
+        self._digest_config = config
+        self._digester: Digester | None = None
+        self._digester_lock = threading.Lock()
+        self.handed_over: Any = None  # the digest after exit's process (after_exit.hand_over), once started
         if self.excluded:
             self._purge_excluded_backlog()
         self.worker = DigestWorker(
@@ -206,6 +243,16 @@ class MemorySession:
         scopes = derive_scopes(identity, self.settings.aliases)
         recalls = self.settings.recalls_long_term(identity.platform, identity.chat_id, identity.chat_type)
         return scopes if recalls else dataclasses.replace(scopes, recalls_long_term=False)
+
+    @property
+    def digester(self) -> Digester:
+        """This session's digester, built on first use (see __init__)."""
+        with self._digester_lock:
+            if self._digester is None:
+                config = self._digest_config
+                self._digester = Digester(self.writer, build_extractor(config), policy=config.policy,
+                                          context_turns=config.context_turns)
+            return self._digester
 
     @property
     def identity(self) -> HermesIdentity:
@@ -256,7 +303,11 @@ class MemorySession:
         """Hermes's on_session_end: digest what is pending, waiting at most what is left of the exit wait.
         True when everything was digested. What is not stays in the journal: the worker goes on (a
         gateway process lives on), or the next session digests it (the CLI exits). A digest still
-        running after SLOW_EXIT_NOTICE seconds is told on the screen, so a waiting exit is explained."""
+        running after SLOW_EXIT_NOTICE seconds is told on the screen, so a waiting exit is explained.
+        At Hermes's CLI exit a digest that would load its extractor (or call a model) goes to a process
+        of its own instead (`_hand_over_at_exit`), and this returns False at once."""
+        if self._hand_over_at_exit():
+            return False
         self.worker.flush(wait=False)
         left = self._exit_time_left()
         if left <= SLOW_EXIT_NOTICE:  # a wait this short is told only if it ends undone (close)
@@ -269,21 +320,43 @@ class MemorySession:
         return self.worker.wait(self._exit_time_left())
 
     def record_head(self) -> Head | None:
-        """Append the ledger's signed head to the heads file beside the settings (when it moved since the
-        last one recorded there), so a later `factledger verify` proves the ledger still extends it."""
-        path = self.paths.heads_path(self._location)
-        try:
-            head = take_head(self.writer.storage, self.writer.chain_key)
-            last = last_recorded_head(path)
-            if last is not None and (last.ledger_id, last.tx, last.chain_hash) == (head.ledger_id, head.tx, head.chain_hash):
-                return None
-            record_head(path, head)
-            return head
-        except (LedgerError, OSError) as exc:
-            self.notices.warn(f"the ledger's head could not be recorded in {path}: {exc}", key="head-not-recorded")
-            return None
+        """Append the ledger's signed head to the heads file beside the settings (module `record_head`)."""
+        return record_head(self.paths, self._location, self.writer, self.notices)
+
+    def _hand_over_at_exit(self) -> bool:
+        """At Hermes's CLI exit (after_exit.host_is_exiting), the turns this session left undigested are
+        digested by a detached process when digesting them here would cost the exit the extractor's
+        import (nothing digested yet in this process) or a model's calls; this process's worker then
+        ends without digesting. True when handed over (now or earlier). The turns are committed in the
+        journal already; if the process cannot start, the next session digests them as it opens."""
+        if self._exit_handed_over:
+            return True
+        from . import after_exit  # standard library only
+
+        if not after_exit.host_is_exiting() or self.excluded or not self._identity.is_primary:
+            return False
+        if self.worker.busy:  # a digest is under way in this process: let it finish within the exit wait
+            return False
+        with self._digester_lock:
+            digester = self._digester
+        if digester is not None and not self._digest_config.uses_model:
+            return False  # the rules are loaded: digesting the last turns here takes milliseconds
+        scopes = self._digest_scopes()
+        left = self.journal.backlog_size(scopes=scopes)
+        if not left:
+            return False
+        self._exit_handed_over = True
+        self.worker.stop(timeout=1.0, drain=False)
+        process = after_exit.hand_over(self.paths.home, scopes)
+        if process is None:
+            return True  # the worker has stopped; the next session digests them
+        self.handed_over = process
+        logger.info("factledger: the exit handed the digest of %d journal entries to process %d (log: %s)",
+                    left, process.pid, after_exit.log_path(self.paths.home))
+        return True
 
     def close(self) -> None:
+        self._hand_over_at_exit()
         stopped = self.worker.stop(timeout=self._exit_time_left())
         if stopped:
             self.record_head()
@@ -451,18 +524,17 @@ class MemorySession:
 
     # -- background -------------------------------------------------------------------------------
 
-    def _digest_batch(self) -> int:
+    def _digest_scopes(self) -> list[str]:
         with self._lock:
-            scopes = sorted(self._written | {self._scopes.turns})
-        report = self.digester.run(limit=self.settings.batch_size, scopes=scopes)
-        if report.errors:
-            logger.warning("factledger: digest left %d entries undigested: %s", report.backlog, "; ".join(report.errors[:3]))
-            self.notices.warn(f"some turns could not be digested ({report.errors[0]}); they stay in the journal "
-                              "and are retried", key="digest-errors")
-        if self.settings.retention_days > 0:
-            cutoff = to_datetime(self.writer.clock()) - timedelta(days=self.settings.retention_days)
-            prune_said_before(self.writer, format_time(cutoff), scopes=scopes)
-        return report.entries_digested
+            return sorted(self._written | {self._scopes.turns})
+
+    def _digest_batch(self) -> int:
+        scopes = self._digest_scopes()
+        with self._digester_lock:
+            built = self._digester is not None
+        if not built and not self.journal.backlog_size(scopes=scopes):
+            return 0  # nothing to digest: the extractor is not loaded for nothing
+        return digest_batch(self.digester, self.writer, self.settings, scopes, self.notices)
 
     def want_vectors(self) -> None:
         """Load the vector lane (and drain the index outbox) on the worker, off the turn's thread."""

@@ -23,8 +23,9 @@ digest:
   policy: auto            # auto: apply grounded facts now; strict: hold every digested fact for review
   batch_size: 16          # journal entries the background worker digests per run
   max_delay_seconds: 20   # pending turns are digested at least this often
-  exit_wait_seconds: 4    # the most a session's end (and Hermes's exit) waits for the last digest (0: no
-                          # wait); the rest stays in the journal and the next session digests it at its start
+  exit_wait_seconds: 4    # the most a session's end waits for the last digest (0: no wait); the rest stays
+                          # in the journal and the next session digests it (`hermes chat`'s exit hands it
+                          # to a process of its own instead: docs/hermes.md)
   model:                  # leave empty to use the offline rules extractor (no key, nothing leaves the machine)
     base_url: ""          # any OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1
     name: ""

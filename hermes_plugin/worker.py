@@ -50,6 +50,8 @@ class DigestWorker:
         self._stopped = False
         self._upkeep = False  # `after_drain` asked for on its own (no digest)
         self._thread: threading.Thread | None = None
+        self._running = False  # a drain is under way on the thread
+        self._final_drain = True  # stop() digests what is pending first
         self.last_error: str | None = None
         self.failures = 0  # drains that raised (their entries stayed pending)
         self.batches = 0
@@ -103,13 +105,19 @@ class DigestWorker:
             self._ensure_thread()
             self._cond.notify_all()
 
-    def stop(self, timeout: float = 30.0) -> bool:
-        """Digest what is pending, then end the thread for good. True when it ended within the timeout."""
+    def stop(self, timeout: float = 30.0, *, drain: bool = True) -> bool:
+        """Digest what is pending (drain=False: digest nothing more), then end the thread for good.
+        True when it ended within the timeout."""
         with self._cond:
             if self._stopped and self._thread is None:
                 return True
-            self._requested += 1
-            self._ensure_thread()  # a final drain even if the thread had gone idle
+            if drain:
+                self._requested += 1
+                self._ensure_thread()  # a final drain even if the thread had gone idle
+            else:
+                self._pending, self._oldest, self._upkeep = 0, None, False
+                self._completed = max(self._completed, self._requested)  # no waiter waits for a drain that will not run
+            self._final_drain = drain
             self._stopped = True
             thread = self._thread
             self._cond.notify_all()
@@ -119,15 +127,27 @@ class DigestWorker:
         return True
 
     @property
+    def busy(self) -> bool:
+        """A drain is running or asked for (its digest may be under way on the thread)."""
+        with self._cond:
+            return self._running or self._requested > self._completed
+
+    @property
     def alive(self) -> bool:
         with self._cond:
             return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def _abandoned(self) -> bool:
+        return self._stopped and not self._final_drain
 
     def _due(self) -> bool:
         return self._upkeep or self._digest_due()
 
     def _digest_due(self) -> bool:
-        if self._stopped or self._requested > self._completed or self._pending >= self._batch_size:
+        if self._stopped:
+            return self._final_drain
+        if self._requested > self._completed or self._pending >= self._batch_size:
             return True
         return self._oldest is not None and time.monotonic() - self._oldest >= self._max_delay
 
@@ -135,7 +155,7 @@ class DigestWorker:
         idle_since = time.monotonic()
         while True:
             with self._cond:
-                while not self._due():
+                while not self._due() and not self._abandoned:
                     if self._oldest is None:
                         left = self._idle_exit - (time.monotonic() - idle_since)
                         if left <= 0:  # nothing to do for a while: end; the next request starts a thread
@@ -144,12 +164,21 @@ class DigestWorker:
                         self._cond.wait(left)
                     else:
                         self._cond.wait(max(0.0, self._max_delay - (time.monotonic() - self._oldest)))
+                if self._abandoned:  # stop(drain=False): end without digesting anything more
+                    self._thread = None
+                    self._cond.notify_all()
+                    return
                 digest = self._digest_due()
                 target, stopping = self._requested, self._stopped
                 if digest:
                     self._pending, self._oldest = 0, None
                 self._upkeep = False
-            self._drain(digest=digest)
+                self._running = True
+            try:
+                self._drain(digest=digest)
+            finally:
+                with self._cond:
+                    self._running = False
             idle_since = time.monotonic()
             with self._cond:
                 self._completed = max(self._completed, target)

@@ -44,3 +44,17 @@ def test_long_term_recall_switched_off_for_a_group(hermes):
     assert group.provider.session.call_tool("factledger_profile", {})["facts"] == []
     dm = hermes.chat(**TELEGRAM_DM)
     assert "user lives in Lisbon" in dm.provider.prefetch("where do I live")
+
+
+def test_an_operators_plain_off_key_switches_long_term_recall_off_in_that_groups_platform(hermes):
+    # Written as an operator writes it, comments and all: YAML alone would read `off:` as the key False
+    # (and the setting as empty), so the group would still recall long-term memory.
+    said_on_telegram(hermes)
+    text = hermes.paths.settings_path.read_text("utf-8")  # the installed file (database_url included)
+    default = "    off: []               #"
+    assert text.count(default) == 1
+    hermes.paths.settings_path.write_text(text.replace(default, "    off: [telegram]       # private groups;"), "utf-8")
+    group = hermes.chat(**TELEGRAM_GROUP)
+    assert "Lisbon" not in group.provider.prefetch("where do I live")
+    dm = hermes.chat(**TELEGRAM_DM)
+    assert "user lives in Lisbon" in dm.provider.prefetch("where do I live")

@@ -1,6 +1,7 @@
 """The path a user takes: `factledger hermes install --set-provider`, then Hermes's own `hermes chat`
 command (a separate process) with a custom model endpoint. One single-query session: Hermes offers our
-tools, and at exit the turn is digested into the ledger under $HERMES_HOME/factledger/."""
+tools, and after exit the turn is digested into the ledger under $HERMES_HOME/factledger/ (by the digest
+after exit: test_exit_hand_over.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from factledger.hermes_plugin.provider import SYSTEM_PROMPT_BLOCK
 from factledger.hermes_plugin.scripted_model import ModelReply
 from factledger.hermes_plugin.tools import TOOL_NAMES
 from factledger.ledger import Ledger
+
+from .test_exit_hand_over import digested_after_exit, handed_over
 
 BIN = Path(sys.executable).parent
 
@@ -42,5 +45,6 @@ def test_hermes_chat_uses_factledger_from_an_installed_home(tmp_path, model_serv
     (request,) = model_server.requests
     assert TOOL_NAMES <= set(request.tool_names)
     assert SYSTEM_PROMPT_BLOCK.splitlines()[0] in request.system_text()
+    digested_after_exit(home, handed_over(home)[1])
     with Ledger.open(home / "factledger" / "ledger.db", read_only=True) as ledger:
         assert [(c.subject, c.predicate, c.value) for c in ledger.current()] == [("user", "works_at", "Initech")]

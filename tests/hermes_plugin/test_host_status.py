@@ -62,3 +62,16 @@ def test_status_reports_a_broken_settings_file_and_a_missing_key(hermes_runtime,
     )
     monkeypatch.delenv("FL_TEST_KEY", raising=False)
     assert hermes_status(capsys)["digest_model"] == "small at http://127.0.0.1:9/v1, key from $FL_TEST_KEY (NOT set)"
+
+
+def test_the_status_line_the_guide_quotes_is_the_one_hermes_prints(hermes_runtime, hermes_home: HermesPaths, capsys):
+    from pathlib import Path
+
+    from hermes_cli.memory_setup import cmd_status
+
+    cmd_status(SimpleNamespace())
+    out = capsys.readouterr().out
+    line = "factledger  (API key / local) ← active"
+    assert f"• {line}" in out
+    root = Path(__file__).resolve().parents[2]
+    assert f'"{line}"' in (root / "docs" / "hermes.md").read_text("utf-8")

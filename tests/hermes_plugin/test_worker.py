@@ -131,3 +131,32 @@ def test_an_abandoned_owner_is_freed_once_its_worker_goes_idle():
     del worker
     gc.collect()
     assert gone() is None
+
+
+def test_stop_without_a_drain_ends_the_thread_and_digests_nothing_more(backlog):
+    # What an exit that handed its digest to another process does: the thread ends, the entries stay.
+    worker = make(backlog)
+    backlog.add(2)
+    worker.notify(2)
+    assert worker.alive
+    assert worker.stop(timeout=10, drain=False)
+    assert not worker.alive and backlog.done == [] and backlog.threads == set()
+    assert worker.wait(0) and not worker.busy  # nobody waits for a drain that will not run
+    assert worker.flush(wait=True, timeout=1) is False  # stopped for good
+
+
+def test_busy_while_a_drain_runs():
+    release, started = threading.Event(), threading.Event()
+
+    def slow_batch() -> int:
+        started.set()
+        release.wait(30)
+        return 0
+
+    worker = DigestWorker(slow_batch, batch_size=10, max_delay=3600.0)
+    assert not worker.busy
+    worker.flush(wait=False)
+    assert started.wait(30) and worker.busy
+    release.set()
+    assert worker.wait(30) and not worker.busy
+    assert worker.stop(timeout=10)
