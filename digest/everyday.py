@@ -325,7 +325,7 @@ def _name(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if called and called.casefold() == "it's" and (
         not greeting or normalise(m["v"]) in _CALENDAR_WORDS or not re.match(r"\s*(?:$|[,!]|\.(?:\s|$)|here\b)", c.text[m.end():])
     ):
-        return None  # "correction: it's October 21", "hi! it's Next.js 14" name nobody
+        return None  # "correction: it's October 21", "hi! it's Astro 4" name nobody
     if not greeting and not called:
         return None
     return [state(c, "name", m["v"], m.group(0), template="{subject}'s name is {value}", changed=False)]
@@ -389,7 +389,7 @@ def _medication(m: re.Match[str], c: Clause) -> list[Draft] | None:
                       valid_from=start, replaces=held[0].value, phrase=phrase)]
     ended = []
     if re.search(r"(?i)\b(?:switched|changed|moved)\s+me\b|\b(?:taken|took|take|taking)\s+me\s+off\b|\bcame\s+off\b", c.turn):
-        # "taken me off the lisinopril and switched me to amlodipine": a held drug the turn names ends
+        # "taken me off the atenolol and switched me to bisoprolol": a held drug the turn names ends
         start, phrase = change_time(c, c.text)
         ended = [draft("retract", c.subject, "medication", h.value, m.group(0), cardinality="many", template=MEDICATION[1],
                        valid_from=start, phrase=phrase)
@@ -761,8 +761,8 @@ def _owner_key(thing: str) -> tuple[str, str]:
 
 
 def _handles(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'Kalani runs the deploys now', 'Ana in finance owns the budget', 'Tomas took over the rota', 'the
-    invoices come from Ilse now': who handles a thing of the user's (one person at a time)."""
+    """'Aiyana runs the deploys now', 'Ana in finance owns the budget', 'Tomas took over the rota', 'the
+    invoices come from Ottla now': who handles a thing of the user's (one person at a time)."""
     who = " ".join(m["v"].split())
     thing = " ".join(m["thing"].split())
     if (not _plain_attribute(thing) or who.casefold() in ("i", "it", "this", "that", "everyone", "nobody")
@@ -780,7 +780,7 @@ def _handles(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _is_in(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'landed in Taipei on Sunday', 'made it to Hanoi', 'I'm in Lisbon until the 20th': where the user
+    """'landed in Malaga on Sunday', 'made it to Seville', 'I'm in Lisbon until the 20th': where the user
     is now (a traveller's place, not where they live)."""
     place = clean_value(m["v"])
     if not place or find_time_phrase(place) == place or re.search(r"(?i)\b(?:next|tomorrow|tonight|later)\b", c.text):
@@ -894,7 +894,7 @@ _STARTS = re.compile(r"(?i)\bstart(?:s|ing)?\s+(?:on\s+|in\s+)?(?P<when>(?:\d{1,
 
 
 def _took_offer(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'took the Lanternfish offer!!! … start 4 August', 'accepted an offer from Pellory': a new job, from
+    """'took the Pellory offer!!! … start 4 August', 'accepted an offer from Pellory': a new job, from
     the start it names (ahead of when it was said) or from when it was said."""
     org = clean_value(m["org"] or m["org2"] or "")
     if not org or _BAD_VALUE.match(org) or normalise(org) in _CALENDAR_WORDS:
@@ -928,7 +928,7 @@ def _pay_bumped(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _allergic(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'I'm allergic to penicillin', 'allergic to cats and dust': what the user is allergic to (many)."""
+    """'I'm allergic to latex', 'allergic to cats and dust': what the user is allergic to (many)."""
     parts = [clean_value(p) for p in re.split(r",\s*|\s+and\s+", m["v"]) if clean_value(p)]
     if not parts or any(_BAD_VALUE.match(p) or len(p.split()) > 3 for p in parts):
         return None
@@ -998,7 +998,7 @@ PATTERNS: tuple[Pattern, ...] = (
                    (("user", "deploy_contact", "Aiyana"),)),
                   (("Nadia in finance owns the budget numbers", "Corin took over the budget reporting as of today"),
                    (("user", "budget_contact", "Corin"),)),
-                  (("the invoices come from Priya Lund now",), (("user", "invoice_contact", "Priya Lund"),))),
+                  (("the invoices come from Ottla Berg now",), (("user", "invoice_contact", "Ottla Berg"),))),
         counter=("I run the house", "It does the job", "Monday runs late"),
     ),
     Pattern(
@@ -1089,7 +1089,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(rf"(?i)^(?:.*?\b)?(?:I\s+)?(?:took|accepted|signed)\s+(?:the\s+|an?\s+)?(?:(?-i:(?P<org>{_ORG}))\s+)?(?:job\s+)?(?:offer|job|contract)\b(?:\s+(?:from|at|with)\s+(?-i:(?P<org2>{_ORG})))?"),
         _took_offer,
         examples=((("I work at Quenby", "took the Pellory offer!!! senior planner, start 3 August"), (("user", "works_at", "Pellory"),)),
-                  (("accepted an offer from Marlow & Finch today",), (("user", "works_at", "Marlow & Finch"),))),
+                  (("accepted an offer from Pelham & Rowe today",), (("user", "works_at", "Pelham & Rowe"),))),
         counter=("took the job seriously", "I accepted the offer"),
     ),
     Pattern(
@@ -1103,7 +1103,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "allergic to",
         re.compile(r"(?i)^(?:.*?\b)?(?:I(?:'m|\s+am)\s+|I've\s+been\s+|turns\s+out\s+I'm\s+)?(?:also\s+|severely\s+|very\s+|mildly\s+|really\s+)?allergic\s+to\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)*?(?:(?:,\s*|\s+and\s+)[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)*)(?=\s*(?:$|[;.!]|,\s+(?!and\b)|\s+(?:but|so|never|too|as|since|btw)\b))"),
         _allergic,
-        examples=((("oh and put this on file, I'm allergic to penicillin, never mentioned it before",), (("user", "allergic_to", "penicillin"),)),
+        examples=((("oh and put this on file, I'm allergic to latex, never mentioned it before",), (("user", "allergic_to", "latex"),)),
                   (("allergic to cats and dust mites",), (("user", "allergic_to", "cats"), ("user", "allergic_to", "dust mites")))),
         counter=("are you allergic to anything?",),
     ),

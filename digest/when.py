@@ -279,7 +279,7 @@ class EventTime:
 
     start: str
     end: str
-    label: str  # "on 12 March 2026", "in March 2026", "in 2026", "in the week of 9 March 2026"
+    label: str  # "on 2 June 2027", "in June 2027", "in 2027", "in the week of 7 June 2027"
 
 
 def _label(p: _Period) -> str:

@@ -300,12 +300,12 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
     text names whoever holds it ("my GP is Dr Zwanenburg", "Ottilie, my physio")."""
     held = set(held_words)
     if asked.person:
-        # only what is said beside the person can be theirs ("Carys has a new number" is not Idris's)
+        # only what is said beside the person can be theirs ("Wiebke has a new number" is not Bartosz's)
         texts = [part for text in texts for part in _SENTENCE.split(text) if asked.person in words(part)]
     if asked.head in _SURNAMES and asked.person:
         return not any(_SURNAME_AFTER(asked.person).search(text) for text in texts)
     if asked.person and asked.head != NAME and asked.shape() is None:
-        return False  # "Anouk's role" may be said without the word ("Anouk got promoted to finance director")
+        return False  # "Oriane's role" may be said without the word ("Oriane got promoted to finance director")
     if asked.head == NAME:
         if not asked.qualifiers:
             return False
@@ -320,7 +320,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
             # ... unless a turn names someone beside what was said (below)
         roles = {role, " ".join(asked.qualifiers)}  # "my best friend Ana" names the friend
         texts = list(texts)
-        if asked.person:  # "Carys's partner": named beside her ("her partner Rhod"), not any capitalised word
+        if asked.person:  # "Wiebke's partner": named beside her ("her partner Rhod"), not any capitalised word
             return not any(names_relative(text, r, owner=rf"(?:{re.escape(asked.person)}['’]s|her|his|their)") for text in texts for r in roles)
         if any(names_relative(text, r) or names_beside(text, role) for text in texts for r in roles):
             return False

@@ -34,7 +34,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    STOP_WORDS, says_changed, asks_about_past, asks_about_unnamed_relative, asks_relatives_name, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    SAID_OTHERWISE, STOP_WORDS, says_changed, asks_about_past, asks_about_unnamed_relative, asks_relatives_name, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -615,6 +615,17 @@ class Recall:
         lexical = lexical_query(query)
         if lexical.empty:  # only stop words, punctuation or emoji: nothing to be about
             return _Found([], lane, NamedSlots(frozenset(), frozenset()))
+        if any(word in SAID_OTHERWISE for word in lexical.words):
+            # The words a question's thing is said otherwise are looked up too, unless two of its words
+            # or more were never said anywhere (cached counts): then it asks for something absent ("my
+            # sister's car registration" beside "she drives a Volvo"), and an expansion would only find
+            # its neighbour.
+            counts = {w: 0 for w in lexical.words}
+            for kind in KINDS:
+                for word, n in self._terms[kind].df(list(lexical.words)).items():
+                    counts[word] += n
+            if sum(1 for n in counts.values() if n == 0) <= 1:
+                lexical = lexical_query(query, said_otherwise=True)
         small = self._small_sets(seen, kinds)
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
         vector_search = None
@@ -1046,7 +1057,7 @@ class Recall:
             # "where does my brother live?" when no brother was ever mentioned: nobody here is him
             return [h for h in hits if not gated(h)]
         if asks_unsaid_thing_of_someone(query, never_said, named.subjects):
-            # "Tamsin's phone number" when only "I report to Tamsin" was said: nothing here is it
+            # "Ottoline's phone number" when only "I report to Ottoline" was said: nothing here is it
             return [h for h in hits if not gated(h)]
         kept, gone = [], set()
         for hit in hits:
@@ -1213,7 +1224,7 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
             continue
         names_value = re.search(rf"(?i)(?<!\w){re.escape(claim.value.strip())}(?!\w)", hit.text) is not None
         # A note is free text, its slot what it is about: a later turn about the same thing ("dentist
-        # moved to 16 Jan" beside "dentist Dr. Ode, appt 9 Jan") may change it without repeating it.
+        # moved to 3 Mar" beside "dentist Dr. Ode, appt 11 Mar") may change it without repeating it.
         about_note = claim.predicate == NOTE and bool(_NOTE_WORDS(claim.value) & _NOTE_WORDS(hit.text))
         if (claim.cardinality == "one" or names_value or about_note) and says_changed(hit.text, claim.value):
             return True

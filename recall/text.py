@@ -162,7 +162,7 @@ _A_NAME = (
 def names_relative(text: str, relation: str, owner: str = r"(?:my|our|(?:the\s+)?user['’]s)") -> bool:
     """Whether `text` gives a name to the speaker's `relation` ("my wife Liesel", "Joost, my
     father-in-law", "my sister is called Ana", "Tom is user's brother", "user's GP is Dr Okafor").
-    `owner`: whose relation, as a pattern (another person's: "(?:Carys's|her)")."""
+    `owner`: whose relation, as a pattern (another person's: "(?:Wiebke's|her)")."""
     r = re.escape(relation)
     return bool(re.search(
         rf"(?i:\b{owner}\s+{r})(?:['’]s\s+name)?,?\s+(?:is\s+)?(?i:(?:called|named)\s+)?{_A_NAME}"
@@ -173,13 +173,13 @@ def names_relative(text: str, relation: str, owner: str = r"(?:my|our|(?:the\s+)
     ))
 
 
-# "Tamsin's phone number": a capitalised name, its possessive, then the thing (up to three words).
+# "Ottoline's phone number": a capitalised name, its possessive, then the thing (up to three words).
 _THING_OF = re.compile(r"\b(?!(?:What|Who|Where|When|How|Why|Which|That|It|There|Here|He|She|Let)['’]s)([A-Z][\w-]*)['’]s\s+((?:[\w-]+\s*){1,3})")
 
 
 def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: frozenset[str]) -> bool:
-    """Whether `query` asks for a thing of a named person ("Tamsin's phone number") who is neither a fact's
-    subject nor a speaker here (only mentioned: "I report to Tamsin"; a speaker's own turns may answer) and every word of that thing (two or more) was
+    """Whether `query` asks for a thing of a named person ("Ottoline's phone number") who is neither a fact's
+    subject nor a speaker here (only mentioned: "I report to Ottoline"; a speaker's own turns may answer) and every word of that thing (two or more) was
     never said in the searched scopes. Nothing here can answer it: what mentions the person is about something else."""
     if not never_said:
         return False
@@ -252,7 +252,7 @@ class LexicalQuery:
 
 
 # Words people use for the thing a question names, when a turn says it otherwise ("when's the wedding?"
-# of "we're getting married … aiming for 6 June"): a question word -> the turn words looked up beside it.
+# of "we're getting married … aiming for late June"): a question word -> the turn words looked up beside it.
 # One meaning each; the stemmer already joins a word's forms, and the never-said rules read the question's
 # own words, so an expansion only finds, never answers.
 SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
@@ -272,9 +272,12 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
 }
 
 
-def lexical_query(text: str) -> LexicalQuery:
+def lexical_query(text: str, *, said_otherwise: bool = False) -> LexicalQuery:
+    """The query's lexical terms; `said_otherwise`: with the words its words are said as (`SAID_OTHERWISE`)."""
     asked = list(dict.fromkeys(content_words(text)))
     terms = list(dict.fromkeys(asked + [extra for word in asked for extra in SAID_OTHERWISE.get(word, ())]))
+    if not said_otherwise:
+        terms = asked
     grams: list[str] = []
     short: list[str] = []
     bigrams: list[str] = []
@@ -321,7 +324,7 @@ _CHANGE_CUES = re.compile(
     r"took\s+over|taking\s+over|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
     r"downgraded|cancell?ed|rebooked|sold|wrapped\s+up)\b"
 )
-# Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Harlow Labs")
+# Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Quenby Labs")
 # or, right after, that it ended ("Semaphore is gone").
 _ENDED_BEFORE = re.compile(r"(?i)\b(?:not|no\s+longer|from|off|left|quit|ditched|dropped|instead\s+of|replaced|wrapped\s+up\s+at|ex|former|old|previous)\W+(?:\w+\W+){0,2}$")
 _ENDED_AFTER = re.compile(r"(?i)^\W*(?:\w+\W+){0,1}(?:is|was|are|were|has\s+been)?\s*(?:gone|wrong|dead|over|done|cancell?ed|no\s+more|any\s?more)\b")

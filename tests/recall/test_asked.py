@@ -144,7 +144,7 @@ def test_an_age_stated_of_someone(text, name, stated):
 
 
 @pytest.mark.parametrize(("query", "name"), [
-    ("where does Halina work?", "halina"), ("what does Tomasz do?", "tomasz"), ("is Wiebke still in Ghent?", "wiebke"),
+    ("where does Halina work?", "halina"), ("what does Bartosz do?", "bartosz"), ("is Wiebke still in Ghent?", "wiebke"),
     ("where does my brother live?", None), ("what did I say in March?", None), ("Where do I work?", None),
 ])
 def test_the_person_a_question_asks_of(query, name):
@@ -194,10 +194,10 @@ def test_recall_keeps_siblings_ages_and_other_peoples_facts_apart(clocked_ledger
     journal = Journal(clocked_ledger)
     say(journal, clock, "2026-03-02T09:00:00Z", "fyi staging moved to api-staging.example.io, the old host is dead")
     say(journal, clock, "2026-03-03T09:00:00Z", "I have two cats, Crumble and Pesto. Crumble's the old man, 13 this year.")
-    say(journal, clock, "2026-03-04T09:00:00Z", "my brother Tomasz and his girlfriend Halina are moving in together")
+    say(journal, clock, "2026-03-04T09:00:00Z", "my brother Bartosz and his girlfriend Halina are moving in together")
     clock.now = parse_time("2026-03-04T10:00:00Z")
     with clocked_ledger.transaction(principal="digest:test") as tx:
-        tx.add(SCOPE, "Tomasz", "works_at", "Voltmark", valid_from="2026-03-04T09:00:00Z")
+        tx.add(SCOPE, "Bartosz", "works_at", "Voltmark", valid_from="2026-03-04T09:00:00Z")
     clock.now = parse_time("2026-03-10")
     for question in ("what's the production API host?", "how old is Pesto?"):
         assert recall.prompt(question, SCOPE).text == "", question
@@ -206,7 +206,7 @@ def test_recall_keeps_siblings_ages_and_other_peoples_facts_apart(clocked_ledger
     # no fact is about Halina: her partner's job is no answer, neither in the block nor in the search
     assert recall.search("where does Halina work?", SCOPE, kinds="fact") == []
     assert "Voltmark" not in recall.prompt("where does Halina work?", SCOPE).text
-    assert [h.claim.value for h in recall.search("where does Tomasz work?", SCOPE, kinds="fact")] == ["Voltmark"]
+    assert [h.claim.value for h in recall.search("where does Bartosz work?", SCOPE, kinds="fact")] == ["Voltmark"]
 
 
 @pytest.mark.parametrize(("text", "relation", "named"), [
@@ -221,11 +221,11 @@ def test_a_name_with_the_relation_in_brackets(text, relation, named):
 OF_SOMEONE = [
     ("what's Halina's surname?", ["me and Halina, aiming for June"], {"surname"}, True),
     ("what's Halina's surname?", ["booked the photographer, Halina Wrobel, her portfolio is lovely"], {"surname"}, False),
-    ("what's Tomasz's phone number?", ["Wiebke has a new number, 07488 315902, the old one's dead"], set(), True),
+    ("what's Bartosz's phone number?", ["Wiebke has a new number, 07488 315902, the old one's dead"], set(), True),
     ("what's Wiebke's phone number?", ["Wiebke has a new number, 07488 315902, the old one's dead"], set(), False),
     ("what's Wiebke's partner called?", ["Wiebke has moved in with her partner in Swansea"], set(), True),
     ("what's Wiebke's partner called?", ["Wiebke moved in with her partner Rhodri"], set(), False),
-    ("what's Tomasz's role?", ["Tomasz got promoted to finance director"], {"role", "job", "position", "work"}, False),
+    ("what's Bartosz's role?", ["Bartosz got promoted to finance director"], {"role", "job", "position", "work"}, False),
 ]
 
 

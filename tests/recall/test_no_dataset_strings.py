@@ -56,7 +56,7 @@ GENERIC = {
     "Monday", "Tuesday", "Tuesdays", "Wednesday", "Thursday", "Thursdays", "Friday", "Saturday", "Sunday",
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
     "November", "December", "Next", "German", "Portuguese", "English", "Spanish", "French", "Dutch",
-    "daughter", "girlfriend", "boyfriend", "grandmother", "grandfather", "designer", "pharmacist",
+    "daughter", "girlfriend", "boyfriend", "grandmother", "grandfather", "flatmate", "designer", "pharmacist",
     "vegetarian", "pescatarian", "telescope", "vitamin D", "A positive",
     "PostgreSQL", "Postgres", "Python", "GitLab", "GitHub", "Bitbucket", "CircleCI", "Buildkite", "Jenkins",
     "Checkpoint", "Honda", "Lisbon", "Porto",
