@@ -328,6 +328,28 @@ def _article_free(words: str) -> str:
     return " ".join(tokens)
 
 
+_NOTE_CHANGE = re.compile(r"(?i)\b(?:changed|moved|new|now|instead|updated|switched|correction|actually|not)\b")
+_NOTE_PLAIN = frozenset("the a an my our is are was at on in to of for and it its it's now new changed moved same time".split())
+
+
+def _note_it_changes(request: ExtractionRequest, subject: str, note: str) -> ClaimVersion | None:
+    """The one held note a new note says changed: it shares a word that names something (not a number,
+    not a month) and says a change. None when none or several would."""
+    if not _NOTE_CHANGE.search(note):
+        return None
+    def named(text: str) -> set[str]:
+        return {w for w in re.findall(r"[a-z][a-z\-]{2,}", text.casefold()) if w not in _NOTE_PLAIN and w not in _MONTH_WORDS}
+    wanted = named(note)
+    key = normalise(subject)
+    held = [c for c in request.current if c.subject_key == key and c.predicate == "note" and c.tx_to is None
+            and c.valid_to is None and len(named(c.value) & wanted) >= 2]
+    return held[0] if len(held) == 1 else None
+
+
+_MONTH_WORDS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july "
+                         "august september october november december".split())
+
+
 class RulesExtractor:
     """Deterministic first-person patterns; see the module docstring for what it handles."""
 
@@ -511,7 +533,12 @@ class RulesExtractor:
         "note to self:", "fyi") that no pattern reads is kept as a note rather than lost."""
         read = everyday(EverydayClause(text, clause.lead, request.entry.text, subject, request.entry.said_at, request), only=only)
         if read is None and only is None and _COMMAND_LEAD.search(clause.lead) and len(text.split()) >= 3:
-            return [self._draft("add", "note", text.strip(" ,.;"), text, subject=subject)]
+            note = text.strip(" ,.;")
+            older = _note_it_changes(request, subject, note)
+            if older is not None:  # "fyi locker code changed, now 8830" replaces "gym locker code 4471"
+                return [self._draft("supersede", "note", note, text, subject=subject, replaces=older.value,
+                                    valid_from=request.entry.said_at)]
+            return [self._draft("add", "note", note, text, subject=subject)]
         return read
 
     # -- builders -------------------------------------------------------------------------------
