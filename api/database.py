@@ -265,7 +265,7 @@ class Database:
         self, query: str, scopes: Scopes, *, valid_at: TimeLike | None = None, known_at: TimeLike | None = None
     ) -> PromptBlock:
         """The small block a host puts in its prompt for `query`: `.text` ("" when nothing clears the
-        gate), and the `.facts` and `.episodes` it shows."""
+        gate), and the `.facts`, `.changed` (held before, a later turn says changed) and `.episodes` it shows."""
         return self.recall.prompt(query, scopes, valid_at=valid_at, known_at=known_at)
 
     def memories(

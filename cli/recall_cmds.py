@@ -161,7 +161,7 @@ def _hit_columns(hit: Hit) -> list[object]:
 @click.argument("query")
 @click.option("--scope", "scopes", multiple=True, required=True, help="Scope to search (repeatable).")
 @_with_time
-@click.option("--json", "as_json", is_flag=True, help='Print JSON for scripts: {"text", "facts", "episodes"} with each hit shown.')
+@click.option("--json", "as_json", is_flag=True, help='Print JSON for scripts: {"text", "facts", "changed", "episodes"} with each hit shown ("changed": facts a later turn says changed).')
 @index_dir_option
 @config_option
 @pass_app
@@ -171,9 +171,10 @@ def recall_cmd(
 ) -> None:
     """Print the prompt block the host would get for QUERY (nothing when nothing clears the gate)."""
     block = _recall(app, index_dir, config_name).prompt(query, list(scopes), valid_at=valid_at, known_at=known_at)
-    unknown = note_unknown(app, block.facts + block.episodes, scopes=list(scopes))
+    unknown = note_unknown(app, block.facts + block.changed + block.episodes, scopes=list(scopes))
     if as_json:
         emit_json({"text": block.text, "facts": [h.to_dict() for h in block.facts],
+                   "changed": [h.to_dict() for h in block.changed],
                    "episodes": [h.to_dict() for h in block.episodes], "unknown": unknown})
     elif block.text:
         click.echo(block.text)

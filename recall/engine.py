@@ -1225,7 +1225,7 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
         names_value = re.search(rf"(?i)(?<!\w){re.escape(claim.value.strip())}(?!\w)", hit.text) is not None
         # A note is free text, its slot what it is about: a later turn about the same thing ("dentist
         # moved to 3 Mar" beside "dentist Dr. Ode, appt 11 Mar") may change it without repeating it.
-        about_note = claim.predicate == NOTE and bool(_NOTE_WORDS(claim.value) & _NOTE_WORDS(hit.text))
+        about_note = claim.predicate == NOTE and bool(_note_words(claim.value) & _note_words(hit.text))
         if (claim.cardinality == "one" or names_value or about_note) and says_changed(hit.text, claim.value):
             return True
     return False
@@ -1234,7 +1234,7 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
 NOTE = "note"  # the digest's predicate for what a command lead-in asked to keep ("remember: …")
 
 
-def _NOTE_WORDS(text: str) -> set[str]:
+def _note_words(text: str) -> set[str]:
     """A note's distinctive words: content words that are neither numbers nor dates."""
     return {w for w in content_words(text) if not w.isdigit() and len(w) > 2 and w not in _DATE_WORDS}
 
