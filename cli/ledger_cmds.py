@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import sys
+import tempfile
 from pathlib import Path
+from typing import IO
 
 import click
 
 from factledger.ledger import BusyError, ClaimVersion, TxResult
-from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, import_history, plan_import, read_operations
+from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, read_operations, scan_history, stream_import
 
-from .app import TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, pass_app, read_input
+from .app import (
+    TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, iter_input, pass_app, read_input,
+    spool_stdin,
+)
 
 scope_option = click.option(
     "--scope", "scopes", multiple=True, help="Scope to read (repeatable). Default: every scope."
@@ -36,12 +42,13 @@ class _Reporter:
     a warning on stderr for each predicate registered only because a line named it (the JSON says so too,
     in undeclared_predicates); a progress bar on stderr when it is a terminal."""
 
-    def __init__(self, summary: bool, total: int):
+    def __init__(self, summary: bool, total: int, *, bar: bool | None = None):
         self.summary = summary
         self.counts = {"transactions": 0, "opened": 0, "closed": 0, "noops": 0}
         self.undeclared: list[str] = []
         self._bar = None
-        if total > 1 and sys.stderr.isatty():
+        self._kept: IO[str] | None = None  # results waiting for the commit (import), one JSON line each
+        if total > 1 and (sys.stderr.isatty() if bar is None else bar):
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -68,11 +75,42 @@ class _Reporter:
             emit_json(data)
         warn_undeclared(result.undeclared)
 
+    def keep(self, result: TxResult) -> None:
+        """One transaction applied but not committed: counted, and kept on disk (not in memory: a history
+        may have millions) until `replay` prints it."""
+        data = result.to_dict()
+        self.counts["transactions"] += 1
+        self.counts["opened"] += len(result.opened)
+        self.counts["closed"] += len(result.closed)
+        self.counts["noops"] += data["noops"]
+        self.undeclared.extend(result.undeclared)
+        if self.summary and not result.undeclared:
+            return
+        if self._kept is None:
+            self._kept = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._kept.write(json.dumps([None if self.summary else data, list(result.undeclared)], ensure_ascii=False) + "\n")
+
+    def replay(self) -> None:
+        """Print what `keep` kept, in order: everything committed."""
+        if self._kept is None:
+            return
+        self._kept.seek(0)
+        for line in self._kept:
+            data, undeclared = json.loads(line)
+            if data is not None:
+                emit_json(data)
+            warn_undeclared(undeclared)
+        self._kept.close()
+        self._kept = None
+
     def discard(self) -> None:
         """The run wrote nothing: the bar goes, and no summary is printed."""
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
+        if self._kept is not None:
+            self._kept.close()
+            self._kept = None
         self.summary = False
 
     def close(self) -> None:
@@ -146,37 +184,49 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, sum
 @click.option("--source", default=None, help="Names the principal import:<source>. Default: the file's name (stdin: 'stdin'), or --principal when it is an import: principal.")
 @click.option("--reason", default="", help="Reason recorded on transactions whose lines give none.")
 @summary_option
+@click.option("--progress/--no-progress", default=None, help="A progress bar on stderr. Default: when stderr is a terminal.")
 @pass_app
-def import_cmd(app: AppContext, file: str, source: str | None, reason: str, summary: bool) -> None:
+def import_cmd(app: AppContext, file: str, source: str | None, reason: str, summary: bool, progress: bool | None) -> None:
     """Load a history from FILE (or -): `apply`'s JSON Lines, each transaction's first line with its tx_time.
 
     Transactions are applied in tx-time order whatever the order of the lines, all or nothing, as
     import:<source>; define-only transactions without a tx_time come first. Explicit tx times must be
     later than the ledger's last transaction, so import into a fresh ledger (this creates one) before
-    anything is written "now".
+    anything is written "now". FILE is read twice, first to check every line, then to apply it: a
+    history in tx-time order is never held in memory whatever its size (one out of order is sorted
+    in memory; standard input is copied to a temporary file first).
     """
-    ops = _operations(file)
     if app.principal.startswith("import:") and source is None:
         principal = app.principal
     else:
         principal = f"import:{source or ('stdin' if file == '-' else Path(file).stem)}"
+    spooled = spool_stdin() if file == "-" else None
+    path = file if spooled is None else str(spooled)
+
+    def read():
+        return read_operations(iter_input(path))
+
     try:
-        plan = plan_import(ops)
-    except LineError as exc:
-        raise CliError(str(exc)) from None
-    # The bar moves as each transaction is applied; what was applied is printed once all of it committed.
-    report = _Reporter(summary, len(plan))
-    try:
-        results = import_history(app.ledger(create=True), plan, principal=principal, reason=reason, progress=report.step)
-    except LineError as exc:
-        report.discard()
-        raise CliError(str(exc)) from None
-    except BaseException:
-        report.discard()
-        raise
-    for result in results:
-        report(result, stepped=True)
-    report.close()
+        try:
+            scan = scan_history(read())
+        except LineError as exc:
+            raise CliError(str(exc)) from None
+        # The bar moves as each transaction is applied; what was applied is printed once all of it committed.
+        report = _Reporter(summary, scan.transactions, bar=progress)
+        try:
+            stream_import(app.ledger(create=True), read, principal=principal, reason=reason, scan=scan,
+                          progress=report.step, on_result=report.keep)
+        except LineError as exc:
+            report.discard()
+            raise CliError(str(exc)) from None
+        except BaseException:
+            report.discard()
+            raise
+        report.replay()
+        report.close()
+    finally:
+        if spooled is not None:
+            spooled.unlink(missing_ok=True)
 
 
 def _from_line(batches: list[Batch], from_line: int) -> list[Batch]:
