@@ -184,3 +184,25 @@ def test_a_ledger_from_before_the_migration_is_upgraded(tmp_path) -> None:
         assert report.ok, [c for c in report.failed]
     finally:
         ledger.close()
+
+
+@pytest.mark.both_engines
+def test_a_batch_and_the_same_turns_one_by_one_index_alike(fresh_ledger) -> None:
+    """On either engine: the same turns in two scopes, one appended turn by turn, the other as a batch,
+    get the same lexical rows (body and context), and each its outbox row."""
+    journal = Journal(fresh_ledger)
+
+    def scoped(turns: list[Turn], scope: str) -> list[Turn]:
+        return [Turn(scope=scope, text=t.text, role=t.role, session=t.session, said_at=t.said_at, speaker=t.speaker)
+                for t in turns if t.scope == SCOPE]
+
+    singles = [journal.append(t).entry_id for t in scoped(EARLIER + BATCH, "user:one")]
+    batched = [journal.append(t).entry_id for t in scoped(EARLIER, "user:many")]
+    batched += [o.entry_id for o in journal.append_many(scoped(BATCH, "user:many"))]
+    recorder = recorder_for(fresh_ledger)
+    rows = [(recorder.lexical_row("episode", a), recorder.lexical_row("episode", b)) for a, b in zip(singles, batched)]
+    assert len(rows) == 6 and all(a == b and a is not None for a, b in rows)
+    assert rows[0][0][1] == rows[1][0][0]  # the turn before the batch has the batch's first turn as context
+    assert recorder.lexical_faults() == []
+    queued = sorted(e.item for e in recorder.outbox_entries() if e.kind == "episode")
+    assert queued == sorted(singles + batched)
