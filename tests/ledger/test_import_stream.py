@@ -13,6 +13,8 @@ from factledger.cli.main import cli
 from factledger.ledger import Ledger, ValidationError
 from factledger.ledger.ops import LineError, import_history, parse_operation, plan_import, scan_history, stream_import
 
+pytestmark = pytest.mark.both_engines  # the import is the ledger's own transactions: the same on either engine
+
 
 def _lines(count: int, *, refused_at: int | None = None, order: list[int] | None = None) -> list[dict]:
     lines = [{"op": "define", "predicate": "lives_in", "cardinality": "one"}]
@@ -51,11 +53,11 @@ def test_each_transaction_is_applied_before_the_rest_is_read(fresh_ledger) -> No
     assert [c.value for c in fresh_ledger.as_of()] == ["city 19"]
 
 
-def test_it_writes_what_import_history_writes(tmp_path) -> None:
+def test_it_writes_what_import_history_writes(new_ledger_location) -> None:
     lines = _lines(8)
     results = {}
     for name in ("stream", "plan"):
-        with Ledger.open(tmp_path / f"{name}.db") as ledger:
+        with Ledger.open(new_ledger_location()) as ledger:
             if name == "stream":
                 got = []
                 stream_import(ledger, Reader(lines), principal="import:test", on_result=got.append)
