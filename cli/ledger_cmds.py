@@ -14,8 +14,7 @@ from factledger.ledger import BusyError, ClaimVersion, TxResult
 from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, read_operations, scan_history, stream_import
 
 from .app import (
-    TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, iter_input, pass_app, read_input,
-    spool_stdin,
+    TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, iter_input, pass_app, spool_stdin,
 )
 
 scope_option = click.option(
@@ -126,15 +125,6 @@ summary_option = click.option(
 )
 
 
-def _operations(file: str) -> list:
-    # Parse every line first: a malformed line is reported before anything is written (a lazy parse would
-    # apply some earlier transactions and silently drop the one just before it).
-    try:
-        return list(read_operations(read_input(file)))
-    except LineError as exc:
-        raise CliError(str(exc)) from None
-
-
 @click.command("apply")
 @click.argument("file")
 @click.option("--all-or-nothing", is_flag=True, help="Make the whole file one transaction.")
@@ -155,28 +145,45 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, sum
     the ledger busy past the wait's bound, the run stops saying which lines are applied and the
     --from-line that resumes it.
     """
-    ops = _operations(file)
-    if all_or_nothing and not ops:
-        raise CliError("line: no operations")
-    ledger = app.ledger(create=True)
-    batches = _from_line(list(group_transactions(ops)), from_line)
-    if all_or_nothing:
-        batches = [Batch([op for b in batches for op in b.ops])] if batches else []
-    report = _Reporter(summary, len(batches))
+    spooled = spool_stdin() if file == "-" else None
+    path = file if spooled is None else str(spooled)
+
+    def transactions():  # FILE read anew: the lines are never all held (but for --all-or-nothing)
+        return (b for b in group_transactions(read_operations(iter_input(path))) if b.first.line >= from_line)
+
     try:
-        for batch in batches:
-            try:
-                report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
-            except LineError as exc:
-                if not isinstance(exc.error, BusyError):
-                    raise
-                if all_or_nothing:
-                    raise CliError(f"{exc.error}; nothing was applied: run the same command again") from None
-                raise CliError(_resume_hint(exc.error, file, batch.first.line, batch is not batches[0])) from None
-    except LineError as exc:
-        raise CliError(str(exc)) from None
+        # Every line is checked before anything is written (a lazy parse would apply some earlier
+        # transactions and only then find a malformed line).
+        try:
+            total, every = _check_from_line(group_transactions(read_operations(iter_input(path))), from_line)
+        except LineError as exc:
+            raise CliError(str(exc)) from None
+        if all_or_nothing and not every:
+            raise CliError("line: no operations")
+        ledger = app.ledger(create=True)
+        batches = transactions()
+        if all_or_nothing:
+            batches, total = iter([Batch([op for b in batches for op in b.ops])] if total else []), min(total, 1)
+        report = _Reporter(summary, total)
+        applied_any = False
+        try:
+            for batch in batches:
+                try:
+                    report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
+                except LineError as exc:
+                    if not isinstance(exc.error, BusyError):
+                        raise
+                    if all_or_nothing:
+                        raise CliError(f"{exc.error}; nothing was applied: run the same command again") from None
+                    raise CliError(_resume_hint(exc.error, file, batch.first.line, applied_any)) from None
+                applied_any = True
+        except LineError as exc:
+            raise CliError(str(exc)) from None
+        finally:
+            report.close()
     finally:
-        report.close()
+        if spooled is not None:
+            spooled.unlink(missing_ok=True)
 
 
 @click.command("import")
@@ -229,18 +236,20 @@ def import_cmd(app: AppContext, file: str, source: str | None, reason: str, summ
             spooled.unlink(missing_ok=True)
 
 
-def _from_line(batches: list[Batch], from_line: int) -> list[Batch]:
-    """The transactions that start at or after from_line; a line inside a transaction is refused (its
-    transaction is applied whole or not at all, so resuming from its middle would split it)."""
-    if from_line == 1:
-        return batches
+def _check_from_line(batches, from_line: int) -> tuple[int, int]:
+    """How many transactions start at or after from_line, and how many there are; a line inside a
+    transaction is refused (its transaction is applied whole or not at all, so resuming from its middle
+    would split it)."""
+    total = every = 0
     for batch in batches:
+        every += 1
         if batch.first.line < from_line <= batch.ops[-1].line:
             raise CliError(
                 f"--from-line: line {from_line} is inside transaction {batch.first.tx!r}, "
                 f"which starts on line {batch.first.line}"
             )
-    return [b for b in batches if b.first.line >= from_line]
+        total += batch.first.line >= from_line
+    return total, every
 
 
 def _resume_hint(error: Exception, file: str, line: int, applied_any: bool) -> str:
