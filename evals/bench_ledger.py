@@ -29,6 +29,11 @@ different transactions and real history accumulates (11 versions and 7 operation
    in chunks; only the inserts are timed), and the ratios. Memory must not grow with the file: compare
    the peak RSS at two sizes.
 
+5. with --journal-turns N (SQLite): N conversation turns (sessions of 20, two speakers) appended to the
+   journal as one batch (`Journal.append_many`: their episode lanes written once for the batch,
+   migration 0024) beside the same turns appended one by one in one transaction (the per-turn trigger),
+   each into a fresh ledger, and the ratio.
+
 Every phase is timed twice: wall clock (what the targets ask for) and CPU time, which is what the figures
 would be on an idle machine when other processes compete for the cores. On PostgreSQL the CPU time is the
 client's plus its server backend's (read from /proc when the server runs on this machine). Each row
@@ -41,6 +46,7 @@ p50 <= 1 ms at 1M versions. Issue 11: the batch path >= 0.6 of the schema floor.
     .venv/bin/python evals/bench_ledger.py --quick         # a toy run (seconds)
     .venv/bin/python evals/bench_ledger.py --sizes 10000,100000
     .venv/bin/python evals/bench_ledger.py --import-versions 100000,1000000   # import only, SQLite
+    .venv/bin/python evals/bench_ledger.py --journal-turns 5000               # journal batch vs one by one
     .venv/bin/python evals/bench_ledger.py --pg-throwaway  # PostgreSQL: initdb a cluster in /tmp, then stop it
     .venv/bin/python evals/bench_ledger.py --db 'postgresql://me@/postgres?host=/run/postgresql'
         # an existing server: scratch databases factledger_bench_* are created there and dropped (CREATEDB)
@@ -707,6 +713,50 @@ def import_markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+# -- journal turns: one batch against one by one ---------------------------------------------------------
+
+WORDS = "pottery class teacher studio clay kiln glaze cello sunday music garden tea coffee train city river".split()
+
+
+def bench_turns(count: int, tag: str, rng: random.Random) -> list:
+    from factledger.digest import Turn  # the journal half only
+
+    return [
+        Turn(scope="user:bench", text=f"{tag} {i} " + " ".join(rng.choice(WORDS) for _ in range(14)), session=f"s{i // 20}",
+             role="user" if i % 2 == 0 else "assistant", said_at=format_said_at(i))
+        for i in range(count)
+    ]
+
+
+def format_said_at(i: int) -> str:
+    return (datetime(2024, 3, 1, tzinfo=timezone.utc) + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+
+def run_journal(workdir: Path, count: int, seed: int) -> dict:
+    from factledger.digest import Journal
+
+    figures: dict[str, object] = {"turns": count, "load_avg": [load_average()]}
+    for label in ("one_by_one", "batch"):
+        location = workdir / f"journal_{label}.db"
+        turns = bench_turns(count, label, random.Random(seed))
+        try:
+            with Ledger.open(location) as ledger:
+                journal = Journal(ledger)
+                with Clock().phase() as spent, ledger.storage.atomic():
+                    outcomes = journal.append_many(turns) if label == "batch" else [journal.append(t) for t in turns]
+                assert all(o.status == "stored" for o in outcomes)
+                episodes = ledger.storage.one("SELECT COUNT(*) FROM recall_episode_fts")[0]
+                assert episodes == count, (episodes, count)
+        finally:
+            remove(location)
+        figures[f"{label}_turns_per_s"] = round(count / spent[0])
+        figures[f"{label}_turns_per_cpu_s"] = round(count / spent[1])
+        figures[f"{label}_cpu"] = spent[1]
+    figures["speedup_cpu"] = round(figures.pop("one_by_one_cpu") / figures.pop("batch_cpu"), 2)  # type: ignore[operator]
+    figures["load_avg"] = " → ".join([*figures["load_avg"], load_average()])  # type: ignore[misc]
+    return figures
+
+
 def markdown(rows: list[dict]) -> str:
     headers = [
         ("engine", "engine"),
@@ -748,6 +798,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default=None, help="claim-version counts, comma-separated (default 10000,100000,1000000; none with --import-versions alone)")
     parser.add_argument("--import-versions", default=None, help="SQLite: time `factledger import` of histories of these many versions (comma-separated)")
+    parser.add_argument("--journal-turns", type=int, default=None, help="SQLite: time this many journal turns appended as one batch against one by one")
     parser.add_argument("--quick", action="store_true", help="a toy run: 2k and 10k versions, few samples")
     parser.add_argument("--batch", type=int, default=2000, help="operations per batch transaction")
     parser.add_argument("--one-op", type=int, default=3000, help="one-operation transactions to time per size")
@@ -762,12 +813,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--db takes a postgresql:// URL (SQLite runs in --workdir)")
     if args.db is not None and args.pg_throwaway:
         parser.error("--db and --pg-throwaway exclude each other")
-    if args.import_versions is not None and (args.db is not None or args.pg_throwaway):
-        parser.error("--import-versions runs on SQLite only")
+    if (args.import_versions is not None or args.journal_turns is not None) and (args.db is not None or args.pg_throwaway):
+        parser.error("--import-versions and --journal-turns run on SQLite only")
+    if args.journal_turns is not None and args.journal_turns < 2:
+        parser.error("--journal-turns: at least 2 turns")
     imports = [] if args.import_versions is None else [int(s.replace("_", "")) for s in args.import_versions.split(",") if s.strip()]
     if any(n < VERSIONS_PER_PERSON for n in imports):
         parser.error(f"--import-versions: each size must be at least {VERSIONS_PER_PERSON} versions")
-    sizes_text = args.sizes if args.sizes is not None else ("" if imports else "10000,100000,1000000")
+    sizes_text = args.sizes if args.sizes is not None else ("" if imports or args.journal_turns else "10000,100000,1000000")
     sizes = [2000, 10000] if args.quick else [int(s.replace("_", "")) for s in sizes_text.split(",") if s.strip()]
     one_op = 200 if args.quick else args.one_op
     lookup_count = 300 if args.quick else args.lookups
@@ -775,6 +828,7 @@ def main(argv: list[str] | None = None) -> int:
     cluster = None
     rows: list[dict] = []
     imported: list[dict] = []
+    journal: dict | None = None
     try:
         if args.pg_throwaway:
             cluster = load_cluster_harness().start_cluster(THROWAWAY_SETTINGS)
@@ -789,6 +843,10 @@ def main(argv: list[str] | None = None) -> int:
                 row = figures.row()
                 rows.append(row)
                 console.print(json.dumps(row))
+            if args.journal_turns is not None:
+                console.print(f"[bold]journal, {args.journal_turns:,} turns[/bold]: one batch, and one by one")
+                journal = run_journal(workdir, args.journal_turns, args.seed)
+                console.print(json.dumps(journal))
             for size in imports:
                 console.print(f"[bold]factledger import, {size:,} versions[/bold] (a child process; its bar below)")
                 imported.append(run_import(workdir, size, batch=args.batch).row())
@@ -802,7 +860,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
     if args.json:
-        print(json.dumps({"rows": rows, "imports": imported, "targets": TARGETS}, indent=2))
+        print(json.dumps({"rows": rows, "imports": imported, "journal": journal, "targets": TARGETS}, indent=2))
         return 0
     if rows:
         print(markdown(rows))
@@ -811,6 +869,12 @@ def main(argv: list[str] | None = None) -> int:
     if imported:
         print()
         print(import_markdown(imported))
+    if journal is not None:
+        print()
+        print("| journal turns | one by one turns/s | … per CPU s | one batch turns/s | … per CPU s | batch speed-up by CPU time | load avg |")
+        print("|---|---|---|---|---|---|---|")
+        print(f"| {journal['turns']:,} | {journal['one_by_one_turns_per_s']:,} | {journal['one_by_one_turns_per_cpu_s']:,} |"
+              f" {journal['batch_turns_per_s']:,} | {journal['batch_turns_per_cpu_s']:,} | {journal['speedup_cpu']} | {journal['load_avg']} |")
     return 0
 
 

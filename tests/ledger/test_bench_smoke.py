@@ -72,3 +72,13 @@ def test_bench_ledger_imports_on_sqlite_only(bench, capsys):
     with pytest.raises(SystemExit):
         bench.main(["--import-versions", "330", "--db", "postgresql://nobody@/x"])
     assert "SQLite only" in capsys.readouterr().err
+
+
+def test_bench_ledger_times_journal_turns_at_toy_size(bench, tmp_path, capsys):
+    """--journal-turns appends the turns both ways (every turn stored and indexed, or the run fails)."""
+    assert bench.main(["--journal-turns", "45", "--json", "--workdir", str(tmp_path)]) == 0
+    journal = json.loads(capsys.readouterr().out)["journal"]
+    assert journal["turns"] == 45
+    for name in ("one_by_one_turns_per_s", "batch_turns_per_s", "speedup_cpu"):
+        assert journal[name] > 0, name
+    assert list(tmp_path.iterdir()) == []
