@@ -7,8 +7,10 @@ import importlib
 import inspect
 import json
 import re
+import shutil
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -301,6 +303,37 @@ def emit_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, title: 
 
 def interval(start: str | None, end: str | None) -> str:
     return f"[{display(start)}, {display(end)})"
+
+
+def iter_input(path: str) -> Iterator[str]:
+    """Lines of FILE as `read_input` gives them, read as they are consumed (a file of any size in flat
+    memory); each call reads the file anew. Not for '-': standard input can be read once only."""
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    with handle:
+        try:
+            for number, raw in enumerate(handle, start=1):
+                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                if raw.endswith(b"\n"):
+                    raw = raw[:-1]
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise CliError(f"line {number}: line: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})") from None
+                yield line[:-1] if line.endswith("\r") else line
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def spool_stdin(folder: str | None = None) -> Path:
+    """Standard input copied to a temporary file (the caller removes it), so it can be read twice."""
+    handle = tempfile.NamedTemporaryFile(prefix="factledger-stdin-", suffix=".jsonl", dir=folder, delete=False)
+    with handle:
+        shutil.copyfileobj(sys.stdin.buffer, handle, 1 << 20)
+    return Path(handle.name)
 
 
 def read_input(path: str) -> list[str]:

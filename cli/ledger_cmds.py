@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import sys
+import tempfile
 from pathlib import Path
+from typing import IO
 
 import click
 
 from factledger.ledger import BusyError, ClaimVersion, TxResult
-from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, import_history, plan_import, read_operations
+from factledger.ledger.ops import Batch, LineError, apply_batch, group_transactions, read_operations, scan_history, stream_import
 
-from .app import TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, pass_app, read_input
+from .app import (
+    TIMES, AppContext, CliError, note_unknown, warn_undeclared, emit_json, emit_table, interval, iter_input, pass_app, spool_stdin,
+)
 
 scope_option = click.option(
     "--scope", "scopes", multiple=True, help="Scope to read (repeatable). Default: every scope."
@@ -36,12 +41,13 @@ class _Reporter:
     a warning on stderr for each predicate registered only because a line named it (the JSON says so too,
     in undeclared_predicates); a progress bar on stderr when it is a terminal."""
 
-    def __init__(self, summary: bool, total: int):
+    def __init__(self, summary: bool, total: int, *, bar: bool | None = None):
         self.summary = summary
         self.counts = {"transactions": 0, "opened": 0, "closed": 0, "noops": 0}
         self.undeclared: list[str] = []
         self._bar = None
-        if total > 1 and sys.stderr.isatty():
+        self._kept: IO[str] | None = None  # results waiting for the commit (import), one JSON line each
+        if total > 1 and (sys.stderr.isatty() if bar is None else bar):
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -68,11 +74,42 @@ class _Reporter:
             emit_json(data)
         warn_undeclared(result.undeclared)
 
+    def keep(self, result: TxResult) -> None:
+        """One transaction applied but not committed: counted, and kept on disk (not in memory: a history
+        may have millions) until `replay` prints it."""
+        data = result.to_dict()
+        self.counts["transactions"] += 1
+        self.counts["opened"] += len(result.opened)
+        self.counts["closed"] += len(result.closed)
+        self.counts["noops"] += data["noops"]
+        self.undeclared.extend(result.undeclared)
+        if self.summary and not result.undeclared:
+            return
+        if self._kept is None:
+            self._kept = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self._kept.write(json.dumps([None if self.summary else data, list(result.undeclared)], ensure_ascii=False) + "\n")
+
+    def replay(self) -> None:
+        """Print what `keep` kept, in order: everything committed."""
+        if self._kept is None:
+            return
+        self._kept.seek(0)
+        for line in self._kept:
+            data, undeclared = json.loads(line)
+            if data is not None:
+                emit_json(data)
+            warn_undeclared(undeclared)
+        self._kept.close()
+        self._kept = None
+
     def discard(self) -> None:
         """The run wrote nothing: the bar goes, and no summary is printed."""
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
+        if self._kept is not None:
+            self._kept.close()
+            self._kept = None
         self.summary = False
 
     def close(self) -> None:
@@ -86,15 +123,6 @@ summary_option = click.option(
     "--summary", is_flag=True,
     help='Print one JSON line for the run ({"transactions","opened","closed","noops","undeclared_predicates"}) instead of one per transaction.',
 )
-
-
-def _operations(file: str) -> list:
-    # Parse every line first: a malformed line is reported before anything is written (a lazy parse would
-    # apply some earlier transactions and silently drop the one just before it).
-    try:
-        return list(read_operations(read_input(file)))
-    except LineError as exc:
-        raise CliError(str(exc)) from None
 
 
 @click.command("apply")
@@ -117,28 +145,45 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, sum
     the ledger busy past the wait's bound, the run stops saying which lines are applied and the
     --from-line that resumes it.
     """
-    ops = _operations(file)
-    if all_or_nothing and not ops:
-        raise CliError("line: no operations")
-    ledger = app.ledger(create=True)
-    batches = _from_line(list(group_transactions(ops)), from_line)
-    if all_or_nothing:
-        batches = [Batch([op for b in batches for op in b.ops])] if batches else []
-    report = _Reporter(summary, len(batches))
+    spooled = spool_stdin() if file == "-" else None
+    path = file if spooled is None else str(spooled)
+
+    def transactions():  # FILE read anew: the lines are never all held (but for --all-or-nothing)
+        return (b for b in group_transactions(read_operations(iter_input(path))) if b.first.line >= from_line)
+
     try:
-        for batch in batches:
-            try:
-                report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
-            except LineError as exc:
-                if not isinstance(exc.error, BusyError):
-                    raise
-                if all_or_nothing:
-                    raise CliError(f"{exc.error}; nothing was applied: run the same command again") from None
-                raise CliError(_resume_hint(exc.error, file, batch.first.line, batch is not batches[0])) from None
-    except LineError as exc:
-        raise CliError(str(exc)) from None
+        # Every line is checked before anything is written (a lazy parse would apply some earlier
+        # transactions and only then find a malformed line).
+        try:
+            total, every = _check_from_line(group_transactions(read_operations(iter_input(path))), from_line)
+        except LineError as exc:
+            raise CliError(str(exc)) from None
+        if all_or_nothing and not every:
+            raise CliError("line: no operations")
+        ledger = app.ledger(create=True)
+        batches = transactions()
+        if all_or_nothing:
+            batches, total = iter([Batch([op for b in batches for op in b.ops])] if total else []), min(total, 1)
+        report = _Reporter(summary, total)
+        applied_any = False
+        try:
+            for batch in batches:
+                try:
+                    report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
+                except LineError as exc:
+                    if not isinstance(exc.error, BusyError):
+                        raise
+                    if all_or_nothing:
+                        raise CliError(f"{exc.error}; nothing was applied: run the same command again") from None
+                    raise CliError(_resume_hint(exc.error, file, batch.first.line, applied_any)) from None
+                applied_any = True
+        except LineError as exc:
+            raise CliError(str(exc)) from None
+        finally:
+            report.close()
     finally:
-        report.close()
+        if spooled is not None:
+            spooled.unlink(missing_ok=True)
 
 
 @click.command("import")
@@ -146,51 +191,65 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, sum
 @click.option("--source", default=None, help="Names the principal import:<source>. Default: the file's name (stdin: 'stdin'), or --principal when it is an import: principal.")
 @click.option("--reason", default="", help="Reason recorded on transactions whose lines give none.")
 @summary_option
+@click.option("--progress/--no-progress", default=None, help="A progress bar on stderr. Default: when stderr is a terminal.")
 @pass_app
-def import_cmd(app: AppContext, file: str, source: str | None, reason: str, summary: bool) -> None:
+def import_cmd(app: AppContext, file: str, source: str | None, reason: str, summary: bool, progress: bool | None) -> None:
     """Load a history from FILE (or -): `apply`'s JSON Lines, each transaction's first line with its tx_time.
 
     Transactions are applied in tx-time order whatever the order of the lines, all or nothing, as
     import:<source>; define-only transactions without a tx_time come first. Explicit tx times must be
     later than the ledger's last transaction, so import into a fresh ledger (this creates one) before
-    anything is written "now".
+    anything is written "now". FILE is read twice, first to check every line, then to apply it: a
+    history in tx-time order is never held in memory whatever its size (one out of order is sorted
+    in memory; standard input is copied to a temporary file first).
     """
-    ops = _operations(file)
     if app.principal.startswith("import:") and source is None:
         principal = app.principal
     else:
         principal = f"import:{source or ('stdin' if file == '-' else Path(file).stem)}"
+    spooled = spool_stdin() if file == "-" else None
+    path = file if spooled is None else str(spooled)
+
+    def read():
+        return read_operations(iter_input(path))
+
     try:
-        plan = plan_import(ops)
-    except LineError as exc:
-        raise CliError(str(exc)) from None
-    # The bar moves as each transaction is applied; what was applied is printed once all of it committed.
-    report = _Reporter(summary, len(plan))
-    try:
-        results = import_history(app.ledger(create=True), plan, principal=principal, reason=reason, progress=report.step)
-    except LineError as exc:
-        report.discard()
-        raise CliError(str(exc)) from None
-    except BaseException:
-        report.discard()
-        raise
-    for result in results:
-        report(result, stepped=True)
-    report.close()
+        try:
+            scan = scan_history(read())
+        except LineError as exc:
+            raise CliError(str(exc)) from None
+        # The bar moves as each transaction is applied; what was applied is printed once all of it committed.
+        report = _Reporter(summary, scan.transactions, bar=progress)
+        try:
+            stream_import(app.ledger(create=True), read, principal=principal, reason=reason, scan=scan,
+                          progress=report.step, on_result=report.keep)
+        except LineError as exc:
+            report.discard()
+            raise CliError(str(exc)) from None
+        except BaseException:
+            report.discard()
+            raise
+        report.replay()
+        report.close()
+    finally:
+        if spooled is not None:
+            spooled.unlink(missing_ok=True)
 
 
-def _from_line(batches: list[Batch], from_line: int) -> list[Batch]:
-    """The transactions that start at or after from_line; a line inside a transaction is refused (its
-    transaction is applied whole or not at all, so resuming from its middle would split it)."""
-    if from_line == 1:
-        return batches
+def _check_from_line(batches, from_line: int) -> tuple[int, int]:
+    """How many transactions start at or after from_line, and how many there are; a line inside a
+    transaction is refused (its transaction is applied whole or not at all, so resuming from its middle
+    would split it)."""
+    total = every = 0
     for batch in batches:
+        every += 1
         if batch.first.line < from_line <= batch.ops[-1].line:
             raise CliError(
                 f"--from-line: line {from_line} is inside transaction {batch.first.tx!r}, "
                 f"which starts on line {batch.first.line}"
             )
-    return [b for b in batches if b.first.line >= from_line]
+        total += batch.first.line >= from_line
+    return total, every
 
 
 def _resume_hint(error: Exception, file: str, line: int, applied_any: bool) -> str:

@@ -8,6 +8,7 @@ import os
 import re
 import socket
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 from collections.abc import Iterable, Sequence
 
@@ -24,6 +25,17 @@ _REF = re.compile(r"^journal:(\d+)$")
 MAX_TITLE_CHARS = 120  # a session title names a conversation on one line of a listing
 
 
+@dataclass(frozen=True)
+class PendingTurn:
+    """A turn ready to store: sanitised text, its hash, the kinds of text removed, and why it was
+    redacted (None: it was not)."""
+
+    turn: Turn
+    hash: str
+    redactions: list[str]
+    redacted: str | None
+
+
 def turn_hash(turn: Turn) -> str:
     payload = json.dumps([turn.scope, turn.session, turn.role, turn.said_at, turn.text], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
@@ -38,6 +50,19 @@ class Journal:
         self.recorder = recorder_for(ledger.storage)
 
     def append(self, turn: Turn) -> AppendOutcome:
+        prepared = self._prepare(turn)
+        if isinstance(prepared, AppendOutcome):
+            return prepared
+        # One statement on the common path; a duplicate (same scope, session, role, time and text) is
+        # reported with the id it already has.
+        entry_id = self.recorder.append_turn(
+            prepared.turn, hash=prepared.hash, redactions=prepared.redactions, appended_at=self.ledger.clock()
+        )
+        return self._outcome(prepared, entry_id)
+
+    def _prepare(self, turn: Turn) -> "AppendOutcome | PendingTurn":
+        """What `append` would store for `turn` (checked, sanitised, erased values removed), or its outcome
+        when nothing is stored."""
         turn = turn.checked(self.ledger.clock())
         cleaned, text, erased = self._cleaned(turn.scope, turn.text)
         if cleaned.action == "skip":
@@ -49,19 +74,16 @@ class Journal:
         kinds = [*cleaned.kinds, *(["erased"] if erased else [])]
         stored = Turn(scope=turn.scope, text=text, role=turn.role, session=turn.session, said_at=turn.said_at,
                       speaker=turn.speaker)
-        digest = turn_hash(stored)
-        # One statement on the common path; a duplicate (same scope, session, role, time and text) is
-        # reported with the id it already has.
-        entry_id = self.recorder.append_turn(
-            stored, hash=digest, redactions=sorted(set(kinds)), appended_at=self.ledger.clock()
-        )
+        reasons = [cleaned.reason] if cleaned.action == "redact" else []
+        reasons += [f"{erased} mention(s) of an erased value removed"] if erased else []
+        return PendingTurn(stored, turn_hash(stored), sorted(set(kinds)), "; ".join(reasons) if reasons else None)
+
+    def _outcome(self, prepared: "PendingTurn", entry_id: int | None) -> AppendOutcome:
         if entry_id is None:
-            existing_id = self.recorder.entry_with_hash(digest)
+            existing_id = self.recorder.entry_with_hash(prepared.hash)
             return AppendOutcome(existing_id, "skipped", f"duplicate of journal entry {existing_id}")
-        if cleaned.action == "redact" or erased:
-            reasons = [cleaned.reason] if cleaned.action == "redact" else []
-            reasons += [f"{erased} mention(s) of an erased value removed"] if erased else []
-            return AppendOutcome(entry_id, "redacted", "; ".join(reasons))
+        if prepared.redacted is not None:
+            return AppendOutcome(entry_id, "redacted", prepared.redacted)
         return AppendOutcome(entry_id, "stored", "")
 
     def _cleaned(self, scope: str, text: str) -> tuple[Sanitised, str, int]:
@@ -114,7 +136,18 @@ class Journal:
         return self.recorder.recent_session_titles(limit)
 
     def append_many(self, turns: Iterable[Turn]) -> list[AppendOutcome]:
-        return [self.append(t) for t in turns]
+        """Append turns in one transaction, each checked before any is stored (a bad turn raises and
+        writes nothing). The turns go in as one batch: on SQLite their episode lanes are written once
+        for the batch (migration 0024), not once per turn."""
+        prepared = [self._prepare(t) for t in turns]
+        pending = [p for p in prepared if isinstance(p, PendingTurn)]
+        if not pending:
+            return [p for p in prepared if isinstance(p, AppendOutcome)]
+        with self.storage.atomic():
+            ids = iter(self.recorder.append_turns(
+                [(p.turn, p.hash, p.redactions) for p in pending], appended_at=self.ledger.clock()
+            ))
+            return [p if isinstance(p, AppendOutcome) else self._outcome(p, next(ids)) for p in prepared]
 
     # -- reads ----------------------------------------------------------------------------------
 

@@ -72,6 +72,11 @@ class PostgresDigestRecorder:
         )
         return None if row is None else row["id"]
 
+    def append_turns(self, turns: Sequence[tuple[Turn, str, Sequence[str]]], *, appended_at: str) -> list[int | None]:
+        # The episode lanes stay a trigger per journal row here (schema/postgres/0006_recall.sql).
+        with self.storage.atomic():
+            return [self.append_turn(t, hash=h, redactions=r, appended_at=appended_at) for t, h, r in turns]
+
     def entry_with_hash(self, hash: str) -> int | None:
         row = self.storage.one("SELECT id FROM journal WHERE hash = %s", (hash,))
         return None if row is None else row["id"]

@@ -60,6 +60,17 @@ class SqliteDigestRecorder:
         )
         return None if row is None else row["id"]
 
+    def append_turns(self, turns: Sequence[tuple[Turn, str, Sequence[str]]], *, appended_at: str) -> list[int | None]:
+        if len(turns) < 2:  # one turn: the per-row trigger does the same work as the batch would
+            return [self.append_turn(t, hash=h, redactions=r, appended_at=appended_at) for t, h, r in turns]
+        with self.storage.atomic():
+            # The episode batch (migration 0024): the per-row lane trigger stands aside while the batch row
+            # exists, and deleting it writes the batch's lanes at once.
+            self.storage.execute("INSERT INTO recall_episode_batch (id, first_id) SELECT 1, COALESCE(MAX(id), 0) + 1 FROM journal")
+            ids = [self.append_turn(t, hash=h, redactions=r, appended_at=appended_at) for t, h, r in turns]
+            self.storage.execute("DELETE FROM recall_episode_batch")
+        return ids
+
     def entry_with_hash(self, hash: str) -> int | None:
         row = self.storage.one("SELECT id FROM journal WHERE hash = ?", (hash,))
         return None if row is None else row["id"]

@@ -21,6 +21,19 @@ different transactions and real history accumulates (11 versions and 7 operation
 3. slot as-of latency (p50/p99): `Ledger.as_of(scope, valid_at, known_at, subject, predicate)` at random
    instants for random people; also the same read without a scope (every scope).
 
+4. with --import-versions N[,M...] (SQLite): `factledger import` of a history of N versions (the same
+   people, each round's operations in transactions of --batch lines with explicit tx times), run as the
+   command itself in a child process with its progress bar, with its wall time, CPU time and peak RSS;
+   beside it the baseline, the same claim rows (and transaction rows) inserted plainly in one transaction
+   into the tables without their triggers and secondary indexes (rows streamed from the imported ledger
+   in chunks; only the inserts are timed), and the ratios. Memory must not grow with the file: compare
+   the peak RSS at two sizes.
+
+5. with --journal-turns N (SQLite): N conversation turns (sessions of 20, two speakers) appended to the
+   journal as one batch (`Journal.append_many`: their episode lanes written once for the batch,
+   migration 0024) beside the same turns appended one by one in one transaction (the per-turn trigger),
+   each into a fresh ledger, and the ratio.
+
 Every phase is timed twice: wall clock (what the targets ask for) and CPU time, which is what the figures
 would be on an idle machine when other processes compete for the cores. On PostgreSQL the CPU time is the
 client's plus its server backend's (read from /proc when the server runs on this machine). Each row
@@ -32,6 +45,8 @@ p50 <= 1 ms at 1M versions. Issue 11: the batch path >= 0.6 of the schema floor.
     .venv/bin/python evals/bench_ledger.py                 # SQLite: 10k, 100k and 1M versions
     .venv/bin/python evals/bench_ledger.py --quick         # a toy run (seconds)
     .venv/bin/python evals/bench_ledger.py --sizes 10000,100000
+    .venv/bin/python evals/bench_ledger.py --import-versions 100000,1000000   # import only, SQLite
+    .venv/bin/python evals/bench_ledger.py --journal-turns 5000               # journal batch vs one by one
     .venv/bin/python evals/bench_ledger.py --pg-throwaway  # PostgreSQL: initdb a cluster in /tmp, then stop it
     .venv/bin/python evals/bench_ledger.py --db 'postgresql://me@/postgres?host=/run/postgresql'
         # an existing server: scratch databases factledger_bench_* are created there and dropped (CREATEDB)
@@ -46,12 +61,14 @@ import os
 import platform
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -533,6 +550,213 @@ def run_size(bench, versions: int, *, batch: int, one_op: int, lookup_count: int
     )
 
 
+# -- import of a history (`factledger import`) -----------------------------------------------------------
+
+
+def round_ops(people: int, r: int) -> Iterator[tuple]:
+    """Round r of `rounds(people)`, generated (a million versions' operations need not sit in memory)."""
+    for i in range(people):
+        who = f"person {i}"
+        if r == 0:
+            yield ("add", who, "lives_in", CITIES[i % 8], year(2000), None)
+            yield ("add", who, "likes", "jazz", year(2000), None)
+            yield ("add", who, "likes", "folk", year(2001), None)
+        elif r == 1:
+            yield ("supersede", who, "lives_in", CITIES[(i + 1) % 8], year(2001), None)
+        elif r == 2:
+            yield ("supersede", who, "lives_in", CITIES[(i + 2) % 8], year(2002), None)
+            yield ("supersede", who, "likes", "blues", year(2002), "jazz")
+        else:
+            yield ("supersede", who, "lives_in", CITIES[(i + 3) % 8], year(2003), None)
+
+
+def write_history(path: Path, people: int, batch: int) -> tuple[int, int]:
+    """The benchmark's history as `factledger import` reads it, written line by line; (operations,
+    transactions). Each round's operations in transactions of `batch` lines, a second apart, in the past."""
+    start = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    operations = transactions = 0
+    with path.open("w", encoding="utf-8") as out:
+        out.write(json.dumps({"op": "define", "predicate": "lives_in", "cardinality": "one", "template": "{subject} lives in {value}"}) + "\n")
+        out.write(json.dumps({"op": "define", "predicate": "likes", "cardinality": "many"}) + "\n")
+        for r in range(4):
+            for n, (kind, who, predicate, value, valid_from, replaces) in enumerate(round_ops(people, r)):
+                line = {"op": kind, "scope": SCOPE, "subject": who, "predicate": predicate, "value": value, "valid_from": valid_from}
+                if replaces is not None:
+                    line["replaces"] = replaces
+                if n % batch == 0:
+                    at = start + timedelta(seconds=transactions)
+                    line |= {"tx": f"t{transactions}", "tx_time": at.strftime("%Y-%m-%dT%H:%M:%S.000000Z")}
+                    transactions += 1
+                else:
+                    line["tx"] = f"t{transactions - 1}"
+                out.write(json.dumps(line) + "\n")
+                operations += 1
+    return operations, transactions
+
+
+@dataclass
+class ImportFigures:
+    versions: int
+    operations: int
+    transactions: int
+    file_mb: float
+    seconds: float
+    cpu: float
+    peak_rss_mb: float
+    baseline_seconds: float
+    baseline_cpu: float
+    load: list[str] = field(default_factory=list)
+
+    def row(self) -> dict:
+        return {
+            "versions": self.versions,
+            "operations": self.operations,
+            "transactions": self.transactions,
+            "file_mb": round(self.file_mb, 1),
+            "import_seconds": round(self.seconds, 1),
+            "import_cpu_seconds": round(self.cpu, 1),
+            "import_ops_per_s": round(self.operations / self.seconds),
+            "import_ops_per_cpu_s": round(self.operations / self.cpu),
+            "import_versions_per_s": round(self.versions / self.seconds),
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "baseline_rows_per_s": round(self.versions / self.baseline_seconds),
+            "ratio_to_baseline": round(self.baseline_seconds / self.seconds, 3),
+            "ratio_to_baseline_cpu": round(self.baseline_cpu / self.cpu, 3),
+            "load_avg": " → ".join(self.load),
+        }
+
+
+def run_import_command(db: Path, history: Path) -> tuple[float, float, float, int]:
+    """`factledger --db DB import HISTORY --summary --progress` in a child process (the bar on this
+    process's stderr): wall seconds, CPU seconds, peak RSS in MiB, and its exit code."""
+    command = [sys.executable, "-c", "from factledger.cli.main import cli; cli(prog_name='factledger')",
+               "--db", str(db), "import", str(history), "--summary", "--progress"]
+    started = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, child.returncode
+
+
+def baseline_from(source: Path, location: Path, chunk: int = 50_000) -> tuple[float, float]:
+    """SqliteBench.baseline over a ledger file too large to hold: its transaction and claim rows read in
+    chunks and inserted plainly in one transaction (claims without triggers and secondary indexes);
+    only the inserts are timed."""
+    storage = Storage(location)
+    for obj in storage.query(
+        "SELECT type, name FROM sqlite_master WHERE tbl_name = 'claims' AND type IN ('trigger', 'index') AND sql IS NOT NULL"
+    ):
+        storage.execute(f"DROP {obj['type'].upper()} {obj['name']}")
+    storage.execute("DROP TRIGGER IF EXISTS transactions_time_increases")
+    reader = Storage(source, read_only=True)
+    wall = cpu = 0.0
+    statements = [
+        ("SELECT name, display, cardinality, description, template, defined_at FROM predicates",
+         "INSERT INTO predicates (name, display, cardinality, description, template, defined_at) VALUES (?, ?, ?, ?, ?, ?)"),
+        ("SELECT id, tx_time, principal, reason, sources FROM transactions ORDER BY id",
+         "INSERT INTO transactions (id, tx_time, principal, reason, sources) VALUES (?, ?, ?, ?, ?)"),
+        (f"SELECT {CLAIM_COLUMNS} FROM claims ORDER BY id", f"INSERT INTO claims ({CLAIM_COLUMNS}) VALUES ({', '.join('?' * 15)})"),
+    ]
+    with storage.atomic():
+        for select, insert in statements:
+            rows = reader.iterate(select)
+            while True:
+                block = [tuple(r) for _, r in zip(range(chunk), rows)]
+                if not block:
+                    break
+                with Clock().phase() as spent:
+                    storage.executemany(insert, block)
+                wall, cpu = wall + spent[0], cpu + spent[1]
+    count = storage.one("SELECT COUNT(*) FROM claims")[0]
+    expected = reader.one("SELECT COUNT(*) FROM claims")[0]
+    reader.close()
+    storage.close()
+    remove(location)
+    assert count == expected, (count, expected)
+    return wall, cpu
+
+
+def run_import(workdir: Path, versions: int, *, batch: int) -> ImportFigures:
+    people = max(1, versions // VERSIONS_PER_PERSON)
+    history = workdir / f"history_{versions}.jsonl"
+    db = workdir / f"{versions}_imported.db"
+    load = [load_average()]
+    try:
+        operations, transactions = write_history(history, people, batch)
+        file_mb = history.stat().st_size / 2**20
+        seconds, cpu, rss, code = run_import_command(db, history)
+        if code != 0:
+            raise SystemExit(f"factledger import exited with {code}")
+        storage = Storage(db, read_only=True)
+        written = storage.one("SELECT COUNT(*) FROM claims")[0]
+        storage.close()
+        assert written == people * VERSIONS_PER_PERSON, (written, people)
+        baseline_seconds, baseline_cpu = min(baseline_from(db, workdir / f"{versions}_import_baseline{n}.db") for n in range(2))
+    finally:
+        history.unlink(missing_ok=True)
+        remove(db)
+    load.append(load_average())
+    return ImportFigures(written, operations, transactions + 1, file_mb, seconds, cpu, rss, baseline_seconds, baseline_cpu, load)
+
+
+def import_markdown(rows: list[dict]) -> str:
+    headers = [
+        ("versions", "claim versions"), ("operations", "operations"), ("transactions", "transactions"),
+        ("file_mb", "file MiB"), ("import_seconds", "import s"), ("import_cpu_seconds", "… CPU s"),
+        ("import_ops_per_s", "ops/s"), ("import_ops_per_cpu_s", "… per CPU s"), ("import_versions_per_s", "versions/s"),
+        ("peak_rss_mb", "peak RSS MiB"), ("baseline_rows_per_s", "baseline rows/s"),
+        ("ratio_to_baseline", "ratio to baseline"), ("ratio_to_baseline_cpu", "… by CPU time"), ("load_avg", "load avg"),
+    ]
+    lines = ["| " + " | ".join(h for _, h in headers) + " |", "|" + "---|" * len(headers)]
+    for row in rows:
+        lines.append("| " + " | ".join(f"{row[k]:,}" if isinstance(row[k], int) else str(row[k]) for k, _ in headers) + " |")
+    return "\n".join(lines)
+
+
+# -- journal turns: one batch against one by one ---------------------------------------------------------
+
+WORDS = "pottery class teacher studio clay kiln glaze cello sunday music garden tea coffee train city river".split()
+
+
+def bench_turns(count: int, tag: str, rng: random.Random) -> list:
+    from factledger.digest import Turn  # the journal half only
+
+    return [
+        Turn(scope="user:bench", text=f"{tag} {i} " + " ".join(rng.choice(WORDS) for _ in range(14)), session=f"s{i // 20}",
+             role="user" if i % 2 == 0 else "assistant", said_at=format_said_at(i))
+        for i in range(count)
+    ]
+
+
+def format_said_at(i: int) -> str:
+    return (datetime(2024, 3, 1, tzinfo=timezone.utc) + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+
+def run_journal(workdir: Path, count: int, seed: int) -> dict:
+    from factledger.digest import Journal
+
+    figures: dict[str, object] = {"turns": count, "load_avg": [load_average()]}
+    for label in ("one_by_one", "batch"):
+        location = workdir / f"journal_{label}.db"
+        turns = bench_turns(count, label, random.Random(seed))
+        try:
+            with Ledger.open(location) as ledger:
+                journal = Journal(ledger)
+                with Clock().phase() as spent, ledger.storage.atomic():
+                    outcomes = journal.append_many(turns) if label == "batch" else [journal.append(t) for t in turns]
+                assert all(o.status == "stored" for o in outcomes)
+                episodes = ledger.storage.one("SELECT COUNT(*) FROM recall_episode_fts")[0]
+                assert episodes == count, (episodes, count)
+        finally:
+            remove(location)
+        figures[f"{label}_turns_per_s"] = round(count / spent[0])
+        figures[f"{label}_turns_per_cpu_s"] = round(count / spent[1])
+        figures[f"{label}_cpu"] = spent[1]
+    figures["speedup_cpu"] = round(figures.pop("one_by_one_cpu") / figures.pop("batch_cpu"), 2)  # type: ignore[operator]
+    figures["load_avg"] = " → ".join([*figures["load_avg"], load_average()])  # type: ignore[misc]
+    return figures
+
+
 def markdown(rows: list[dict]) -> str:
     headers = [
         ("engine", "engine"),
@@ -572,7 +796,9 @@ def load_cluster_harness():
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="10000,100000,1000000", help="claim-version counts, comma-separated")
+    parser.add_argument("--sizes", default=None, help="claim-version counts, comma-separated (default 10000,100000,1000000; none with --import-versions alone)")
+    parser.add_argument("--import-versions", default=None, help="SQLite: time `factledger import` of histories of these many versions (comma-separated)")
+    parser.add_argument("--journal-turns", type=int, default=None, help="SQLite: time this many journal turns appended as one batch against one by one")
     parser.add_argument("--quick", action="store_true", help="a toy run: 2k and 10k versions, few samples")
     parser.add_argument("--batch", type=int, default=2000, help="operations per batch transaction")
     parser.add_argument("--one-op", type=int, default=3000, help="one-operation transactions to time per size")
@@ -587,12 +813,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--db takes a postgresql:// URL (SQLite runs in --workdir)")
     if args.db is not None and args.pg_throwaway:
         parser.error("--db and --pg-throwaway exclude each other")
-    sizes = [2000, 10000] if args.quick else [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    if (args.import_versions is not None or args.journal_turns is not None) and (args.db is not None or args.pg_throwaway):
+        parser.error("--import-versions and --journal-turns run on SQLite only")
+    if args.journal_turns is not None and args.journal_turns < 2:
+        parser.error("--journal-turns: at least 2 turns")
+    imports = [] if args.import_versions is None else [int(s.replace("_", "")) for s in args.import_versions.split(",") if s.strip()]
+    if any(n < VERSIONS_PER_PERSON for n in imports):
+        parser.error(f"--import-versions: each size must be at least {VERSIONS_PER_PERSON} versions")
+    sizes_text = args.sizes if args.sizes is not None else ("" if imports or args.journal_turns else "10000,100000,1000000")
+    sizes = [2000, 10000] if args.quick else [int(s.replace("_", "")) for s in sizes_text.split(",") if s.strip()]
     one_op = 200 if args.quick else args.one_op
     lookup_count = 300 if args.quick else args.lookups
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="factledger-bench-"))
     cluster = None
-    rows = []
+    rows: list[dict] = []
+    imported: list[dict] = []
+    journal: dict | None = None
     try:
         if args.pg_throwaway:
             cluster = load_cluster_harness().start_cluster(THROWAWAY_SETTINGS)
@@ -607,6 +843,14 @@ def main(argv: list[str] | None = None) -> int:
                 row = figures.row()
                 rows.append(row)
                 console.print(json.dumps(row))
+            if args.journal_turns is not None:
+                console.print(f"[bold]journal, {args.journal_turns:,} turns[/bold]: one batch, and one by one")
+                journal = run_journal(workdir, args.journal_turns, args.seed)
+                console.print(json.dumps(journal))
+            for size in imports:
+                console.print(f"[bold]factledger import, {size:,} versions[/bold] (a child process; its bar below)")
+                imported.append(run_import(workdir, size, batch=args.batch).row())
+                console.print(json.dumps(imported[-1]))
         finally:
             if isinstance(bench, PostgresBench):
                 bench.close()
@@ -616,11 +860,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
     if args.json:
-        print(json.dumps({"rows": rows, "targets": TARGETS}, indent=2))
-    else:
+        print(json.dumps({"rows": rows, "imports": imported, "journal": journal, "targets": TARGETS}, indent=2))
+        return 0
+    if rows:
         print(markdown(rows))
         print()
         print(verdict(rows))
+    if imported:
+        print()
+        print(import_markdown(imported))
+    if journal is not None:
+        print()
+        print("| journal turns | one by one turns/s | … per CPU s | one batch turns/s | … per CPU s | batch speed-up by CPU time | load avg |")
+        print("|---|---|---|---|---|---|---|")
+        print(f"| {journal['turns']:,} | {journal['one_by_one_turns_per_s']:,} | {journal['one_by_one_turns_per_cpu_s']:,} |"
+              f" {journal['batch_turns_per_s']:,} | {journal['batch_turns_per_cpu_s']:,} | {journal['speedup_cpu']} | {journal['load_avg']} |")
     return 0
 
 

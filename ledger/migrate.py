@@ -36,6 +36,7 @@ The SQL lives in ledger/migrate_sqlite.py and ledger/migrate_pg.py, chosen by `s
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 from collections.abc import Iterable
@@ -240,10 +241,16 @@ def copy_tables(src: Any, dst: Any, tables: list[str], report: MigrationReport) 
     dst.set_next_ids({t: n for t, n in src.next_ids().items() if t in tables})
 
 
+COPY_CHUNK = 10_000  # rows a copy holds at once: a table of any size in flat memory
+
+
 def _copy(dst: Any, table: str, columns: list[str], rows: Iterable[tuple]) -> int:
-    batch = list(rows)
-    dst.insert(table, columns, batch)
-    return len(batch)
+    copied = 0
+    rows = iter(rows)
+    while batch := list(itertools.islice(rows, COPY_CHUNK)):
+        dst.insert(table, columns, batch)
+        copied += len(batch)
+    return copied
 
 
 def _replay(src: Any, dst: Any, tables: list[str], columns: Any, report: MigrationReport) -> None:

@@ -55,7 +55,7 @@ class SqliteTables:
         order = ", ".join(_quote(c) if c != "rowid" else c for c in self.key_columns(table))
         cols = ", ".join(_quote(c) for c in columns)
         clause = f" WHERE {where}" if where else ""
-        for row in self.storage.query(f"SELECT {cols} FROM {_quote(table)}{clause} ORDER BY {order}", params):
+        for row in self.storage.iterate(f"SELECT {cols} FROM {_quote(table)}{clause} ORDER BY {order}", params):
             yield tuple(row)
 
     def by_transaction(self, table: str, columns: Sequence[str], column: str, tx_id: int, *, unless: str = "") -> list[tuple]:
@@ -89,11 +89,18 @@ class SqliteTables:
             )
 
     def insert(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        if rows:
-            marks = ", ".join("?" for _ in columns)
-            self.storage.executemany(
-                f"INSERT INTO {_quote(table)} ({', '.join(_quote(c) for c in columns)}) VALUES ({marks})", rows
-            )
+        if not rows:
+            return
+        marks = ", ".join("?" for _ in columns)
+        sql = f"INSERT INTO {_quote(table)} ({', '.join(_quote(c) for c in columns)}) VALUES ({marks})"
+        if table != "journal" or len(rows) < 2:
+            self.storage.executemany(sql, rows)
+            return
+        # Turns come in id order, after every turn the target has: one episode batch (migration 0024)
+        # writes their lanes at once instead of a trigger per turn rewriting its predecessor's row.
+        self.storage.execute("INSERT INTO recall_episode_batch (id, first_id) SELECT 1, COALESCE(MAX(id), 0) + 1 FROM journal")
+        self.storage.executemany(sql, rows)
+        self.storage.execute("DELETE FROM recall_episode_batch")
 
     def close_versions(self, ids: Sequence[int], tx_id: int, tx_time: str) -> None:
         self.storage.executemany(

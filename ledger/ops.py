@@ -114,15 +114,28 @@ def parse_operation(data: object, line: int = 0) -> Operation:
 MAX_LINE_DEPTH = 32  # no operation or turn nests deeper; Python's parser would recurse until it fails
 
 
+class _NotANumber(Exception):
+    """NaN or Infinity met by the decoder (JSON has neither)."""
+
+
+def _constant(name: str) -> Any:
+    raise _NotANumber(name)
+
+
+# One decoder for every line: json.loads with an argument builds a new decoder per call, a fifth of a
+# history's parse time.
+_DECODER = json.JSONDecoder(parse_constant=_constant)
+
+
 def decode_json_line(text: str, field: str = "line") -> Any:
     """One JSON Lines line as data, or a ValidationError: malformed JSON, numbers Python will not
     convert (over 4300 digits), NaN/Infinity (not JSON), nesting deeper than MAX_LINE_DEPTH."""
-
-    def constant(name: str) -> Any:
-        raise ValidationError(f"not valid JSON ({name} is not a JSON number)", field=field)
-
     try:
-        data = json.loads(text, parse_constant=constant)
+        if text.startswith("\ufeff"):  # as json.loads refuses it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        data = _DECODER.decode(text)
+    except _NotANumber as exc:
+        raise ValidationError(f"not valid JSON ({exc.args[0]} is not a JSON number)", field=field) from None
     except json.JSONDecodeError as exc:
         raise ValidationError(f"not valid JSON ({exc.msg} at column {exc.colno})", field=field) from None
     except RecursionError:
@@ -135,6 +148,8 @@ def decode_json_line(text: str, field: str = "line") -> Any:
 
 
 def _depth(data: Any) -> int:
+    if isinstance(data, dict) and not any(isinstance(v, (list, dict)) for v in data.values()):
+        return 2 if data else 1  # the common line: one flat object
     depth, level = 0, [data]
     while level:
         depth += 1
@@ -304,3 +319,100 @@ def import_history(
             if progress is not None:
                 progress()
     return results
+
+
+@dataclass
+class HistoryScan:
+    """What a first pass over a history found (every line parsed and checked, nothing written): how many
+    transactions it applies, its `define`-only transactions without a tx_time (they lead), and whether its
+    timed transactions come in tx-time order, so a second pass can apply them as they are read."""
+
+    transactions: int
+    definitions: list[Operation]
+    earliest: str
+    in_order: bool
+
+
+def scan_history(ops: Iterable[Operation]) -> HistoryScan:
+    """Check a history as `plan_import` does, holding one transaction at a time: the same errors for the
+    same lines, except that equal tx times of transactions out of order are left to `plan_import`."""
+    timed, in_order = 0, True
+    definitions: list[Operation] = []
+    earliest: str | None = None
+    previous: tuple[str, Batch] | None = None
+    for batch in group_transactions(ops):
+        _check_transaction_fields(batch)
+        first = batch.first
+        if first.tx_time is None:
+            if all(op.op == "define" for op in batch.ops):
+                definitions.extend(batch.ops)
+                continue
+            raise LineError(first.line, ValidationError(
+                "required on each transaction's first line of an import (the history is ordered by it);"
+                " lines without one belong to `factledger apply`",
+                field="tx_time",
+            ))
+        try:
+            stamp = parse_time(first.tx_time, "tx_time")
+        except LedgerError as exc:
+            raise LineError(first.line, exc) from None
+        if previous is not None and in_order:
+            if stamp == previous[0]:
+                raise LineError(first.line, ValidationError(
+                    f"{stamp} is also the tx_time of line {previous[1].first.line}; transactions need distinct times",
+                    field="tx_time",
+                ))
+            in_order = stamp > previous[0]
+        earliest = stamp if earliest is None or stamp < earliest else earliest
+        previous = (stamp, Batch([first]))  # only its first line is kept
+        timed += 1
+    if timed == 0:
+        if not definitions:
+            raise ValidationError("no operations", field="line")
+        raise ValidationError("no transaction has a tx_time; an import orders a history by them", field="tx_time")
+    assert earliest is not None
+    return HistoryScan(timed + (1 if definitions else 0), definitions, earliest, in_order)
+
+
+def stream_import(
+    ledger: Ledger,
+    read: Callable[[], Iterable[Operation]],
+    *,
+    principal: str,
+    reason: str = "",
+    scan: HistoryScan | None = None,
+    progress: Callable[[], None] | None = None,
+    on_result: Callable[[TxResult], None] | None = None,
+) -> int:
+    """Import a history without holding it: `read` gives a fresh pass over its operations each time it is
+    called (a file read again). The first pass checks every line (`scan_history`, or `scan` when the caller
+    made it); the second applies each transaction as it is read, all in one database transaction (a
+    refusal anywhere writes nothing), calling `progress` and `on_result` after each (not yet committed).
+    So memory stays flat whatever the size of the history. A history whose transactions are out of
+    tx-time order is sorted in memory instead (`plan_import`). Returns the number of transactions."""
+    scan = scan_history(read()) if scan is None else scan
+    if not scan.in_order:
+        plan = plan_import(read())
+        for result in import_history(ledger, plan, principal=principal, reason=reason, progress=progress):
+            if on_result is not None:
+                on_result(result)
+        return len(plan)
+
+    def applied(batch: Batch) -> None:
+        result = apply_batch(ledger, batch, principal=principal, reason=reason)
+        if progress is not None:
+            progress()
+        if on_result is not None:
+            on_result(result)
+
+    with ledger.storage.atomic():
+        if scan.definitions:
+            lead = format_time(to_datetime(scan.earliest) - timedelta(microseconds=1))
+            for op in scan.definitions:
+                op.tx_time, op.tx = lead, "definitions"
+            applied(Batch(scan.definitions))
+        for batch in group_transactions(read()):
+            if batch.first.tx_time is None:  # a define-only transaction: applied first, above
+                continue
+            applied(batch)
+    return scan.transactions

@@ -53,3 +53,32 @@ def test_bench_ledger_refuses_a_file_as_db(bench, capsys):
     with pytest.raises(SystemExit):
         bench.main([*TOY, "--db", "ledger.db"])
     assert "postgresql://" in capsys.readouterr().err
+
+
+def test_bench_ledger_times_an_import_at_toy_size(bench, tmp_path, capsys):
+    """--import-versions runs `factledger import` on the history it writes (the child must load every
+    version, or the run fails) and the plain-INSERT baseline beside it; its files are removed."""
+    assert bench.main(["--import-versions", "330", "--batch", "50", "--json", "--workdir", str(tmp_path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["rows"] == []
+    (row,) = report["imports"]
+    assert (row["versions"], row["operations"], row["transactions"]) == (330, 210, 1 + 2 + 1 + 2 + 1)  # definitions, then rounds of 90, 30, 60, 30 operations
+    for name in ("import_ops_per_s", "peak_rss_mb", "baseline_rows_per_s", "ratio_to_baseline"):
+        assert row[name] > 0, name
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bench_ledger_imports_on_sqlite_only(bench, capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--import-versions", "330", "--db", "postgresql://nobody@/x"])
+    assert "SQLite only" in capsys.readouterr().err
+
+
+def test_bench_ledger_times_journal_turns_at_toy_size(bench, tmp_path, capsys):
+    """--journal-turns appends the turns both ways (every turn stored and indexed, or the run fails)."""
+    assert bench.main(["--journal-turns", "45", "--json", "--workdir", str(tmp_path)]) == 0
+    journal = json.loads(capsys.readouterr().out)["journal"]
+    assert journal["turns"] == 45
+    for name in ("one_by_one_turns_per_s", "batch_turns_per_s", "speedup_cpu"):
+        assert journal[name] > 0, name
+    assert list(tmp_path.iterdir()) == []
