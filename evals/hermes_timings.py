@@ -14,7 +14,7 @@ local scripted model. Each run is a real `hermes chat -Q -q "..."` process; the 
   the other jobs' load, the CPU figures much less;
 - status: `hermes memory status` and `factledger status` (no provider: `hermes memory status` alone);
 - digested after exit: from the process's end until the journal has no backlog: the exit hands the
-  digest to a process of its own (hermes_plugin/after_exit.py), which starts once Hermes has ended. Nobody
+  digest to a process of its own (hermes_plugin/exit_digest.py, started by after_exit.py), which starts once Hermes has ended. Nobody
   waits for it; the eval does, untimed, so that no other figure shares the CPU with it.
 With factledger selected the run is "with", with `memory.provider` empty it is "without". The targets:
 start +0.5 s at most, exit +0.3 s at most (medians), `factledger status` at most 1 s.

@@ -94,7 +94,7 @@ def test_recall_json_gives_the_block_and_the_hits_it_shows(tmp_path):
     assert "user lives in Berlin (since 2024-06-01)" in shown["text"]
     assert [h["value"] for h in shown["facts"]] == ["Berlin"] and shown["episodes"] == []
     nothing = json.loads(CliRunner().invoke(cli, ["--db", str(db), "recall", "asdfghjkl", "--scope", "s", "--json"]).stdout)
-    assert nothing == {"text": "", "facts": [], "episodes": [], "unknown": []}
+    assert nothing == {"text": "", "facts": [], "changed": [], "episodes": [], "unknown": []}
 
 
 @pytest.mark.parametrize("args", [[], ["demoo"], ["--help"]])

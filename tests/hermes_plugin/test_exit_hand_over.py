@@ -2,7 +2,7 @@
 
 Real `hermes chat -Q -q` processes (Hermes's own CLI and exit path) in a home written by `factledger
 hermes install`. The exiting Hermes journals the turn (committed before the process ends), starts the
-digest after exit (`hermes_plugin/after_exit.py`) and ends; that process digests once Hermes has ended.
+digest after exit (`hermes_plugin/after_exit.py` starts `exit_digest.py`) and ends; that process digests once Hermes has ended.
 """
 
 from __future__ import annotations
