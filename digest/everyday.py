@@ -879,14 +879,8 @@ class _Swapped:
     def group(self, index: int | str = 0) -> str:
         return self._m.group(index)
 
-    def groupdict(self) -> dict[str, str | None]:
-        return self._m.groupdict()
-
     def end(self) -> int:
         return self._m.end()
-
-    def start(self) -> int:
-        return self._m.start()
 
 
 _ORG = r"[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,3}"

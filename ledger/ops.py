@@ -263,6 +263,34 @@ def apply_all(ledger: Ledger, ops: Iterable[Operation], *, principal: str, reaso
     return apply_batch(ledger, Batch(ops), principal=principal, reason=reason)
 
 
+def _import_time(batch: Batch, definitions: list[Operation]) -> str | None:
+    """A history transaction's tx time, checked; None for a `define`-only transaction without one (its
+    lines are added to `definitions`: they lead the import)."""
+    _check_transaction_fields(batch)
+    first = batch.first
+    if first.tx_time is None:
+        if all(op.op == "define" for op in batch.ops):
+            definitions.extend(batch.ops)
+            return None
+        raise LineError(first.line, ValidationError(
+            "required on each transaction's first line of an import (the history is ordered by it);"
+            " lines without one belong to `factledger apply`",
+            field="tx_time",
+        ))
+    try:
+        return parse_time(first.tx_time, "tx_time")
+    except LedgerError as exc:
+        raise LineError(first.line, exc) from None
+
+
+def _leading_definitions(definitions: list[Operation], earliest: str) -> Batch:
+    """The `define`-only lines as one transaction one microsecond before the history's earliest tx time."""
+    lead = format_time(to_datetime(earliest) - timedelta(microseconds=1))
+    for op in definitions:
+        op.tx_time, op.tx = lead, "definitions"
+    return Batch(definitions)
+
+
 def plan_import(ops: Iterable[Operation]) -> list[Batch]:
     """A history's transactions in the order of their tx times (not of the lines), checked before anything
     is written. Every transaction's first line carries `tx_time`, except transactions of `define` lines
@@ -273,21 +301,9 @@ def plan_import(ops: Iterable[Operation]) -> list[Batch]:
     timed: list[tuple[str, Batch]] = []
     definitions: list[Operation] = []
     for batch in batches:
-        _check_transaction_fields(batch)
-        first = batch.first
-        if first.tx_time is None:
-            if all(op.op == "define" for op in batch.ops):
-                definitions.extend(batch.ops)
-                continue
-            raise LineError(first.line, ValidationError(
-                "required on each transaction's first line of an import (the history is ordered by it);"
-                " lines without one belong to `factledger apply`",
-                field="tx_time",
-            ))
-        try:
-            timed.append((parse_time(first.tx_time, "tx_time"), batch))
-        except LedgerError as exc:
-            raise LineError(first.line, exc) from None
+        stamp = _import_time(batch, definitions)
+        if stamp is not None:
+            timed.append((stamp, batch))
     if not timed:
         raise ValidationError("no transaction has a tx_time; an import orders a history by them", field="tx_time")
     timed.sort(key=lambda item: item[0])  # stable: equal times keep their line order, and are refused below
@@ -299,10 +315,7 @@ def plan_import(ops: Iterable[Operation]) -> list[Batch]:
             ))
     plan = [batch for _stamp, batch in timed]
     if definitions:
-        lead = format_time(to_datetime(timed[0][0]) - timedelta(microseconds=1))
-        for op in definitions:
-            op.tx_time, op.tx = lead, "definitions"
-        plan.insert(0, Batch(definitions))
+        plan.insert(0, _leading_definitions(definitions, timed[0][0]))
     return plan
 
 
@@ -341,21 +354,10 @@ def scan_history(ops: Iterable[Operation]) -> HistoryScan:
     earliest: str | None = None
     previous: tuple[str, Batch] | None = None
     for batch in group_transactions(ops):
-        _check_transaction_fields(batch)
+        stamp = _import_time(batch, definitions)
+        if stamp is None:
+            continue
         first = batch.first
-        if first.tx_time is None:
-            if all(op.op == "define" for op in batch.ops):
-                definitions.extend(batch.ops)
-                continue
-            raise LineError(first.line, ValidationError(
-                "required on each transaction's first line of an import (the history is ordered by it);"
-                " lines without one belong to `factledger apply`",
-                field="tx_time",
-            ))
-        try:
-            stamp = parse_time(first.tx_time, "tx_time")
-        except LedgerError as exc:
-            raise LineError(first.line, exc) from None
         if previous is not None and in_order:
             if stamp == previous[0]:
                 raise LineError(first.line, ValidationError(
@@ -407,10 +409,7 @@ def stream_import(
 
     with ledger.storage.atomic():
         if scan.definitions:
-            lead = format_time(to_datetime(scan.earliest) - timedelta(microseconds=1))
-            for op in scan.definitions:
-                op.tx_time, op.tx = lead, "definitions"
-            applied(Batch(scan.definitions))
+            applied(_leading_definitions(scan.definitions, scan.earliest))
         for batch in group_transactions(read()):
             if batch.first.tx_time is None:  # a define-only transaction: applied first, above
                 continue

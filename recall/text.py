@@ -274,10 +274,9 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
 
 def lexical_query(text: str, *, said_otherwise: bool = False) -> LexicalQuery:
     """The query's lexical terms; `said_otherwise`: with the words its words are said as (`SAID_OTHERWISE`)."""
-    asked = list(dict.fromkeys(content_words(text)))
-    terms = list(dict.fromkeys(asked + [extra for word in asked for extra in SAID_OTHERWISE.get(word, ())]))
-    if not said_otherwise:
-        terms = asked
+    terms = list(dict.fromkeys(content_words(text)))
+    if said_otherwise:
+        terms = list(dict.fromkeys(terms + [extra for word in terms for extra in SAID_OTHERWISE.get(word, ())]))
     grams: list[str] = []
     short: list[str] = []
     bigrams: list[str] = []
