@@ -81,6 +81,17 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
         ),
     ),
     (
+        frozenset("host hostname server box machine".split()),
+        # a dotted name ("api-stg.example.dev"), an address, or a hyphenated or numbered name ("stg-delta", "db07";
+        # not a word of English joined by a particle: "on-call", "follow-up")
+        re.compile(
+            r"\b[a-z][\w-]*(?:\.[a-z][\w-]*)+\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|\b(?=[a-z-]*\d)[a-z][a-z\d-]+\b"
+            r"|\b(?!(?:on|in|up|off|out|over|back|down|well|self|non|re|co|pre|post|by|all|one|two|half|full|part|long|short|high|low)-)"
+            r"[a-z]+(?:-(?!(?:on|in|up|off|out|over|back|down|by|based|time|free|ish|like|made|term)\b)[a-z\d]+)+\b",
+            re.I,
+        ),
+    ),
+    (
         frozenset("date day deadline".split()),
         # a month or weekday, a day of a month ("the 16th", "16/05"), or a day said relatively
         re.compile(
@@ -93,7 +104,8 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
     (frozenset("rate percentage apr interest".split()), re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b")),
     (
         frozenset("price cost fee fees charge charges rent salary pay wage payment payments bill premium deposit balance".split()),
-        re.compile(r"[£$€¥]\s*\d|\b\d[\d,.]*\s*(?:k|euros?|dollars?|pounds?|quid|bucks|usd|eur|gbp|an hour|/h|a month|per month|a year|per year|p\.?a)\b", re.I),
+        # a currency, a unit, or a sum written in thousands ("rent 1,240")
+        re.compile(r"[£$€¥]\s*\d|\b\d{1,3}(?:,\d{3})+\b|\b\d[\d,.]*\s*(?:k|euros?|dollars?|pounds?|quid|bucks|usd|eur|gbp|an hour|/h|a month|per month|a year|per year|p\.?a)\b", re.I),
     ),
 )
 
@@ -110,6 +122,7 @@ SAME_THING: tuple[frozenset[str], ...] = (
     frozenset("airline carrier".split()),
     frozenset("flat apartment home house".split()),
     frozenset("car vehicle".split()),
+    frozenset("host hostname server box machine".split()),
     frozenset("partner wife husband girlfriend boyfriend spouse".split()),
 )
 
@@ -178,6 +191,11 @@ def _shares(said: Iterable[str], wanted: Iterable[str]) -> bool:
     """Whether a word of `said` is one of `wanted` in some form ("lessons" for "lesson")."""
     wanted = list(wanted)
     return any(same_word(w, x) for w in said for x in wanted)
+
+
+def words_share(text: str, wanted: Iterable[str]) -> bool:
+    """Whether `text` says one of `wanted` in some form."""
+    return _shares(words(text), wanted)
 
 
 def _shaped(head: str) -> bool:
@@ -328,6 +346,8 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
     if asked.head in SUMMARY_HEADS:
         return False
+    if any(word in never_said and any(c.isdigit() for c in word) for word in asked.qualifiers):
+        return True  # "my 401k balance" beside a card's: a thing named by a code never said is absent
     shape = asked.shape()
     if not asked.alternatives() <= never_said:
         if shape is None:

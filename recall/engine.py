@@ -25,16 +25,16 @@ from factledger.ledger.times import END_OF_TIME, display, parse_optional
 
 from factledger.ledger.keys import normalise as key_normalise
 
-from .asked import age_asked_of, asked_for, asks_unsaid_part, person_asked_of, sibling_instead, states_age
+from .asked import age_asked_of, asked_for, asks_unsaid_part, person_asked_of, sibling_instead, states_age, words_share
 from .config import RecallConfig
 from .index_meta import IndexStatus, index_home, quick_status
 from .lanes import PREDICATE_CUES, ExactLane, NamedSlots, TermStats, lexical_lane
 from .local_vectors import LocalVectors
-from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, SinceProbe, VectorSource, Visibility
+from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, SinceProbe, Terms, VectorSource, Visibility
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    SAID_OTHERWISE, STOP_WORDS, says_changed, asks_about_past, asks_about_unnamed_relative, asks_relatives_name, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    SAID_OTHERWISE, STOP_WORDS, says_changed, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -1043,7 +1043,16 @@ class Recall:
         # visibility predicate, which were never said in these scopes (one statement).
         maybe = [w for w, n in counts.items() if n == 0]
         never_said = frozenset(self._recorder.never_said(maybe, seen)) if maybe else frozenset()
-        if thing is not None and asks_unsaid_part(thing, never_said, (h.text for h in hits), _held_words(named)):
+        evidence = [h.text for h in hits]
+        if asks_the_users_own(query):
+            # What the user asks of their own things ("my", "our", or nobody's named) the user said: an
+            # assistant turn is evidence only as the answer to a user turn shown, and never by its
+            # questions ("which hosts should the runbook reference?" says no host).
+            users = {h.episode.id for h in hits if h.episode is not None and h.episode.role == "user"}
+            evidence = [h.text if h.episode is None or h.episode.role == "user" else statements(h.text)
+                        for h in hits if h.episode is None or h.episode.role == "user" or before.get(h.episode.id) in users]
+            never_said |= self._asked_only_by_the_assistant([w for w in asked if w not in never_said], seen)
+        if thing is not None and asks_unsaid_part(thing, never_said, evidence, _held_words(named)):
             # "what's my flight number?" when only the flight was said, "who is my physio?" when no
             # turn names them: what matches is about the flight, the physio, not what was asked
             return [h for h in hits if not gated(h)]
@@ -1059,15 +1068,39 @@ class Recall:
         if asks_unsaid_thing_of_someone(query, never_said, named.subjects):
             # "Ottoline's phone number" when only "I report to Ottoline" was said: nothing here is it
             return [h for h in hits if not gated(h)]
-        kept, gone = [], set()
+        kept, gone, siblings = [], set(), False
         for hit in hits:
-            if gated(hit) and (qualified_elsewhere(query, hit.text, never_said) or sibling_instead(query, hit.text, never_said)):
+            sibling = gated(hit) and sibling_instead(query, hit.text, never_said)
+            if sibling or (gated(hit) and qualified_elsewhere(query, hit.text, never_said)):
+                siblings |= sibling
                 if hit.episode is not None:
                     gone.add(hit.episode.id)
             else:
                 kept.append(hit)
         # An assistant turn answering a turn about the neighbouring thing is about it too.
-        return [h for h in kept if h.episode is None or h.episode.role == "user" or before.get(h.episode.id) not in gone]
+        kept = [h for h in kept if h.episode is None or h.episode.role == "user" or before.get(h.episode.id) not in gone]
+        if siblings and thing is not None and not any(
+            words_share(h.text, thing.alternatives()) for h in kept if h.episode is None or h.episode.role == "user"
+        ):
+            # only the sibling's turns named the thing ("the staging box is stg-07" for the production host):
+            # what is left is about something else
+            return [h for h in kept if not gated(h)]
+        return kept
+
+    def _asked_only_by_the_assistant(self, candidates: Sequence[str], seen: Visibility) -> frozenset[str]:
+        """The words among `candidates` that no fact and no user turn says, and the assistant only in
+        its questions: never said, as far as what the user has is concerned."""
+        if not candidates:
+            return frozenset()
+        others = self._recorder.never_said(candidates, seen, users_only=True)
+        if not others:
+            return frozenset()
+        found = self._recorder.ranked_hits(
+            EPISODE, Terms(tuple(sorted(others)), body_only=True), seen, depth=50,
+            body_weight=1.0, context_weight=0.0, newest=True,
+        )
+        stated = {w for r in self._recorder.read_episodes([h.id for h in found], seen) for w in words(statements(r.episode.text))}
+        return frozenset(w for w in others if not any(same_word(w, x) for x in stated))
 
     def _said_since(self, facts: Sequence[Hit], seen: Visibility) -> tuple[tuple[Hit, ...], ...]:
         """For each fact, the later turns in scope that mention its value or (for a `one` slot, whose new

@@ -245,10 +245,13 @@ class PostgresRecallRecorder:
         rows = self.storage.query(" UNION ALL ".join(arms), params)
         return [(r["probe"], EpisodeRecord(Episode.from_row(r), r["before"], None)) for r in rows]
 
-    def never_said(self, words: Sequence[str], seen: Visibility) -> set[str]:
+    def never_said(self, words: Sequence[str], seen: Visibility, *, users_only: bool = False) -> set[str]:
         if not words:
             return set()
         params: dict[str, object] = dict(self._params(seen))
+        by_users = " AND c.role = 'user'" if users_only else ""
+        # the row's own words: its context holds its neighbours' (the assistant's reply)
+        terms = "body_terms" if users_only else "terms"
         arms = []
         for n, word in enumerate(words):
             params[f"w{n}"] = [word]
@@ -258,8 +261,8 @@ class PostgresRecallRecorder:
                 query = f"({query} || (SELECT to_tsquery('simple', quote_literal(lower(%(p{n})s)) || ':*')))"
             held = " OR ".join(
                 f"EXISTS (SELECT 1 FROM {t[0]} f JOIN {t[2]} c ON c.id = f.id"
-                f" WHERE f.terms @@ {query} AND {self.visible})"
-                for t in _TABLES.values()
+                f" WHERE f.{terms} @@ {query} AND {self.visible}{by_users if kind == EPISODE else ''})"
+                for kind, t in _TABLES.items()
             )
             arms.append(f"SELECT {n} AS n, COALESCE(({held}), false) AS held")
         rows = self.storage.query(" UNION ALL ".join(arms), params)

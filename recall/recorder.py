@@ -87,10 +87,12 @@ class RecallRecorder(Protocol):
         `per_probe` per probe, the user's turns first, then newest first. One statement for all the
         probes (a block's facts), whatever their number."""
 
-    def never_said(self, words: Sequence[str], seen: Visibility) -> set[str]:
+    def never_said(self, words: Sequence[str], seen: Visibility, *, users_only: bool = False) -> set[str]:
         """The words among `words` that no fact or episode visible under `seen` holds: as the lexical
         index stems them, nor (for a word of seven letters or more) as any word beginning with its first
-        six ("precautionary" was said when "precaution" was: the stemmers keep those apart)."""
+        six ("precautionary" was said when "precaution" was: the stemmers keep those apart).
+        `users_only`: an episode counts only when a user said it (the assistant asking "which hosts?"
+        says no host of the user's)."""
 
     def texts(self, kind: str, ids: Sequence[int]) -> dict[int, str]:
         """The indexed sentence of each item among `ids` that exists."""

@@ -273,17 +273,20 @@ class SqliteRecallRecorder:
         rows = self.storage.query(" UNION ALL ".join(arms), params)
         return [(r["probe"], EpisodeRecord(Episode.from_row(r), r["before"], None)) for r in rows]
 
-    def never_said(self, words: Sequence[str], seen: Visibility) -> set[str]:
+    def never_said(self, words: Sequence[str], seen: Visibility, *, users_only: bool = False) -> set[str]:
         if not words:
             return set()
         params: dict[str, object] = dict(self._params(seen))
+        by_users = " AND c.role = 'user'" if users_only else ""
         arms = []
         for n, word in enumerate(words):
             params[f"w{n}"] = quote_term(word) + (f" OR {quote_term(word[:6])}*" if len(word) >= 7 else "")
+            if users_only:  # the row's own words: its context column holds its neighbours' (the assistant's reply)
+                params[f"w{n}"] = f"body : ({params[f'w{n}']})"
             held = " OR ".join(
                 f"EXISTS (SELECT 1 FROM {t[0]} f CROSS JOIN {t[3]} c ON c.id = f.rowid"
-                f" WHERE {t[0]} MATCH :w{n} AND {self.visible})"
-                for t in _TABLES.values()
+                f" WHERE {t[0]} MATCH :w{n} AND {self.visible}{by_users if kind == EPISODE else ''})"
+                for kind, t in _TABLES.items()
             )
             arms.append(f"SELECT {n} AS n, ({held}) AS held")
         rows = self.storage.query(" UNION ALL ".join(arms), params)

@@ -200,6 +200,9 @@ def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: 
     return False
 
 
+_CLAUSES = re.compile(r"(?<!\d)[,;:()](?!\d)|(?<=[.!?])\s+|\n+|\s[-–—]\s")
+
+
 def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
     """Whether `text` matches `query` only beside what it asks: the query qualifies a thing with a word
     never said in the searched scopes ("the *production* DB host"), and the text holds that thing with
@@ -214,8 +217,10 @@ def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bo
     asked = words(query)
     if not never_said or len(asked) < 2:
         return False
-    held = words(text)
+    # pairs within one clause: "got a raise, take-home is …" does not qualify "take-home" with "raise"
+    pairs = [pair for clause in _CLAUSES.split(text) for held in [words(clause)] for pair in zip(held, held[1:])]
     topical = [w for w in asked if w not in STOP_WORDS]
+    own = asks_the_users_own(query)
     for at, qualifier in enumerate(asked):
         if qualifier not in never_said or qualifier in _LOOSE_QUALIFIERS:
             continue
@@ -224,13 +229,16 @@ def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bo
             if word in STOP_WORDS or _CJK.search(word):
                 break
             thing.append(word)
-        for before, here in zip(held, held[1:]):
+        for before, here in pairs:
             if (
                 any(same_word(here, word) for word in thing)
                 and (before not in STOP_WORDS or before in _PERSONS)
                 and before not in _LOOSE_QUALIFIERS and before not in _JUDGED  # "the wrong warehouse" is the warehouse
                 and not _CJK.search(before)
                 and not any(same_word(before, w) for w in topical)
+                # a fact's "user's take-home" is the asker's own ("my monthly take-home"), unless a
+                # relative is asked ("my wife's job")
+                and not (before == "user" and own and qualifier not in RELATIVES)
             ):
                 return True
     return False
@@ -308,6 +316,26 @@ _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-
 def asks_about_past(text: str) -> bool:
     """Whether a question is about what was (said, done, true) rather than what is."""
     return bool(_PAST_CUES.intersection(words(text))) or bool(_YEAR.search(text))
+
+
+_FIRST_PERSON = frozenset("i my me mine our ours we".split())
+
+
+# A capitalised word past a question's first: a name ("where does Halina work?"), "I" aside.
+_NAMED_IN_QUESTION = re.compile(r"(?<=\S)\s+(?!I\b|I['’])[A-Z]")
+
+
+def asks_the_users_own(query: str) -> bool:
+    """Whether a question asks about the user's own things: in the first person ("what's my…", "where
+    do I…"), or naming nobody ("what's the staging host?"). A question naming someone ("what did Halina
+    paint?") may be answered by anyone's turns."""
+    return not _FIRST_PERSON.isdisjoint(words(query)) or not _NAMED_IN_QUESTION.search(query.strip())
+
+
+def statements(text: str) -> str:
+    """`text` without its questions: the sentences that say something."""
+    parts = [p.strip() for p in re.split(r"(?<=[.!?…])\s+", text.strip()) if p.strip()]
+    return " ".join(p for p in parts if not p.rstrip("\"')] ").endswith("?"))
 
 
 def is_question(text: str) -> bool:

@@ -82,6 +82,9 @@ RULE = [
     ("who is my landlord?", ["rent is due on the 1st"], {"landlord"}, False),  # never mentioned: another rule
     ("what's my swimming coach called?", ["started swimming again. 40 lengths"], {"coach", "trainer", "instructor"}, True),
     ("who was my piano teacher?", ["piano lessons with Mrs. Halden, Mondays"], {"teacher"}, False),
+    ("how much is my rent?", ["take home is 2,900 a month, rent 1,180"], set(), False),  # a sum in thousands
+    ("what's my 403b balance?", ["card balance is $2,100"], {"403b"}, True),  # a code never said
+    ("what's my 403b balance?", ["403b balance is $31,000"], set(), False),
 ]
 
 
@@ -186,6 +189,20 @@ def test_recall_keeps_an_unsaid_part_empty_and_answers_a_said_one(clocked_ledger
         assert recall.search(question, SCOPE, kinds="fact") == []
     assert "March 28" in recall.prompt("when is my flight?", SCOPE).text  # the flight itself was said
     assert "4471" in recall.prompt("what's my locker code?", SCOPE).text
+
+
+@pytest.mark.both_engines
+def test_what_only_the_assistant_said_is_not_the_users(clocked_ledger, clock, recall):
+    journal = Journal(clocked_ledger)
+    say(journal, clock, "2026-03-02T09:00:00Z", "I'm taking over the on-call rota for billing, can you help with a runbook?")
+    say(journal, clock, "2026-03-02T09:00:05Z", "Sure. Which hosts should the runbook reference?", role="assistant")
+    say(journal, clock, "2026-03-03T09:00:00Z", "booked Lisbon, leaving on 9 June, back on the 16th")
+    say(journal, clock, "2026-03-03T09:00:05Z", "Lovely: outbound 9 June, return 16 June.", role="assistant")
+    clock.now = parse_time("2026-03-10")
+    # the assistant asked about hosts: no host of the user's was ever said
+    assert recall.prompt("what's the billing host?", SCOPE).text == ""
+    # the assistant restating the user's dates, right after them, words them for the user
+    assert "9 June" in recall.prompt("what's my outbound date?", SCOPE).text
 
 
 @pytest.mark.both_engines

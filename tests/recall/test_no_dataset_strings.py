@@ -59,7 +59,7 @@ GENERIC = {
     "daughter", "girlfriend", "boyfriend", "grandmother", "grandfather", "flatmate", "designer", "pharmacist",
     "vegetarian", "pescatarian", "telescope", "vitamin D", "A positive",
     "PostgreSQL", "Postgres", "Python", "GitLab", "GitHub", "Bitbucket", "CircleCI", "Buildkite", "Jenkins",
-    "Checkpoint", "Honda", "Lisbon", "Porto",
+    "Checkpoint", "Honda", "Lisbon", "Porto", "platform",
 }
 
 
