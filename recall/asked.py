@@ -48,7 +48,7 @@ _FRAMES = frozenset("what which who".split())
 # Past participles that end a question's phrase as its verb ("what is the site built with?").
 _PARTICIPLES = frozenset("built made written run done kept held hosted deployed stored based located paid taught".split())
 # Words that end the phrase naming the thing without being part of it.
-_PHRASE_ENDS = frozenset("called named now currently right today these days again".split())
+_PHRASE_ENDS = frozenset("called named now currently right today these days again due".split())
 
 # Heads that ask for a kind of value, not a thing ("what size is my bike frame?": the thing is the
 # frame): the phrase after the verb names what is asked about.
@@ -64,6 +64,11 @@ SUMMARY_HEADS = frozenset(
     "diet habit habits hobby hobbies preference preferences favourite favourites favorite update updates news "
     "history background experience availability arrangement arrangements options choice choices".split()
 )
+
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+).split()
 
 # Heads answered by a value of a shape rather than by their own word: "my passport number" by
 # "passport 503112984", "the interest rate" by "4.1%". (head words, the value's pattern)
@@ -97,6 +102,15 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)[a-z]*days?\b"
             r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.]\d{1,2}\b|\b(?:today|tomorrow|tonight|yesterday|next\s+week)\b",
+            re.I,
+        ),
+    ),
+    (
+        frozenset({"count"}),
+        # a number, not a day of a month ("from december 1") nor part of a code ("H100s"), or a number word
+        re.compile(
+            "".join(f"(?<!{m} )" for m in _MONTHS) + r"(?<![\w.,:/-])\d{1,3}(?:,\d{3})*(?:k\b|(?![\w.:/-]|,\d))"
+            r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twenty|thirty|forty|fifty|hundred)\b",
             re.I,
         ),
     ),
@@ -138,6 +152,9 @@ class AskedFor:
     # Whose it is, when the question names them ("Dev's phone number": "dev"); a value must be said
     # beside them.
     person: str = ""
+    # The kind of value asked when the question's frame says it rather than its head ("when is my MOT?":
+    # a date): a head of `VALUE_SHAPES`.
+    value: str = ""
 
     @property
     def others(self) -> tuple[str, ...]:
@@ -155,7 +172,7 @@ class AskedFor:
         return self.alternatives()
 
     def shape(self) -> re.Pattern[str] | None:
-        return next((pattern for heads, pattern in VALUE_SHAPES if self.head in heads), None)
+        return next((pattern for heads, pattern in VALUE_SHAPES if (self.value or self.head) in heads), None)
 
 
 # Words of a time phrase ("in February", "last October", "two weeks ago"): when, not what.
@@ -208,9 +225,29 @@ def _anchors(tokens: Sequence[str], phrase: Iterable[str]) -> tuple[str, ...]:
         if w not in STOP_WORDS and w not in taken and w not in _PHRASE_ENDS and w not in _TIME_WORDS and not w.isdigit()))
 
 
+# "on-call", "check-in": a compound with a particle, whose particle would end the phrase.
+_PARTICLE_COMPOUND = re.compile(r"\b([A-Za-z]+)-([A-Za-z]+)\b")
+# "Club & More", "Bank of Tarn": a name whose small words would end the phrase.
+_NAME_JOINER = re.compile(r"\b([A-Z][\w']*)\s+(?:&|and|of|the|de|du|la|le|von|van)\s+(?=[A-Z])")
+# ... and capitalised small words inside a name ("Club More").
+_NAME_SMALL_WORD = re.compile(r"\b([A-Z][\w']*)\s+(?:More|Most|Less|Only|All|Own|Same|Other)\b")
+
+
+def _compact(query: str) -> str:
+    """The question with its compounds' particles and its names' small words left out, so each stays in
+    its phrase: "my on-call pager number" -> "my call pager number", "my Club & More number" -> "my
+    Club number"."""
+    query = _PARTICLE_COMPOUND.sub(
+        lambda m: " ".join(part for part in m.groups() if part.lower() not in STOP_WORDS) or m.group(0), query
+    )
+    return _NAME_SMALL_WORD.sub(r"\1", _NAME_JOINER.sub(r"\1 ", query))
+
+
 def asked_for(query: str) -> AskedFor | None:
     """The thing `query` asks for, when its shape says: "what's my X", "who is our X", "what X is my Y",
-    "which X do I …", "do I have any X", "how much does my X <verb>". None for other shapes."""
+    "which X do I …", "do I have any X", "how much does my X <verb>", "what size X do I …", "how many X
+    does Y have", "when is my X". None for other shapes."""
+    query = _compact(query)
     tokens = words(query)
     if not tokens:
         return None
@@ -257,6 +294,9 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                     if inner:
                         return AskedFor(thing[-1], tuple(thing[:-1]), tuple(dict.fromkeys(inner + list(_anchors(after, inner)))))
                     return None
+                if len(thing) >= 2 and thing[0] in TYPE_HEADS and after and after[0] in _AUX:
+                    # "what size climbing shoes do I wear?": the thing is the phrase after the kind
+                    return AskedFor(thing[-1], tuple(thing[1:-1]), _anchors(rest, thing))
                 if len(thing) != 1 or thing[0] not in TYPE_HEADS:
                     return None
                 for k, token in enumerate(after):
@@ -266,6 +306,18 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                             return AskedFor(inner[-1], tuple(inner[:-1]), _anchors(after, inner))
                         return None
                 return None
+            return None
+        if word == "how" and len(rest) >= 3 and rest[0] == "many":
+            thing = _phrase(rest, 1)  # "how many GPUs does the cluster have?"
+            if thing and len(rest) > len(thing) + 1 and rest[len(thing) + 1] in _AUX:
+                return AskedFor(thing[-1], tuple(thing[:-1]), _anchors(rest, thing), value="count")
+            return None
+        if word == "when" and rest and rest[0] in _BE:
+            rest = rest[1:]  # "when is my MOT due?", "when's my MOT due?"
+        if word == "when" and len(rest) >= 2 and rest[0] in _OWNERS:
+            thing = _phrase(rest, 1)  # a date asked of a thing
+            if thing and thing[-1] not in _PARTICIPLES and not thing[-1].endswith("ed"):  # "when is my car booked"
+                return AskedFor(thing[-1], tuple(thing[:-1]), _anchors(rest, thing), value="date")
             return None
         if word in ("do", "does", "did") and len(rest) >= 3 and rest[1] == "have" and rest[2] in ("any", "a", "an"):
             thing = _phrase(rest, 3)
@@ -344,8 +396,8 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
             return False
         # "piano lessons with Mrs. Halden" names the piano teacher without the word
         return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
-    if asked.head in SUMMARY_HEADS:
-        return False
+    if asked.head in SUMMARY_HEADS or (not asked.person and any(word in held for word in asked.alternatives())):
+        return False  # a summary need not say its word; a held slot asked by the head answers (the user's own)
     if any(word in never_said and any(c.isdigit() for c in word) for word in asked.qualifiers):
         return True  # "my 401k balance" beside a card's: a thing named by a code never said is absent
     shape = asked.shape()
@@ -358,15 +410,18 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # yesterday!! 48:12" for "my time in the Millbrook 10K").
         wanted = asked.alternatives() | set(asked.qualifiers)
         for text in texts:
-            # (a sentence naming the person whose thing it is may say it as an aside: "a new number, 0748 …")
-            if any(_shares(words(clause), wanted) and shape.search(clause) for clause in ([text] if asked.person else _CLAUSE.split(text))):
+            # (a sentence naming the person whose thing it is may say it as an aside: "a new number, 0748 …";
+            # a count is said without its thing: "6 of us incl me. need help with a staff rota")
+            whole = asked.person or asked.value == "count"
+            if any(_shares(words(clause), wanted) and shape.search(clause) for clause in ([text] if whole else _CLAUSE.split(text))):
                 return False
             said = set(words(text))
             if not _shares(said, asked.alternatives()) and _shares(said, asked.anchors) and shape.search(text):
                 return False
         return True
-    if any(word in held for word in asked.alternatives()):
-        return False
+    texts = list(texts)
+    if shape is not None and not any(shape.search(text) for text in texts):
+        return True  # "when's my MOT due?" beside a service "due at 61k": no date was said at all
     if all(word in never_said for word in asked.others):
         # Nothing of it was said: a paraphrase may still answer (the vector lane decides), unless the
         # thing is named by three words or more, none ever said ("my half marathon PB" beside a 10K):
