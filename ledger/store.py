@@ -245,7 +245,7 @@ class LedgerTx:
         """Within [valid_from, valid_to) the slot now holds `value` (for `many`, in place of `replaces`)."""
         subject, predicate, value = _fact_text(subject, predicate, value)
         if replaces is not None:
-            replaces = check_value(replaces, "replaces")
+            replaces = _checked(replaces, "replaces")
         slot = self._slot(scope, subject, predicate)
         value_key = key(value, "value")
         replaces_key = None if replaces is None else key(replaces, "replaces")
