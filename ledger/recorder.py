@@ -15,8 +15,10 @@ from typing import Any, Protocol
 
 from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
 from .portion import Span
+from .frozen import quick_init
 
 
+@quick_init
 @dataclass(frozen=True)
 class NewVersion:
     """A claim version to insert, opened by the running transaction (ids are assigned on insert)."""
