@@ -547,7 +547,7 @@ class Ledger:
         otherwise it is registered as `many` and listed in the result's `undeclared`."""
         strict = self.strict_predicates if strict_predicates is None else strict_predicates
         check_principal(principal)
-        reason = check_value(reason, "reason")
+        reason = _checked(reason, "reason")
         # A lone string is one reference, not a sequence of one-character references.
         refs = _sources(sources if isinstance(sources, str) else list(sources), "sources")
         with self.storage.atomic():
