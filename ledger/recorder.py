@@ -45,6 +45,7 @@ class ChainText:
     redacted_by: int | None = None
 
 
+@quick_init
 @dataclass(frozen=True)
 class VersionHash:
     """A version's row in the hash chain (version_hashes): kept when an erase removes the version."""
