@@ -1,8 +1,8 @@
 """A quicker constructor for the frozen dataclasses the write path makes by the thousand.
 
 A frozen dataclass's generated `__init__` sets each field through `object.__setattr__`, one call a field:
-~5 µs for a claim version's fifteen. A batch makes three such objects per version it writes (its span,
-the row to insert, the version as inserted) and one per version it reads (docs/BENCHMARKS.md). `quick_init`
+~5 µs for a claim version's fifteen. A batch makes four such objects per version it writes (its span,
+the row to insert, the version as inserted, its hash row) and one per version it reads. `quick_init`
 gives the class an `__init__` with the same signature that fills the instance's `__dict__` in one call;
 the instance is the same (still frozen, compared, hashed and replaced as before). Only for classes with no
 `__post_init__` and no default factories.
