@@ -18,6 +18,7 @@ import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .errors import ValidationError
@@ -36,7 +37,7 @@ class ChainKey:
     secret: bytes = field(repr=False)
     source: str = ""
 
-    @property
+    @cached_property  # every keyed transaction asks (chain.missing_key): computed once per key
     def key_id(self) -> str:
         """A public fingerprint of the key (16 hex): names it in heads and messages, reveals nothing."""
         return hmac.new(self.secret, b"factledger-chain-key-id-v1", hashlib.sha256).hexdigest()[:16]

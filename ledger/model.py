@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from .frozen import quick_init
+
 Cardinality = Literal["one", "many"]
 PRINCIPAL_KINDS = ("operator", "agent", "digest", "import")
 
@@ -28,6 +30,7 @@ class Predicate:
         return asdict(self)
 
 
+@quick_init
 @dataclass(frozen=True)
 class ClaimVersion:
     id: int

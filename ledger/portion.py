@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 
 from .errors import ConflictError, NotFoundError, ValidationError
 from .times import display
+from .frozen import quick_init
 
 
+@quick_init
 @dataclass(frozen=True, eq=False)
 class Span:
     """One current version of a slot, as the algebra sees it. Identity matters: eq is by object."""

@@ -15,8 +15,10 @@ from typing import Any, Protocol
 
 from .model import ClaimVersion, HistoryEntry, Predicate, Transaction
 from .portion import Span
+from .frozen import quick_init
 
 
+@quick_init
 @dataclass(frozen=True)
 class NewVersion:
     """A claim version to insert, opened by the running transaction (ids are assigned on insert)."""
@@ -43,6 +45,7 @@ class ChainText:
     redacted_by: int | None = None
 
 
+@quick_init
 @dataclass(frozen=True)
 class VersionHash:
     """A version's row in the hash chain (version_hashes): kept when an erase removes the version."""

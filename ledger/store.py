@@ -245,7 +245,7 @@ class LedgerTx:
         """Within [valid_from, valid_to) the slot now holds `value` (for `many`, in place of `replaces`)."""
         subject, predicate, value = _fact_text(subject, predicate, value)
         if replaces is not None:
-            replaces = check_value(replaces, "replaces")
+            replaces = _checked(replaces, "replaces")
         slot = self._slot(scope, subject, predicate)
         value_key = key(value, "value")
         replaces_key = None if replaces is None else key(replaces, "replaces")
@@ -547,7 +547,7 @@ class Ledger:
         otherwise it is registered as `many` and listed in the result's `undeclared`."""
         strict = self.strict_predicates if strict_predicates is None else strict_predicates
         check_principal(principal)
-        reason = check_value(reason, "reason")
+        reason = _checked(reason, "reason")
         # A lone string is one reference, not a sequence of one-character references.
         refs = _sources(sources if isinstance(sources, str) else list(sources), "sources")
         with self.storage.atomic():

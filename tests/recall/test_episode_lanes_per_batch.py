@@ -14,6 +14,7 @@ from factledger.ledger import Ledger, ValidationError
 from factledger.ledger.storage import Storage
 from factledger.ledger.verify import verify_ledger
 from factledger.recall.recorder import recorder_for
+from factledger.schema import migrations
 
 SCOPE = "user:ann"
 
@@ -155,6 +156,10 @@ END;
 """
 
 
+def _migration_sql(version: int) -> str:
+    return next(m.sql for m in migrations("sqlite") if m.version == version)
+
+
 def test_a_ledger_from_before_the_migration_is_upgraded(tmp_path) -> None:
     path = tmp_path / "l.db"
     _append(path, EARLIER, one_by_one=True)
@@ -164,7 +169,9 @@ def test_a_ledger_from_before_the_migration_is_upgraded(tmp_path) -> None:
             "BEGIN; DROP TRIGGER recall_journal_insert; DROP TRIGGER recall_episode_batch_close;"
             " DROP TRIGGER recall_episode_batch_starts_next; DROP TRIGGER recall_episode_batch_fixed;"
             " DROP TABLE recall_episode_batch;" + OLD_INSERT_TRIGGER
-            + " DELETE FROM schema_migrations WHERE version = 24; COMMIT;"
+            # and the claim lanes' trigger as 0023 wrote it (0025 rewrote its lookups)
+            + " DROP TRIGGER recall_claims_insert_tx;" + _migration_sql(23).split("DROP TRIGGER recall_claims_insert;", 1)[1]
+            + " DELETE FROM schema_migrations WHERE version >= 24; COMMIT;"
         )
         assert conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 23
     finally:
