@@ -428,10 +428,17 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # a paraphrase of all of them is unlikely, a neighbour near in meaning likely.
         return len(asked.qualifiers) >= 2
     if shape is not None:
+        # the value beside what it is asked of, in one clause: "my phone and the bike loan at 55 a month"
+        # gives the loan's, not the phone plan's
+        # (or starting the clause after it: "booked my flight to Halifax! QX 416, June 8")
         for text in texts:
-            said = set(words(text))
-            if (not asked.others or _shares(said, asked.others)) and shape.search(text):
-                return False
+            clauses = [text] if asked.person or asked.value == "count" else _CLAUSE.split(text)
+            for at, clause in enumerate(clauses):
+                if asked.others and not _shares(words(clause), asked.others):
+                    continue
+                after = clauses[at + 1].lstrip(" ,.;:!?-") if at + 1 < len(clauses) else ""
+                if shape.search(clause) or (after and shape.match(after)):
+                    return False
     return True
 
 

@@ -114,6 +114,9 @@ RULE = [
     ("what's the production host?", ["fyi the staging box is stg-delta.example.dev"], {"production"}, False),  # siblings: below
     ("what's our staging host?", ["staging is stg-delta now"], set(), False),
     ("what's our staging host?", ["I'm on the on-call rota for staging"], set(), True),  # "on-call" is no host
+    # a value in another clause is another thing's
+    ("how much does my phone plan cost?", ["the only outgoings are my phone and the bike loan at 55 a month"], {"plan", "cost"}, True),
+    ("how much does my phone plan cost?", ["my phone plan went up to £18 a month"], {"cost"}, False),
 ]
 
 
