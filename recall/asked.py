@@ -399,7 +399,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
     if asked.head in SUMMARY_HEADS or (not asked.person and any(word in held for word in asked.alternatives())):
         return False  # a summary need not say its word; a held slot asked by the head answers (the user's own)
     if any(word in never_said and any(c.isdigit() for c in word) for word in asked.qualifiers):
-        return True  # "my 401k balance" beside a card's: a thing named by a code never said is absent
+        return True  # "my 403b balance" beside a card's: a thing named by a code never said is absent
     shape = asked.shape()
     if not asked.alternatives() <= never_said:
         if shape is None:
