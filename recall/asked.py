@@ -273,6 +273,13 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                 after = rest[n + 1 + len(thing) :]
                 if thing[-1] in _PARTICIPLES or (thing[-1].endswith("ed") and len(thing[-1]) > 4):
                     return None  # "what is the checkout built with?": a verb ends the phrase, no thing is named
+                if thing == [NAME] and len(after) >= 3 and after[0] == "of" and after[1] in _OWNERS:
+                    # "what's the name of my dentist?": a name asked of a role ("the name of Ana's dog" is
+                    # not read: a person's things are often said without the role's word)
+                    inner = _phrase(after, 2)
+                    if inner:
+                        return AskedFor(NAME, tuple(inner), _anchors(after, inner))
+                    return None
                 if thing[-1] == NAME or (thing[-1] in _ROLE_ENDS and len(thing) >= 2):
                     if len(thing) < 2 or thing[-2] in _OWN_NAMES:
                         return None  # "my last name": the speaker's own, not a role's

@@ -48,6 +48,8 @@ SHAPES = [
     ("when's my boiler service due?", ("service", ("boiler",), ())),
     ("when is the wedding?", ("wedding", (), ())),
     ("when is my car booked?", None),  # a verb ends the phrase
+    ("what's the name of Pickle's vet?", None),  # a person's: not read
+    ("what is the name of my dentist?", (NAME, ("dentist",), ())),
 ]
 
 
@@ -114,6 +116,8 @@ RULE = [
     ("what's the production host?", ["fyi the staging box is stg-delta.example.dev"], {"production"}, False),  # siblings: below
     ("what's our staging host?", ["staging is stg-delta now"], set(), False),
     ("what's our staging host?", ["I'm on the on-call rota for staging"], set(), True),  # "on-call" is no host
+    ("what's the name of my vet?", ["took the cats for their jabs, the vet says they're fine"], {"name"}, True),
+    ("what's the name of my vet?", ["my vet is Dr. Arkwright on Mill Lane"], {"name"}, False),
     # a value in another clause is another thing's
     ("how much does my phone plan cost?", ["the only outgoings are my phone and the bike loan at 55 a month"], {"plan", "cost"}, True),
     ("how much does my phone plan cost?", ["my phone plan went up to £18 a month"], {"cost"}, False),
