@@ -366,6 +366,13 @@ def names_beside(text: str, role: str) -> bool:
     return False
 
 
+def _value_clauses(asked: AskedFor, text: str) -> list[str]:
+    """The parts of `text` a value must share with what it is asked of: its clauses, or the whole text
+    when a sentence naming the person may say it as an aside ("a new number, 0748 …") or the value is a
+    count, said without its thing ("6 of us incl me. need help with a staff rota")."""
+    return [text] if asked.person or asked.value == "count" else _CLAUSE.split(text)
+
+
 def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterable[str], held_words: Iterable[str] = ()) -> bool:
     """Whether what `asked` asks for was never said while something it is asked of was: the head and
     each of its other words never said in the searched scopes (`never_said`), one of the question's
@@ -417,10 +424,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # yesterday!! 48:12" for "my time in the Millbrook 10K").
         wanted = asked.alternatives() | set(asked.qualifiers)
         for text in texts:
-            # (a sentence naming the person whose thing it is may say it as an aside: "a new number, 0748 …";
-            # a count is said without its thing: "6 of us incl me. need help with a staff rota")
-            whole = asked.person or asked.value == "count"
-            if any(_shares(words(clause), wanted) and shape.search(clause) for clause in ([text] if whole else _CLAUSE.split(text))):
+            if any(_shares(words(clause), wanted) and shape.search(clause) for clause in _value_clauses(asked, text)):
                 return False
             said = set(words(text))
             if not _shares(said, asked.alternatives()) and _shares(said, asked.anchors) and shape.search(text):
@@ -439,7 +443,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # gives the loan's, not the phone plan's
         # (or starting the clause after it: "booked my flight to Halifax! QX 416, June 8")
         for text in texts:
-            clauses = [text] if asked.person or asked.value == "count" else _CLAUSE.split(text)
+            clauses = _value_clauses(asked, text)
             for at, clause in enumerate(clauses):
                 if asked.others and not _shares(words(clause), asked.others):
                     continue

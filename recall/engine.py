@@ -1048,9 +1048,9 @@ class Recall:
             # What the user asks of their own things ("my", "our", or nobody's named) the user said: an
             # assistant turn is evidence only as the answer to a user turn shown, and never by its
             # questions ("which hosts should the runbook reference?" says no host).
-            users = {h.episode.id for h in hits if h.episode is not None and h.episode.role == "user"}
-            evidence = [h.text if h.episode is None or h.episode.role == "user" else statements(h.text)
-                        for h in hits if h.episode is None or h.episode.role == "user" or before.get(h.episode.id) in users]
+            users = {h.episode.id for h in hits if h.episode is not None and _the_users(h)}
+            evidence = [h.text if _the_users(h) else statements(h.text)
+                        for h in hits if _the_users(h) or before.get(h.episode.id) in users]
             never_said |= self._asked_only_by_the_assistant([w for w in asked if w not in never_said], seen)
         if thing is not None and asks_unsaid_part(thing, never_said, evidence, _held_words(named)):
             # "what's my flight number?" when only the flight was said, "who is my physio?" when no
@@ -1078,10 +1078,8 @@ class Recall:
             else:
                 kept.append(hit)
         # An assistant turn answering a turn about the neighbouring thing is about it too.
-        kept = [h for h in kept if h.episode is None or h.episode.role == "user" or before.get(h.episode.id) not in gone]
-        if siblings and thing is not None and not any(
-            words_share(h.text, thing.alternatives()) for h in kept if h.episode is None or h.episode.role == "user"
-        ):
+        kept = [h for h in kept if _the_users(h) or before.get(h.episode.id) not in gone]
+        if siblings and thing is not None and not any(words_share(h.text, thing.alternatives()) for h in kept if _the_users(h)):
             # only the sibling's turns named the thing ("the staging box is stg-07" for the production host):
             # what is left is about something else
             return [h for h in kept if not gated(h)]
@@ -1311,6 +1309,11 @@ def _value_groups(value: str, subject: str) -> tuple[tuple[str, ...], ...]:
     together = 1 if len(letters) == 1 else 2 if len(letters) <= 3 else 3
     groups = [(w,) for w in names] + [g for g in itertools.combinations(letters, together) if not set(g) & set(names)]
     return tuple(groups)
+
+
+def _the_users(hit: Hit) -> bool:
+    """A fact (digested from what the user said) or a user turn: not the assistant's words."""
+    return hit.episode is None or hit.episode.role == "user"
 
 
 def _held_words(named: NamedSlots) -> frozenset[str]:

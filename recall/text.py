@@ -332,16 +332,23 @@ def asks_the_users_own(query: str) -> bool:
     return not _FIRST_PERSON.isdisjoint(words(query)) or not _NAMED_IN_QUESTION.search(query.strip())
 
 
+def _sentences(text: str) -> list[str]:
+    return [p.strip() for p in re.split(r"(?<=[.!?…])\s+", text.strip()) if p.strip()]
+
+
+def _asks(sentence: str) -> bool:
+    return sentence.rstrip("\"')] ").endswith("?")
+
+
 def statements(text: str) -> str:
     """`text` without its questions: the sentences that say something."""
-    parts = [p.strip() for p in re.split(r"(?<=[.!?…])\s+", text.strip()) if p.strip()]
-    return " ".join(p for p in parts if not p.rstrip("\"')] ").endswith("?"))
+    return " ".join(p for p in _sentences(text) if not _asks(p))
 
 
 def is_question(text: str) -> bool:
     """A turn that only asks (every sentence ends in a question mark): it is no evidence of an answer."""
-    parts = [p.strip() for p in re.split(r"(?<=[.!?…])\s+", text.strip()) if p.strip()]
-    return bool(parts) and all(p.rstrip("\"')] ").endswith("?") for p in parts)
+    parts = _sentences(text)
+    return bool(parts) and all(_asks(p) for p in parts)
 
 
 # Words a turn says a thing changed with ("I'm in K-19 now", "switched to", "turns out it was wrong").
