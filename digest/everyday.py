@@ -635,16 +635,41 @@ def future_or_change_time(c: Clause, text: str, value: str = "") -> tuple[str | 
     return change_time(c, text, value)
 
 
+def _amount(text: str) -> float | None:
+    m = re.search(r"(\d[\d,]*(?:\.\d+)?)\s*(k\b)?", text)
+    if not m:
+        return None
+    return float(m[1].replace(",", "")) * (1000 if m[2] else 1)
+
+
+def _held_figure_near(c: Clause, value: str) -> list[ClaimVersion]:
+    """'the landlord's putting it up to 1,315': "it" is the one held figure of about that size (within a
+    factor of 1.5), when exactly one is."""
+    new = _amount(value)
+    if not new:
+        return []
+    near = [h for h in c.open_held() if h.cardinality == "one" and (old := _amount(h.value)) and 1 / 1.5 <= new / old <= 1.5]
+    return near if len(near) == 1 else []
+
+
 def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'the landlord is raising the rent to €1,530 from May': a held quantity's new value, from its time words."""
-    key = attribute_key(m["attr"])
-    held = c.open_held(key)
+    attr = re.sub(r"(?i)\s+(?:up|down)$", "", m["attr"])
+    key = attribute_key(attr)
+    held = c.open_held(key) if key != "it" else _held_figure_near(c, m["v"])
+    if not held and key != "it":
+        # "lowered the deposit target" of a held "target": the held slot its last words name
+        words = key.split("_")
+        held = [h for h in c.open_held() if h.cardinality == "one" and words[-len(h.predicate.split("_")):] == h.predicate.split("_")]
+        held = held if len({h.predicate for h in held}) == 1 else []
+    if held:
+        key = held[0].predicate
     if not held or not re.search(r"\d", held[0].value):
         return None  # only a number the ledger holds changes so ("cut the grass to 3 cm" is no fact)
     value = clean_value(m["v"])
     start, phrase = future_or_change_time(c, c.text[m.end():] or c.text, value)
     return [draft("supersede", c.subject, key, value, m.group(0) + c.text[m.end():].split(".")[0], cardinality="one",
-                  template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", valid_from=start, phrase=phrase)]
+                  template=f"{{subject}}'s {key.replace('_', ' ')} is {{value}}", valid_from=start, phrase=phrase)]
 
 
 def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -692,6 +717,17 @@ def _slot_named_in_turn(c: Clause) -> ClaimVersion | None:
     return None
 
 
+def _held_value_named_elsewhere(c: Clause) -> ClaimVersion | None:
+    """'the Harbour Inn was full so I'm at the Quayside instead': the one held open value whose name
+    (a capitalised word of it) the clause's sentence says before it."""
+    clause = c.text.casefold()
+    sentence = next((s for s in re.split(r"(?<=[.!?;])\s+", c.turn.casefold()) if clause in s), "")
+    rest = sentence[: sentence.find(clause)]
+    said = {w.casefold() for w in re.findall(r"[\w'’\-]{4,}", rest)}
+    held = [h for h in c.open_held() if {w.casefold() for w in re.findall(r"(?<![\w'’])[A-Z][\w'’\-]{3,}", h.value)} & said]
+    return held[0] if len(held) == 1 else None
+
+
 def _held_slot_named(c: Clause, thing: str) -> ClaimVersion | None:
     """The one held open single-valued slot whose name holds every word of `thing` (singular)."""
     words = [w.rstrip("s") if len(w) > 3 else w for w in thing.casefold().split()]
@@ -716,7 +752,7 @@ def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
 def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'pool locker changed, it's 2093 now', 'new landlord … it's Ashby Lettings now', 'switched gyms,
     I'm at Rockhouse now': the named slot's new value."""
-    held = _slot_named_in_turn(c)
+    held = _slot_named_in_turn(c) or _held_value_named_elsewhere(c)
     value = clean_value(m["v"])
     if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
         return None
@@ -833,6 +869,7 @@ def _quantities(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return drafts or None
 
 
+_NOT_HEADS = frozenset("now currently still just also only maybe like than then and or but so was is were plus and each every".split())
 _NOT_FIGURES = frozenset("down up to at from about around by of in on for with day days week weeks page room level step".split())
 
 
@@ -860,6 +897,54 @@ def _how_often(m: re.Match[str], c: Clause) -> list[Draft] | None:
     value = " ".join(m["freq"].split())
     key = attribute_key(f"{act} frequency")
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {act} frequency is {{value}}", changed=bool(c.open_held(key)))]
+
+
+# One figure said as a fragment ("rent 1,240", "target 30k", "squat 1RM is 110kg", "pot's at 16,400",
+# "take home's 3,480 now"): a short head, an optional link word, a number with its unit.
+FIGURE_ITEM = re.compile(
+    r"(?i)(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z0-9][\w\-]*){0,2}?)"
+    r"(?:\s+(?:is|are|at|of)|['’]s(?:\s+at)?|\s*[:=])?\s+(?:now\s+|still\s+|currently\s+)?(?:at\s+)?(?:about\s+|around\s+|roughly\s+)?"
+    r"(?P<q>[$€£]?\d[\d.,:]*(?:\s*(?:k|kg|kgs|kilos|lbs?|km|kms|mi|miles|min|mins|minutes|secs|reps|%|bpm|cm|mm|ml|mg|iu)\b|%)?"
+    r"(?:\s+(?:a|per)\s+(?:day|week|month|year|km|mile))?)(?P<now>\s+(?:now|tho|though|lol|btw|today))?"
+)
+_WEEK_AND_MONTH_WORDS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun jan feb mar apr may "
+    "jun jul aug sep sept oct nov dec january february march april june july august september october november december".split()
+)
+
+
+def figure_item(text: str) -> re.Match[str] | None:
+    """`text` as one figure of a thing (FIGURE_ITEM), or None: its head names no time, place in a
+    sequence or pronoun, and its number reads as a measure (a unit, a sum, a decimal, a time, two digits)."""
+    m = FIGURE_ITEM.fullmatch(text.strip(" .!"))
+    if not m:
+        return None
+    words = m["attr"].casefold().split()
+    if (words[0] in _NOT_FIGURES or words[0] in _NOT_HEADS or words[-1] in _NOT_FIGURES or not _plain_attribute(m["attr"])
+            or any(w in _WEEK_AND_MONTH_WORDS for w in words) or words[-1] in _ATTR_STOP or words[-1] in ("times", "x")):
+        return None
+    q = m["q"]
+    if not re.search(r"[a-z%]\s*$|[$€£]|\d,\d{3}|\d\.\d|\d:\d|\d\d|\d\s*k$", q, re.I):
+        return None
+    return m
+
+
+def _figure(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'rent 1,240', 'pot's at 16,400', 'take home's 3,480 now': one figure of a thing, its own slot (or
+    the held slot its head names)."""
+    found = figure_item(c.text)
+    if found is None:
+        return None
+    attr = " ".join(found["attr"].split())
+    key = attribute_key(attr)
+    value = " ".join(found["q"].split())
+    if len(attr.split()) == 1 and re.fullmatch(r"\d+(?:\.\d+)*", value):
+        value = f"{attr} {value}"  # "node 20", "wanikani 27": a bare number says little without its name
+    held = _held_slot_named(c, attr)
+    if held is not None and held.predicate != key:
+        return [held_replaced(c, held, value, c.text, *change_time(c, c.text))]
+    return [state(c, key, value, c.text, template=f"{{subject}}'s {attr} is {{value}}",
+                  changed=bool(c.open_held(key)) or bool(found["now"] and "now" in found["now"]))]
 
 
 class _Swapped:
@@ -952,12 +1037,15 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "it's Y now",
-        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to)\s+(?:now\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s+now\b"),
-        _now_it_is,
+        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to)\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s+(?:now|instead)\b|^.*?\b(?:changed|moved|is\s+different),\s+(?:it's\s+)?now\s+(?P<v2>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s*$"),
+        lambda m, c: _now_it_is(_Swapped(m), c),
         examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
                   (("my gym is Fitbox", "switched gyms, I'm at Corehouse now"), (("user", "gym", "Corehouse"),)),
                   (("Hi, I'm Aino Laine", "we got married! I'm taking his name so it's Aino Koski now"), (("user", "name", "Aino Koski"),)),
-                  (("note: my desk at the office is D-12", "desks got reshuffled, I'm in F-03 now"), (("user", "desk_at_the_office", "F-03"),))),
+                  (("note: my desk at the office is D-12", "desks got reshuffled, I'm in F-03 now"), (("user", "desk_at_the_office", "F-03"),)),
+                  (("remember: bike lock code 4471", "lock code changed, now 6092"), (("user", "bike_lock_code", "6092"),)),
+                  (("I booked 2 nights at the Harbour Inn", "the harbour inn was full so I'm at the Quayside Lodge instead"),
+                   (("user", "booked", "Quayside Lodge"),))),
         counter=("it's Monday now",),
     ),
     Pattern(
@@ -1145,10 +1233,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "team",
-        re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?(?:from\s+the\s+[\w\- ]+?\s+team\s+)?to|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+team)\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
+        re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?(?:from\s+the\s+[\w\- ]+?\s+team\s+)?to|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+(?:team|squad|crew|pod))\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
         _team,
         examples=((("I moved over to the payments team",), (("user", "team", "payments team"),)),
-                  (("I'm on the payments team at Brightwater Foods.",), (("user", "team", "payments team"), ("user", "works_at", "Brightwater Foods")))),
+                  (("I'm on the payments team at Brightwater Foods.",), (("user", "team", "payments team"), ("user", "works_at", "Brightwater Foods"))),
+                  (("i'm on the search squad at Tollbridge",), (("user", "team", "search squad"), ("user", "works_at", "Tollbridge")))),
     ),
     Pattern(
         "weight",
@@ -1170,9 +1259,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "raising X to Y",
-        re.compile(r"(?i)^(?:.*?\s)?(?:rais(?:ing|ed|es)|increas(?:ing|ed|es)|put(?:ting)?\s+up|bump(?:ing|ed|s)|cut(?:ting|s)?|lower(?:ing|ed|s)|reduc(?:ing|ed|es)|dropp(?:ing|ed))\s+(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:up\s+|down\s+)?to\s+(?P<v>[$€£]?\d[\d,.]*(?:\s*(?!(?:from|in|on|at|by|next|this|last|starting|a|per|as|of|and|but|so|since|because|now|for|to|with|which|after|before)\b)(?:k|%|[a-z]+))?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        re.compile(r"(?i)^(?:.*?\s)?(?:rais(?:ing|ed|es)|increas(?:ing|ed|es)|put(?:ting)?\s+up|put(?:ting|s)?|push(?:ing|ed|es)?|bump(?:ing|ed|s)|cut(?:ting|s)?|lower(?:ing|ed|s)|reduc(?:ing|ed|es)|dropp(?:ing|ed))\s+(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:up\s+|down\s+)?to\s+(?P<v>[$€£]?\d[\d,.]*(?:\s*(?!(?:from|in|on|at|by|next|this|last|starting|a|per|as|of|and|but|so|since|because|now|for|to|with|which|after|before)\b)(?:k|%|[a-z]+))?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _raised,
-        examples=((("rent is €900 a month", "landlord raised the rent to €975 last week"), (("user", "rent", "€975"),)),),
+        examples=((("rent is €900 a month", "landlord raised the rent to €975 last week"), (("user", "rent", "€975"),)),
+                  (("take home is 4,100 a month", "rent 910", "the landlord is putting it up to 960"), (("user", "rent", "960"), ("user", "take_home", "4,100 a month")))),
         counter=("they cut the grass to 3 cm",),
     ),
     Pattern(
@@ -1244,6 +1334,17 @@ PATTERNS: tuple[Pattern, ...] = (
         if len(m["v"].split()) <= 3 else None,
         examples=((("my manager Ines Okoro wants the report by friday",), (("user", "manager", "Ines Okoro"),)),),
         counter=("my manager is away",),
+    ),
+    Pattern(
+        "figure",
+        re.compile(r".+"),
+        _figure,
+        examples=((("rent 1,240",), (("user", "rent", "1,240"),)),
+                  (("savings at 4,300", "savings at 5,050 now"), (("user", "savings", "5,050"),)),
+                  (("target 30k",), (("user", "target", "30k"),)),
+                  (("deadlift 1RM is 140kg",), (("user", "deadlift_1rm", "140kg"),)),
+                  (("also deno 20 now",), (("user", "deno", "deno 20"),))),
+        counter=("day 3", "gate 4", "sept 14", "back on the 21st", "it's 12", "2 times", "page 40"),
     ),
     Pattern(
         "X is Y, said plainly",

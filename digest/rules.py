@@ -242,6 +242,15 @@ def _known_person(request: ExtractionRequest, name: str) -> str | None:
     return people.pop() if len(people) == 1 else None
 
 
+# Chat often writes the first person small ("i moved to Tarnow", "i'm on the search team"); the patterns read
+# it as "I". The same length, so a clause's offset in the entry holds, and grounding folds case anyway.
+_SMALL_I = re.compile(r"(?<![\w'’\-])i(?=['’](?:m|ve|d|ll)\b|\s)")
+
+
+def capital_i(text: str) -> str:
+    return _SMALL_I.sub("I", text)
+
+
 _ADVERBS = {"just", "now", "recently", "finally", "still", "also", "currently", "actually", "no", "longer"}
 
 
@@ -362,7 +371,7 @@ class RulesExtractor:
             return []
         drafts: list[Draft] = []
         self._last_third = ""  # "my sister moved to Turku, she got a job at X": she is the sister
-        for clause in _clauses(entry.text):
+        for clause in _clauses(capital_i(entry.text)):
             third = self._third_person(clause, request)
             drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))
         return drafts

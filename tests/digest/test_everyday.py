@@ -75,10 +75,15 @@ REWORDED = [
      {("user", "ci", "Woodpecker")}, {("user", "ci", "Jenkins which I hate but whatever")}),
     (("fwiw the staging box is db-stg-02.example.internal if you need it", "staging moved btw, it's db-stg-07 now"),
      {("user", "staging_box", "db-stg-07")}, {("user", "staging_box", "db-stg-02.example.internal")}),
-    # a note a later note says changed is replaced; one sharing a single word is another note
+    # a figure a later turn says changed is replaced; one sharing a single word is another slot
     (("remember: gym locker code 4471", "fyi locker code changed, now 8830", "remember: bike lock code 1234"),
-     {("user", "note", "locker code changed, now 8830"), ("user", "note", "bike lock code 1234")},
-     {("user", "note", "gym locker code 4471")}),
+     {("user", "gym_locker_code", "8830"), ("user", "bike_lock_code", "1234")},
+     {("user", "gym_locker_code", "4471")}),
+    # a note a later note says changed is replaced; one sharing a single word is another note
+    (("remember: water the balcony ferns on sundays", "fyi balcony ferns changed, water them on mondays now",
+      "remember: water the kitchen basil daily"),
+     {("user", "note", "balcony ferns changed, water them on mondays now"), ("user", "note", "water the kitchen basil daily")},
+     {("user", "note", "water the balcony ferns on sundays")}),
     # a drug the doctor took the user off ends; the one switched to starts
     (("my GP put me on atenolol 25mg", "she bumped me to 50mg atenolol", "the atenolol made me dizzy so she's taken me off it and switched me to bisoprolol 5mg"),
      {("user", "medication", "bisoprolol 5 mg")}, {("user", "medication", "atenolol 50 mg"), ("user", "medication", "me 50 mg")}),
