@@ -869,7 +869,7 @@ def _quantities(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return drafts or None
 
 
-_NOT_HEADS = frozenset("now currently still just also only maybe like than then and or but so was is were plus and each every".split())
+_NOT_HEADS = frozenset("now currently still just also only maybe like than then and or but so was is were plus each every".split())
 _NOT_FIGURES = frozenset("down up to at from about around by of in on for with day days week weeks page room level step".split())
 
 
@@ -901,7 +901,7 @@ def _how_often(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 # One figure said as a fragment ("rent 1,240", "target 30k", "squat 1RM is 110kg", "pot's at 16,400",
 # "take home's 3,480 now"): a short head, an optional link word, a number with its unit.
-FIGURE_ITEM = re.compile(
+_FIGURE_ITEM = re.compile(
     r"(?i)(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z0-9][\w\-]*){0,2}?)"
     r"(?:\s+(?:is|are|at|of)|['’]s(?:\s+at)?|\s*[:=])?\s+(?:now\s+|still\s+|currently\s+)?(?:at\s+)?(?:about\s+|around\s+|roughly\s+)?"
     r"(?P<q>[$€£]?\d[\d.,:]*(?:\s*(?:k|kg|kgs|kilos|lbs?|km|kms|mi|miles|min|mins|minutes|secs|reps|%|bpm|cm|mm|ml|mg|iu)\b|%)?"
@@ -913,10 +913,10 @@ _WEEK_AND_MONTH_WORDS = frozenset(
 )
 
 
-def figure_item(text: str) -> re.Match[str] | None:
-    """`text` as one figure of a thing (FIGURE_ITEM), or None: its head names no time, place in a
+def _figure_item(text: str) -> re.Match[str] | None:
+    """`text` as one figure of a thing (_FIGURE_ITEM), or None: its head names no time, place in a
     sequence or pronoun, and its number reads as a measure (a unit, a sum, a decimal, a time, two digits)."""
-    m = FIGURE_ITEM.fullmatch(text.strip(" .!"))
+    m = _FIGURE_ITEM.fullmatch(text.strip(" .!"))
     if not m:
         return None
     words = m["attr"].casefold().split()
@@ -932,7 +932,7 @@ def figure_item(text: str) -> re.Match[str] | None:
 def _figure(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'rent 1,240', 'pot's at 16,400', 'take home's 3,480 now': one figure of a thing, its own slot (or
     the held slot its head names)."""
-    found = figure_item(c.text)
+    found = _figure_item(c.text)
     if found is None:
         return None
     attr = " ".join(found["attr"].split())
