@@ -25,7 +25,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .model import Draft
-from .when import find_time_phrase, resolve_time_phrase
+from .when import MONTHS, WEEKDAYS, find_time_phrase, resolve_time_phrase
 
 if TYPE_CHECKING:
     from .extractor import ExtractionRequest
@@ -907,10 +907,7 @@ _FIGURE_ITEM = re.compile(
     r"(?P<q>[$€£]?\d[\d.,:]*(?:\s*(?:k|kg|kgs|kilos|lbs?|km|kms|mi|miles|min|mins|minutes|secs|reps|%|bpm|cm|mm|ml|mg|iu)\b|%)?"
     r"(?:\s+(?:a|per)\s+(?:day|week|month|year|km|mile))?)(?P<now>\s+(?:now|tho|though|lol|btw|today))?"
 )
-_WEEK_AND_MONTH_WORDS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun jan feb mar apr may "
-    "jun jul aug sep sept oct nov dec january february march april june july august september october november december".split()
-)
+_WEEK_AND_MONTH_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS)  # with their short forms ("sept", "thu")
 
 
 def _figure_item(text: str) -> re.Match[str] | None:
