@@ -150,7 +150,7 @@ _SAME_SLOT = {"boss": "manager", "line_manager": "manager", "supervisor": "manag
 
 
 def attribute_key(words: str) -> str:
-    words = _ATTR_MODS.sub("", words.strip()).strip()
+    words = _ATTR_MODS.sub("", _ARTICLES.sub("", words.strip())).strip()
     key = re.sub(r"[\s\-]+", "_", words.casefold())
     return _SAME_SLOT.get(key, key)
 
@@ -184,9 +184,20 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     if len(value.split()) > 8 or value.endswith("?"):
         return None
-    changed = bool(m.groupdict().get("mods") and re.search(r"(?i)new", m["mods"] or "")) or bool(_CHANGE.search(m.group(0)))
+    named = _NAME_THEN_ASIDE.match(value)
+    if named:  # "Saoirse Byrne, really nice": the name, not the remark after it
+        value = named["v"]
+    corrected = _NOT_THAT.match(value)
+    if corrected:  # "the night supervisor is Ines not Bo": Ines, in place of whatever the slot held
+        value = corrected["v"]
+    changed = bool(corrected) or bool(m.groupdict().get("mods") and re.search(r"(?i)new", m["mods"] or "")) or bool(_CHANGE.search(m.group(0)))
     noun = " ".join(_ATTR_MODS.sub("", attr).split())
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed)]
+
+
+_NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z])")
+# "Ines not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
+_NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3})$")
 
 
 # Words that are no attribute of the speaker's when said as "<word> is <value>".
@@ -438,6 +449,95 @@ def _ended(m: re.Match[str], c: Clause) -> list[Draft] | None:
             "don't drive": "no longer drives", "no longer drive": "no longer drives", "don't use": "no longer uses",
             "no longer use": "no longer uses"}.get(verb, verb)
     return [draft("add", c.subject, "ended", f"{said} {what}", m.group(0), cardinality="many", template=ENDED[1], valid_from=start, phrase=phrase)]
+
+
+_WORDS = re.compile(r"[\w'’\-]+")
+_SMALL_WORDS = frozenset("a an the my our his her their of to at in on for with".split())
+
+
+def _naming(c: Clause, what: str) -> list[ClaimVersion]:
+    """Held open facts that `what` names: each of its words is in the fact's value or its slot's name
+    ("my Corefit membership": gym_membership = "at Corefit"), and one at least in the value or all of the
+    slot's words said ("my gym membership")."""
+    tokens = [t for t in _WORDS.findall(what.casefold()) if t not in _SMALL_WORDS]
+    if not tokens:
+        return []
+    found = []
+    for held in c.open_held():
+        if held.predicate in ("note", "ended", "relation", "name"):
+            continue
+        value = set(_WORDS.findall(held.value.casefold()))
+        slot = set(held.predicate.split("_"))
+        plural = {t.removesuffix("s") for t in tokens}
+        if all(t in value | slot or t.removesuffix("s") in value | slot for t in tokens) and (
+            value & (set(tokens) | plural) or slot <= set(tokens) | plural
+        ):
+            found.append(held)
+    return found
+
+
+def _no_longer(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I don't play bandy anymore', 'I'm not vegetarian any more', 'we no longer use Trello': every held
+    fact it names ends (from its time words, or when said). Nothing held: another pattern may read it."""
+    if m["dont"] and not re.search(r"(?i)\bany\s?more\b", c.text):
+        return None  # "I don't eat meat" is how things are, not news that something ended
+    if m["am"] and not re.search(r"(?i)\b(?:any\s?more|no\s+longer)\b", m.group(0)):
+        return None
+    what = clean_value(m["what"])
+    if not what or len(what.split()) > 6 or re.match(r"(?i)^(?:it|that|this|them|him|her|you|sure|so|really|very|too)\b", what):
+        return None
+    held = _naming(c, what)
+    if not held:
+        return None
+    start, phrase = change_time(c, c.text)
+    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                  valid_from=max(start, h.valid_from), phrase=phrase) for h in held]
+
+
+def _cancelled_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I cancelled my Corefit membership', 'cancelled the hotel': the held facts it names end when said."""
+    what = clean_value(m["what"])
+    held = _naming(c, what) if what and len(what.split()) <= 6 else []
+    if not held:
+        return None
+    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                  valid_from=max(c.said_at, h.valid_from)) for h in held]
+
+
+# Roles a person fills for the user that end when that person leaves ("my reviewer is Fabrizio", "Fabrizio left").
+_PERSON_HELD_NOT = frozenset({"relation", "name", "ended", "note", "lives_in", "works_at", "likes", "has", "booked"})
+
+
+def _someone_left(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Fabrizio left on Friday', 'Ines retired', 'Bo got poached by X': a person who leaves no longer fills
+    the roles the user's facts give them (their manager, their reviewer). Nobody held: not read here."""
+    who = normalise(m["who"])
+    held = [h for h in c.open_held() if h.predicate not in _PERSON_HELD_NOT and not h.predicate.endswith("_contact")
+            and re.fullmatch(r"(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+){0,2}", h.value)
+            and (h.value_key == who or normalise(re.sub(r"^(?:Dr|Mr|Mrs|Ms)\.?\s+", "", h.value).split()[0]) == who)]
+    if not held:
+        return None
+    start, phrase = change_time(c, c.text)
+    drafts = [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                    valid_from=max(start, h.valid_from), phrase=phrase) for h in held]
+    # "Fabrizio left on Friday :( Perpetua does my reviews now": what the rest of the clause says is read too
+    for rest in _AFTER_NEWS.split(c.text[m.end():])[1:]:
+        drafts += everyday(dataclasses.replace(c, text=rest.strip(" ,.;!")), only=None) or [] if rest.strip() else []
+    return drafts
+
+
+# Where a clause's news about someone ends and what follows it begins: a smiley, a comma, "so".
+_AFTER_NEWS = re.compile(r"\s*(?:[:;]-?[()DPp/\\|]+|[,;]|\s(?:so|and)\s)\s*")
+
+
+def _new_one(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'we have a new landlord, Mrs. Ivanova-Tull', 'a new manager called Wilhelmina Oduya': the slot's value changes now."""
+    key = attribute_key(m["attr"])
+    if not key or key.split("_")[-1] in _ATTR_STOP or key in RELATION_WORDS or key in POSSESSIONS:
+        return None
+    value = clean_value(m["v"])
+    noun = " ".join(m["attr"].split())
+    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=True)]
 
 
 def _passed_away(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -1127,6 +1227,25 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("I quit?", "I gave up on it", "Don't have time for this"),
     ),
     Pattern(
+        "no longer does X",
+        re.compile(r"(?i)^(?:I|we)(?:\s+(?P<dont>don't|do\s+not|no\s+longer)\s+(?:really\s+)?(?P<verb>[a-z]+)(?:\s+(?:to|at|in|with|on))?|(?P<am>'m|\s+am|'re|\s+are)\s+(?:not|no\s+longer)\s+(?:a\s+|an\s+|on\s+|with\s+|at\s+|in\s+)?)\s*(?P<what>[^,;]+?)(?:\s+any\s?more)?(?=\s*(?:$|[,;.!]))"),
+        _no_longer,
+        examples=((("I play bandy every weekend", "I don't play bandy anymore"), ()),
+                  (("I'm vegetarian", "I'm not vegetarian anymore, I eat fish again"), ()),
+                  (("we use Trello for sprints", "we no longer use Trello"), ())),
+        counter=("I don't eat meat", "I'm not sure anymore", "I don't know anymore"),
+    ),
+    Pattern(
+        "someone left",
+        re.compile(r"^(?:.*?(?:[,;:]\s*|\b(?:so|and|also|but|btw|fyi)\s+))?(?P<who>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)\s+(?:has\s+|had\s+|just\s+|finally\s+|officially\s+)*"
+                   r"(?:left|quit|retired|resigned|moved\s+on|is\s+leaving|was\s+(?:let\s+go|laid\s+off|fired|made\s+redundant)|got\s+(?:let\s+go|laid\s+off|fired|poached)|"
+                   r"(?:moved|changed|switched)\s+teams|moved\s+(?:over\s+)?to\s+(?:the\s+|another\s+|a\s+different\s+)?[a-z]+\s+team)\b"),
+        _someone_left,
+        examples=((("my reviewer is Fabrizio Lenz", "Fabrizio left on Friday :( Perpetua does my reviews now"), ()),
+                  (("my dentist is Dr. Ferro", "Dr. Ferro retired in May"), ())),
+        counter=("Anna left the party early", "Bo quit smoking"),
+    ),
+    Pattern(
         "passed away",
         re.compile(r"^(?P<who>(?:[Mm]y|[Oo]ur)\s+[a-z]+|[A-Z][a-z]+)\s+(?P<how>passed\s+away|died|was\s+put\s+down)\b"),
         _passed_away,
@@ -1152,6 +1271,23 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^I(?:'ve)?\s+(?:just\s+)?(?:cancell?ed|had\s+to\s+cancel)\s+(?P<what>[^,]+)$"),
         _cancelled,
         examples=((("I booked a table at Nora's for Friday", "I cancelled Nora's"), ()),),
+    ),
+    Pattern(
+        "cancelled what is held",
+        re.compile(r"(?i)^(?:I|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|also\s+)?(?:cancell?ed|ended|terminated|had\s+to\s+cancel)\s+(?P<what>[^,;]+)"),
+        _cancelled_held,
+        examples=((("My gym membership is at Corefit.", "I cancelled my Corefit membership."), ()),
+                  (("I booked a hotel too, the Grand Arden", "also cancelled the hotel, we found a flat instead"), ())),
+        counter=("I cancelled it",),
+    ),
+    Pattern(
+        "a new X, Name",
+        re.compile(r"(?i)^(?:(?:we|I)\s+(?:(?:now\s+)?have|'ve\s+got|have\s+got|got)\s+)?(?:a|an|my|our)?\s*new\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*(?:[,:\-–]|\s+is|\s+called|\s+named)\s*"
+                   r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but)\b))"),
+        _new_one,
+        examples=((("fyi my landlord is Mr. Penhallow", "we have a new landlord, Mrs. Ivanova-Tull"), (("user", "landlord", "Mrs. Ivanova-Tull"),)),
+                  (("my manager is Ruben Vos", "we have a new manager called Wilhelmina Oduya"), (("user", "manager", "Wilhelmina Oduya"),))),
+        counter=("got a new phone, Pixel 9", "new job: Acme"),
     ),
     Pattern(
         "left and joined",
@@ -1190,7 +1326,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "role at",
         re.compile(rf"{_I}\s+(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
         _role_at,
-        examples=((("I'm a data analyst at Brightwater Foods",), (("user", "works_at", "Brightwater Foods"), ("user", "job_title", "data analyst"))),
+        examples=((("I'm a data analyst at Quarrymoor Foods",), (("user", "works_at", "Quarrymoor Foods"), ("user", "job_title", "data analyst"))),
                   (("I'm content strategy lead at Pellory, B2B software",), (("user", "works_at", "Pellory"), ("user", "job_title", "content strategy lead"))),
                   (("from Monday I'm a QA lead at Tovi Labs",), (("user", "works_at", "Tovi Labs"), ("user", "job_title", "QA lead")))),
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
@@ -1233,7 +1369,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?(?:from\s+the\s+[\w\- ]+?\s+team\s+)?to|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+(?:team|squad|crew|pod))\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
         _team,
         examples=((("I moved over to the payments team",), (("user", "team", "payments team"),)),
-                  (("I'm on the payments team at Brightwater Foods.",), (("user", "team", "payments team"), ("user", "works_at", "Brightwater Foods"))),
+                  (("I'm on the payments team at Quarrymoor Foods.",), (("user", "team", "payments team"), ("user", "works_at", "Quarrymoor Foods"))),
                   (("i'm on the search squad at Tollbridge",), (("user", "team", "search squad"), ("user", "works_at", "Tollbridge")))),
     ),
     Pattern(
@@ -1306,14 +1442,16 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "my X is Y",
-        re.compile(r"(?i)^(?:my|our)\s+(?P<mods>(?:new|current|old|actual|real|main|usual|regular)\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,5}?)\s+(?:is|are|'s)\s+(?:now\s+|still\s+|currently\s+|officially\s+)?(?P<v>.+)$"),
+        re.compile(r"(?i)^(?:my|our)\s+(?P<mods>(?:new|current|old|actual|real|main|usual|regular)\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,5}?)(?:\s+(?:is|are|'s)|['’]s(?=\s+(?:now\s+)?(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?(?-i:[A-Z])))\s+(?:now\s+|still\s+|currently\s+|officially\s+)?(?P<v>.+)$"),
         _open_attribute,
         examples=(
             (("remember: my dentist is Dr. Osei", "remember: my dentist is now Dr. Lund"), (("user", "dentist", "Dr. Lund"),)),
             (("Our stack is Flask on SQLite",), (("user", "stack", "Flask on SQLite"),)),
             (("My landlord is Mrs. Okoro.",), (("user", "landlord", "Mrs. Okoro"),)),
+            (("my manager is Ilkka Rantala", "first week done. my manager's Saoirse Byrne, really nice"), (("user", "manager", "Saoirse Byrne"),)),
+            (("fyi the night supervisor is Ottla not Bertram",), (("user", "night_supervisor", "Ottla"),)),
         ),
-        counter=("My head is killing me", "my phone is broken", "My name is on the list?", "my bad is so real", "my favourite is pizza"),
+        counter=("my manager's office is on the third floor", "My head is killing me", "my phone is broken", "My name is on the list?", "my bad is so real", "my favourite is pizza"),
     ),
     Pattern(
         "command: X is Y",
@@ -1393,7 +1531,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -221,6 +221,10 @@ _THIRD_AND = re.compile(r",?\s+and\s+(?=(?:lives|works|loves|likes|enjoys|has|ow
 _PRONOUN = re.compile(r"^(?:she|he|they)\s+(?P<rest>[a-z'].*)$", re.I)
 
 
+# Everyday patterns read before the third person's: they name someone, but change the user's facts.
+_USER_FIRST = frozenset({"someone left"})
+
+
 def _named_relation(request: ExtractionRequest, relation: str) -> str | None:
     """'my sister' is the one person the ledger holds as the user's sister, when there is exactly one."""
     named = {c.subject for c in request.current if c.predicate == "relation" and c.value_key == normalise(relation) and c.tx_to is None}
@@ -372,7 +376,13 @@ class RulesExtractor:
         drafts: list[Draft] = []
         self._last_third = ""  # "my sister moved to Turku, she got a job at X": she is the sister
         for clause in _clauses(capital_i(entry.text)):
+            # "Fabrizio left on Friday": news about someone, but what it changes is the user's (the roles held
+            # for them), so it is read before the clause is taken as the third person's own.
+            about_user = self._everyday(clause, request, SUBJECT, clause.text, only=_USER_FIRST)
             third = self._third_person(clause, request)
+            if about_user is not None:  # and what it says of them ("Ulla moved to the billing team")
+                drafts.extend(about_user + [d for d in third or () if d.subject != SUBJECT])
+                continue
             drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))
         return drafts
 

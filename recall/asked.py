@@ -408,7 +408,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
             return not any(names_relative(text, r, owner=rf"(?:{re.escape(asked.person)}['’]s|her|his|their)") for text in texts for r in roles)
         if any(names_relative(text, r) or names_beside(text, role) for text in texts for r in roles):
             return False
-        # "piano lessons with Mrs. Halden" names the piano teacher without the word
+        # "piano lessons with Mrs. Okonjo-Reyes" names the piano teacher without the word
         return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
     if asked.head in SUMMARY_HEADS or (not asked.person and any(word in held for word in asked.alternatives())):
         return False  # a summary need not say its word; a held slot asked by the head answers (the user's own)
