@@ -296,8 +296,13 @@ def _left_joined(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return _job(c, m["v"], c.text, role=m.groupdict().get("role")) or None
 
 
+# The last word of a firm's name ("Halvard Consulting", "Pell Analytics"): joining it is a job.
+_ORG_WORDS = re.compile(r"\s(?:Consulting|Consultants|Labs?|Inc|Ltd|LLC|GmbH|Bank|Health|Analytics|Systems|Studios?|Group|Partners|"
+                        r"Technologies|Tech|Solutions|Media|Agency|Software|Capital|Ventures|Logistics|Industries|Corp|Company)\.?$")
+
+
 def _joined(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    worky = m.groupdict().get("role") or re.search(r"(?i)\b(?:job|work|team|company|engineer|role|position|hired)\b", c.turn)
+    worky = m.groupdict().get("role") or re.search(r"(?i)\b(?:job|work|team|company|engineer|role|position|hired)\b", c.turn) or _ORG_WORDS.search(m["v"])
     if not worky and not c.open_held("works_at"):
         return None
     return _job(c, m["v"], c.text, role=m.groupdict().get("role")) or None
@@ -476,11 +481,16 @@ def _naming(c: Clause, what: str) -> list[ClaimVersion]:
     return found
 
 
+_FIXED_VERBS = frozenset("like love enjoy live work".split())
+
+
 def _no_longer(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'I don't play bandy anymore', 'I'm not vegetarian any more', 'we no longer use Trello': every held
     fact it names ends (from its time words, or when said). Nothing held: another pattern may read it."""
     if m["dont"] and not re.search(r"(?i)\bany\s?more\b", c.text):
         return None  # "I don't eat meat" is how things are, not news that something ended
+    if (m["verb"] or "").casefold() in _FIXED_VERBS:
+        return None  # the fixed slots' own endings ("I don't like X anymore", "I don't live in X any more")
     if m["am"] and not re.search(r"(?i)\b(?:any\s?more|no\s+longer)\b", m.group(0)):
         return None
     what = clean_value(m["what"])
@@ -1340,10 +1350,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "joined",
-        re.compile(rf"{_I}\s+(?:joined|started\s+at|started\s+working\s+at|started\s+a\s+new\s+job\s+at)\s+{PROPER}(?:\s+(?:on|last|this)\s+[A-Z]?[a-z]+)?(?:\s+as\s+an?\s+(?P<role>[A-Za-z][\w\- ]*?))?(?=\s*(?:$|[,.;!]))"),
+        re.compile(rf"{_I}\s+(?:joined|started\s+at|started\s+working\s+at|started\s+a\s+new\s+job\s+at)\s+{PROPER}(?:\s+(?:on|last|this)\s+[A-Z]?[a-z]+|\s+(?:a|an|one|two|three|four|a\s+few|\d+)\s+(?:days?|weeks?|months?)\s+ago)?(?:\s+as\s+an?\s+(?P<role>[A-Za-z][\w\- ]*?))?(?=\s*(?:$|[,.;!]))"),
         _joined,
-        examples=((("I started at Pellwood on Monday as a product designer",), (("user", "works_at", "Pellwood"), ("user", "job_title", "product designer"))),),
-        counter=("I joined Strava",),
+        examples=((("I started at Pellwood on Monday as a product designer",), (("user", "works_at", "Pellwood"), ("user", "job_title", "product designer"))),
+                  (("Two weeks ago I started at Ormesby Analytics.",), (("user", "works_at", "Ormesby Analytics"),))),
+        counter=("I joined Strava", "I started at Corefit two weeks ago"),
     ),
     Pattern(
         "not at any more",
@@ -1498,9 +1509,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "habit",
-        re.compile(r"(?i)^I(?:\s+(?:now|still|mostly|usually|also))*\s+(?P<verb>drive|ride|take|use|play|speak|own)\s+(?P<v>.+)$"),
+        re.compile(r"(?i)^(?:I|we)(?:\s+(?:now|still|mostly|usually|also))*\s+(?P<verb>drive|ride|take|use|play|speak|own)\s+(?P<v>.+)$"),
         _habit,
-        examples=((("I drive a 2019 Kia Ceed.",), (("user", "drives", "2019 Kia Ceed"),)), (("I take the tram to work now",), (("user", "takes", "the tram to work"),))),
+        examples=((("I drive a 2019 Kia Ceed.",), (("user", "drives", "2019 Kia Ceed"),)), (("I take the tram to work now",), (("user", "takes", "the tram to work"),)),
+                  (("we use Taskwell for sprints", "we moved from Taskwell to Orbitask"), (("user", "uses", "Orbitask for sprints"),))),
         counter=("I take it easy on weekends", "I use it a lot", "I take a break"),
     ),
     Pattern(

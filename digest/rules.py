@@ -172,7 +172,7 @@ _NO_LONGER_LIVES = re.compile(
 )
 _NOW_AT = re.compile(rf"^I(?:'m| am)\s+now\s+(?:working\s+)?at\s+{_PROPER}{_TAIL}")
 _SWITCHED_FROM = re.compile(
-    rf"^I(?:'ve| have)?(?:\s+(?:just|finally|recently))?\s+(?:switched|changed|moved)\s+from\s+(?P<old>[A-Z][^,.;!]*?)\s+to\s+{_PROPER}{_TAIL}"
+    rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|finally|recently))?\s+(?:switched|changed|moved|migrated)\s+(?:over\s+)?from\s+(?P<old>[A-Z][^,.;!]*?)\s+to\s+{_PROPER}{_TAIL}"
 )
 _SWITCHED_JOB = re.compile(
     rf"^I(?:'ve| have)?(?:\s+(?:just|finally|recently))?\s+(?:switched|changed)\s+(?:jobs|companies|employers)\s+(?:to|and\s+(?:I'm|am)\s+now\s+at)\s+{_PROPER}{_TAIL}"
@@ -207,7 +207,7 @@ _RELATIONS = (
     r"grandfather|niece|nephew|roommate|flatmate|neighbou?r|twin|stepmom|stepdad|stepson|stepdaughter)"
 )
 _THIRD = re.compile(
-    rf"^(?:[Mm]y|[Oo]ur)\s+(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
+    rf"^(?:(?:[Mm]y|[Oo]ur)\s+|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an)\s))(?P<rel>{_RELATIONS}|gran|nan)(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
 )
 _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
@@ -320,11 +320,17 @@ def _reworded(text: str) -> str | None:
     if now:
         return now["rest"]  # "from today I'm an HR advisor at X": what holds from when it was said
     lead = _LEADING_TIME.match(text)
-    if lead and not re.match(r"(?i)(?:last|this|next|yesterday|today|on|in)\b", lead["phrase"]):
-        return f"{lead['rest']} {lead['phrase']}"  # "since October I work at X" (events read a leading date themselves)
+    if lead:  # "since October I work at X", "last Friday I moved to Y" (nothing else read them as they were said)
+        return f"{lead['rest']} {_small_first(lead['phrase'])}"
     if _IMPLICIT_I.match(text):
         return "I " + text[0].lower() + text[1:]
     return None
+
+
+def _small_first(phrase: str) -> str:
+    """A time phrase moved after what it dates starts small ("Since March" → "since March"), so no
+    pattern reads it as part of a name before it."""
+    return phrase[:1].lower() + phrase[1:]
 
 
 def _strip_time(value: str) -> str:
@@ -464,6 +470,11 @@ class RulesExtractor:
         if _HEDGE.search(scope) or _MODAL_MAY.search(scope):
             return []
         first = self._everyday(clause, request, subject, text, only=FIRST_PATTERNS)
+        timed = _LEADING_TIME.match(text) if not first else None
+        if timed:  # "two weeks ago I started at X": read as "I started at X two weeks ago", quoting the words said
+            after = f"{timed['rest']} {_small_first(timed['phrase'])}"
+            moved = self._everyday(_Clause(after, clause.offset, clause.lead), request, subject, after, only=FIRST_PATTERNS)
+            first = [Draft(**{**d.__dict__, "quote": text}) for d in moved or ()]
         if first:
             return first
         read = self._fixed(clause, request, subject, text)

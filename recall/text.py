@@ -361,7 +361,7 @@ _CHANGE_CUES = re.compile(
 # Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Quenby Labs")
 # or, right after, that it ended ("Semaphore is gone").
 _ENDED_BEFORE = re.compile(r"(?i)\b(?:not|no\s+longer|from|off|left|quit|ditched|dropped|instead\s+of|replaced|wrapped\s+up\s+at|ex|former|old|previous)\W+(?:\w+\W+){0,2}$")
-_ENDED_AFTER = re.compile(r"(?i)^\W*(?:\w+\W+){0,1}(?:is|was|are|were|has\s+been)?\s*(?:gone|wrong|dead|over|done|cancell?ed|no\s+more|any\s?more)\b")
+_ENDED_AFTER = re.compile(r"(?i)^\W*(?:\w+\W+){0,1}(?:is|was|are|were|has\s+been)?\s*(?:gone|wrong|dead|over|done|cancell?ed|no\s+more|any\s?more)\b|^\W*(?:has\s+|had\s+|just\s+)*(?:left|quit|retired|resigned|moved\s+on|passed\s+away|died)\b(?!\s+(?:me|us|him|her|them|you|a|an|the|my|our|his|their|it)\b)")
 _STILL = re.compile(r"(?i)\b(?:still|again|as\s+before|same\s+as)\b")
 
 

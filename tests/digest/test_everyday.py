@@ -87,6 +87,13 @@ REWORDED = [
     # a drug the doctor took the user off ends; the one switched to starts
     (("my GP put me on atenolol 25mg", "she bumped me to 50mg atenolol", "the atenolol made me dizzy so she's taken me off it and switched me to bisoprolol 5mg"),
      {("user", "medication", "bisoprolol 5 mg")}, {("user", "medication", "atenolol 50 mg"), ("user", "medication", "me 50 mg")}),
+    # a kin word said without "my" is still the user's ("mum moved to X" moves the mum "my mum" named)
+    (("my mum lives in Kelso", "mum moved to Hawick in June"), {("user's mum", "lives_in", "Hawick")}, {("user's mum", "lives_in", "Kelso")}),
+    # a leading time phrase moved after what it dates starts small, so it is no part of a name
+    (("Since March I work at Pellory.",), {("user", "works_at", "Pellory")}, {("user", "works_at", "Pellory Since March")}),
+    (("I live in Kelso", "Last Friday I moved to Hawick."), {("user", "lives_in", "Hawick")}, {("user", "lives_in", "Kelso")}),
+    # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
+    (("my gym membership is at Fitforge", "I cancelled my gym membership"), set(), {("user", "gym_membership", "at Fitforge")}),
 ]
 
 

@@ -194,6 +194,9 @@ def test_the_person_a_question_asks_of(query, name):
     ("fyi parking got reshuffled, I'm in K-19 now, level 3", "D-33", True),
     ("we're on Redshift, not Vertica. Vertica was my previous job", "Vertica", True),
     ("also Semaphore is gone, our contract ran out", "Semaphore", True),
+    ("Fabrizio left on friday :( Perpetua does my reviews now", "Fabrizio", True),  # the person named, then gone
+    ("Dr. Ferro has retired, the practice is sending me to someone new", "Dr. Ferro", True),
+    ("Fabrizio left me a voicemail about the review", "Fabrizio", False),  # "left" with an object: no ending
     ("turns out the blood type was wrong, I'm O negative", "AB positive", True),
     ("return is still the 31st", "March 31", False),  # a word of staying
     ("bench still stuck at 70", "70 kg", False),
