@@ -16,6 +16,7 @@ unknown start (DESIGN §2). A statement of change ("my dentist is now Dr. Lund",
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -62,7 +63,8 @@ _ATTR_STOP = {
 RELATION_WORDS = {
     "sister", "brother", "mother", "mom", "mum", "father", "dad", "wife", "husband", "partner", "son", "daughter", "best_friend",
     "friend", "boyfriend", "girlfriend", "fiance", "fiancee", "boss", "cousin", "aunt", "uncle", "niece", "nephew", "roommate",
-    "flatmate", "neighbour", "neighbor", "twin", "grandma", "grandpa", "grandmother", "grandfather",
+    "flatmate", "neighbour", "neighbor", "twin", "grandma", "grandpa", "grandmother", "grandfather", "gran", "nan", "grandad",
+    "brother-in-law", "sister-in-law", "mother-in-law", "father-in-law", "son-in-law", "daughter-in-law", "coworker", "colleague",
 }
 _ATTR_MODS = re.compile(r"(?i)^(?:(?:new|current|old|actual|real|main|usual|regular|primary|official)\s+)+")
 
@@ -169,6 +171,18 @@ def state(c: Clause, predicate: str, value: str, quote: str, *, template: str, c
     return draft("add", c.subject, predicate, value, quote, cardinality=cardinality, template=template, valid_from=start, phrase=phrase)
 
 
+def corrected_state(c: Clause, predicate: str, value: str, quote: str, *, template: str) -> Draft:
+    """'… is Y, not Z': a correction, not a change. Y replaces what the slot held over all the time it
+    was held (it was never Z), so an as-of read of the past answers Y too; what the ledger believed then
+    stays in transaction time."""
+    value = clean_value(value)
+    others = [v for v in c.open_held(predicate) if v.value_key != normalise(value)]
+    if not others:
+        return state(c, predicate, value, quote, template=template, changed=False)
+    return draft("supersede", c.subject, predicate, value, quote, cardinality=others[0].cardinality, template=template,
+                 valid_from=min(o.valid_from for o in others))
+
+
 def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     groups = m.groupdict()
     attr, value = m["attr"].strip(), groups.get("rev") or groups.get("v") or ""
@@ -190,8 +204,11 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     corrected = _NOT_THAT.match(value)
     if corrected:  # "the night supervisor is Ines not Bo": Ines, in place of whatever the slot held
         value = corrected["v"]
-    changed = bool(corrected) or bool(m.groupdict().get("mods") and re.search(r"(?i)new", m["mods"] or "")) or bool(_CHANGE.search(m.group(0)))
-    noun = " ".join(_ATTR_MODS.sub("", attr).split())
+    noun = " ".join(_ATTR_MODS.sub("", _ARTICLES.sub("", attr)).split())
+    if corrected:
+        return [corrected_state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}")]
+    changed = (bool(m.groupdict().get("mods") and re.search(r"(?i)new|interim|acting", m["mods"] or ""))
+               or bool(m.groupdict().get("acting")) or bool(_CHANGE.search(m.group(0))) or "officially" in m.group(0))
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed)]
 
 
@@ -206,6 +223,35 @@ _NOT_PLAIN = frozenset(
     "something someone somebody anything anyone which what who where when why how one he she they we you i "
     "weather life time answer problem question reason result point plan idea thing stuff".split()
 )
+
+
+def _their_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Wenna's birthday is 4 November', 'my partner Wenna's birthday is …': an attribute of that
+    person, as 'my X is Y' is of the user's; with the relation when the words name it."""
+    if c.subject != "user":
+        return None
+    rel = (m["rel"] or "").casefold()
+    if rel and rel.replace(" ", "_") not in RELATION_WORDS:
+        return None
+    value = clean_value(m["v"])
+    named = _NAME_THEN_ASIDE.match(value)
+    value = named["v"] if named else value
+    corrected = _NOT_THAT.match(value)
+    value = corrected["v"] if corrected else value
+    key = attribute_key(m["attr"])
+    looks_like_value = re.match(r"(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z0-9€$£]|\S*\d", value)
+    if (not key or key.split("_")[-1] in _ATTR_STOP or not value or not looks_like_value or len(value.split()) > 6
+            or _BAD_VALUE.match(value) or value.endswith("?")):
+        return None
+    who = m["who"]
+    noun = " ".join(m["attr"].split())
+    theirs = dataclasses.replace(c, subject=who)
+    template = f"{{subject}}'s {noun} is {{value}}"
+    drafts = [corrected_state(theirs, key, value, m.group(0), template=template) if corrected
+              else state(theirs, key, value, m.group(0), template=template, changed=bool(_CHANGE.search(m.group(0))))]
+    if rel:
+        drafts.insert(0, draft("add", who, "relation", rel, m.group(0), cardinality="many", template="{subject} is the user's {value}"))
+    return drafts
 
 
 def _plain_attribute(attr: str) -> bool:
@@ -496,6 +542,8 @@ def _no_longer(m: re.Match[str], c: Clause) -> list[Draft] | None:
     what = clean_value(m["what"])
     if not what or len(what.split()) > 6 or re.match(r"(?i)^(?:it|that|this|them|him|her|you|sure|so|really|very|too)\b", what):
         return None
+    if _DIET_WORD.fullmatch(what):
+        return None  # a diet ends into the next one the turn names ("not vegan any more … flexitarian"): the diet pattern
     held = _naming(c, what)
     if not held:
         return None
@@ -838,14 +886,26 @@ def _held_value_named_elsewhere(c: Clause) -> ClaimVersion | None:
     return held[0] if len(held) == 1 else None
 
 
+def _word_like(word: str, part: str) -> bool:
+    """Whether a word said names a word of a slot's name: the same stem ("gyms", "gym"; "insurer",
+    "insurance"; "mum's", "mum")."""
+    word, part = re.sub(r"['’]s$", "", word), re.sub(r"['’]s$", "", part)
+    if len(word) < 3:
+        return word == part
+    if part.startswith(word) or (len(part) >= 4 and word.startswith(part)):
+        return True
+    common = len(os.path.commonprefix([word, part]))
+    return common >= 5 or (common >= 4 and min(len(word), len(part)) <= 5)
+
+
 def _held_slot_named(c: Clause, thing: str) -> ClaimVersion | None:
     """The one held open single-valued slot whose name holds every word of `thing` (singular)."""
-    words = [w.rstrip("s") if len(w) > 3 else w for w in thing.casefold().split()]
-    words = [w for w in words if w not in ("my", "our", "the", "a")]
+    words = [w.rstrip("s") if len(w) > 3 and not w.endswith(("'s", "’s")) else w for w in thing.casefold().split()]
+    words = [w for w in words if w not in ("my", "our", "the", "a", "at", "of", "for")]
     if not words:
         return None
-    held = [h for h in c.open_held() if h.cardinality == "one"
-            and all(any(part.startswith(w) for part in h.predicate.split("_")) for w in words)]
+    held = [h for h in c.open_held() if h.cardinality == "one" and h.predicate not in ("name", "ended", "note")
+            and all(any(_word_like(w, part) for part in re.split(r"[_\s]+", h.predicate)) for w in words)]
     return held[0] if len({h.predicate for h in held}) == 1 else None
 
 
@@ -857,6 +917,28 @@ def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     start, phrase = change_time(c, c.text)
     return [held_replaced(c, held, value, m.group(0), start, phrase)]
+
+
+def _changed_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'mum's gate code changed to 9025', 'rent went up this month, it's 1,615 now': the held slot the
+    words name now holds the value. Nothing held of that name: not read here."""
+    thing = m["thing"]
+    if thing.casefold() in _NOT_PLAIN or (thing[:1].isupper() and " " not in thing and not m.group(0).startswith(thing)):
+        return None  # "I moved to Porto", "so Anna moved to Milan": someone, not something held
+    if thing[:1].isupper() and re.search(r"(?i)\bmoved\b", m.group(0)) and not c.open_held() or _person_named(c, thing):
+        return None
+    held = _held_slot_named(c, thing)
+    value = clean_value(m["v"])
+    if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
+        return None
+    start, phrase = change_time(c, c.text)
+    return [held_replaced(c, held, value, m.group(0), start, phrase)]
+
+
+def _person_named(c: Clause, word: str) -> bool:
+    """Whether `word` is someone the ledger knows (a subject, or a held value that is a name)."""
+    key = normalise(word)
+    return any(h.subject_key == key or (h.value[:1].isupper() and normalise(h.value.split()[0]) == key) for h in c.request.current)
 
 
 def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -1156,6 +1238,18 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("it's Monday now",),
     ),
     Pattern(
+        "X changed to Y",
+        re.compile(r"(?i)^(?:.*?(?:[,;]\s*|\b(?:so|and|but|also)\s+))?(?:(?:my|our|the)\s+)?(?P<thing>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,4}?)\s+(?:has\s+|have\s+|just\s+|was\s+|got\s+)?"
+                   r"(?:changed|moved|went\s+(?:up|down)|increased|decreased|dropped|rose|gone\s+(?:up|down))"
+                   r"(?:\s+(?:this|last)\s+\w+|\s+today|\s+again)?(?:\s+(?:to|from\s+[^,;]+?\s+to)\s+|\s*[,;:]\s*(?:it's\s+|it\s+is\s+|now\s+|it's\s+now\s+)+)"
+                   r"(?P<v>(?-i:[A-Z0-9€$£#](?:[^,;]|,(?=\d))*?))(?=\s*(?:$|[,;.!](?!\d)|\s+(?:now|from|since|as|because|instead)\b))"),
+        _changed_to,
+        examples=((("remember door code at dad's block is 3390", "dad's door code changed to 5127. forget the old one"),
+                   (("user", "door_code_at_dad's_block", "5127"),)),
+                  (("rent is €1,250 a month", "Rent went up this month, it's €1,310 now"), (("user", "rent", "€1,310"),))),
+        counter=("the plan changed to something else", "my mood changed", "it changed to Monday"),
+    ),
+    Pattern(
         "switched X to Y",
         re.compile(r"(?i)^(?:.*?\b)?(?:switched|changed|moved)\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:over\s+)?to\s+(?P<v>(?-i:[A-Z0-9][^,;]*?))(?=\s*(?:$|[,;.!]|\s+(?:now|instead|because|since|as)\b))"),
         _switched_to,
@@ -1266,7 +1360,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "cancelled and rebooked",
         re.compile(r"(?i)^I(?:'ve)?\s+cancell?ed\s+(?P<old>.+?)\s+and\s+(?:re)?booked\s+(?P<new>[^,]+?)(?:\s+instead)?(?:,.*)?$"),
         _cancel_rebook,
-        examples=((("I booked a week in Ghent from May 12 to 19", "I cancelled Ghent and booked Bruges instead, same dates"),
+        examples=((("I booked a week in Mechelen from May 12 to 19", "I cancelled Mechelen and booked Bruges instead, same dates"),
                    (("user", "booked", "a week in Bruges from May 12 to 19"),)),),
     ),
     Pattern(
@@ -1411,9 +1505,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "diet",
-        re.compile(rf"(?i)^(?:(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?)(?P<v>{_DIETS})\b(?:\s+any\s?more)?"),
+        re.compile(rf"(?i)^(?:(?:I'm\s+|I\s+am\s+)?(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?)(?P<v>{_DIETS})\b(?:\s+any\s?more)?"),
         _diet,
-        examples=((("I'm vegan fyi",), (("user", "diet", "vegan"),)), (("I'm vegetarian", "no longer vegetarian btw, so pescatarian"), (("user", "diet", "pescatarian"),))),
+        examples=((("I'm vegan fyi",), (("user", "diet", "vegan"),)), (("I'm vegetarian", "no longer vegetarian btw, so pescatarian"), (("user", "diet", "pescatarian"),)),
+                  (("I'm vegan", "I'm not vegan any more, eating eggs again. flexitarian I suppose"), (("user", "diet", "flexitarian"),))),
         counter=("not vegetarian food though",),
     ),
     Pattern(
@@ -1440,7 +1535,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "work from",
         re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+been)?\s+(?:working|work)\s+(?:from|out\s+of)\s+(?P<v>the\s+[\w\- ]+?\s+office|home|[A-Z][\w\- ]+?\s+office)\b"),
         _work_from,
-        examples=((("I've been working from the Ghent office since last Monday",), (("user", "works_from", "the Ghent office"),)),),
+        examples=((("I've been working from the Mechelen office since last Monday",), (("user", "works_from", "the Mechelen office"),)),),
     ),
     Pattern(
         "thing on",
@@ -1450,6 +1545,16 @@ PATTERNS: tuple[Pattern, ...] = (
                    (("user", "checkout_service", "on Postgres"), ("user", "stack", "Rails on Postgres"))),
                   (("code lives on Codeberg",), (("user", "code", "on Codeberg"),))),
         counter=("The meeting is in March",),
+    ),
+    Pattern(
+        "Name's X is Y",
+        re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>[a-z][a-z\-]+(?:\s+friend)?)\s+)?(?!(?:What|Who|Where|When|How|Which|That|It|There|Here|He|She|Let|Today|Tomorrow|Everyone|Nobody)['’])"
+                   r"(?P<who>[A-Z][a-z][\w\-]*)['’]s\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:is|are)\s+(?:now\s+|actually\s+|still\s+)?(?P<v>[^;]+)$"),
+        _their_attribute,
+        examples=((("Please remember my partner Wenna's birthday is 4 November.", "sorry, I got it wrong. Wenna's birthday is 6 November, not the 4th"),
+                   (("Wenna", "birthday", "6 November"), ("Wenna", "relation", "partner"))),
+                  (("Tobiah's school is Larchfield Primary",), (("Tobiah", "school", "Larchfield Primary"),))),
+        counter=("What's the plan is unclear", "Anna's idea is great", "Tom's car is red"),
     ),
     Pattern(
         "my X is Y",
@@ -1466,10 +1571,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "command: X is Y",
-        re.compile(r"(?i)^(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,4}?)\s+(?:is|are)\s+(?:now\s+)?(?P<v>[^,;]+)(?:[,;].*)?$"),
+        re.compile(r"(?i)^(?P<attr>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,5}?)\s+(?:is|are)\s+(?:now\s+)?(?P<v>[^,;]+)(?:[,;].*)?$"),
         lambda m, c: _open_attribute(m, c) if re.search(r"(?i)\b(?:remember|note|fyi|record|memo|keep in mind)\b", c.lead) else None,
         examples=((("remember: locker code at the gym is 5521", "remember: locker code at the gym is 8830 now"),
-                   (("user", "locker_code_at_the_gym", "8830"),)),),
+                   (("user", "locker_code_at_the_gym", "8830"),)),
+                  (("remember door code at dad's block is 3390",), (("user", "door_code_at_dad's_block", "3390"),))),
         counter=("the weather is lovely",),
     ),
     Pattern(
@@ -1494,17 +1600,23 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is Y, said plainly",
-        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+)?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)$"),
+        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+)?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)(?:,\s+(?!\d).*)?$"),
         lambda m, c: _open_attribute(m, c) if _plain_attribute(m["attr"]) else None,
         examples=((("CI is Jenkins, repos are on Bitbucket",), (("user", "ci", "Jenkins"), ("user", "repos", "on Bitbucket"))),
-                  (("rent is €900 a month",), (("user", "rent", "€900 a month"),))),
+                  (("rent is €900 a month",), (("user", "rent", "€900 a month"),)),
+                  (("rent is €1,250 a month, due on the 1st", "oops: the rent is €1,205, not €1,250"), (("user", "rent", "€1,205"),))),
         counter=("Today is Monday", "It is March", "That is Kai's", "the weather is lovely", "Everything is OK"),
     ),
     Pattern(
         "Y is my X",
-        re.compile(r"^(?P<rev>(?:Dr\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})\s+is\s+(?:now\s+)?(?:my|our)\s+(?P<mods>(?:new|current)\s+)?(?P<attr>[A-Za-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3})$"),
+        re.compile(r"^(?:.*?(?:[,;]\s+|\b(?:so|and|but)\s+))??(?P<rev>(?:Dr\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3})\s+(?:is|'s)\s+(?:(?:now|officially|currently|still)\s+)*"
+                   r"(?:(?P<acting>covering|acting|standing\s+in|filling\s+in|stepping\s+in)\s+as\s+)?(?:my|our)\s+(?P<mods>(?:new|current|interim|acting)\s+)?"
+                   r"(?P<attr>[A-Za-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?:\s+(?:now|in\s+the\s+meantime|for\s+now|for\s+the\s+time\s+being|from\s+today))?$"),
         _open_attribute,
-        examples=((("Dr. Mensah is my GP",), (("user", "gp", "Dr. Mensah"),)),),
+        examples=((("Dr. Mensah is my GP",), (("user", "gp", "Dr. Mensah"),)),
+                  (("My lead is Quentin Marlowe-Ash", "Tamsyn Greaves is covering as my lead in the meantime"), (("user", "lead", "Tamsyn Greaves"),)),
+                  (("My lead is Quentin Marlowe-Ash", "he's joining the ops team, so Tamsyn is officially my lead now"), (("user", "lead", "Tamsyn"),)),
+                  (("My lead is Quentin Marlowe-Ash", "Quentin's off on leave, Tamsyn Greaves is covering as my lead"), (("user", "lead", "Tamsyn Greaves"),))),
         counter=("Pizza is my favourite",),
     ),
     Pattern(
@@ -1543,7 +1655,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -63,6 +63,7 @@ _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
     r"please|actually|sorry|correction|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
     r"oh and|guess what|news|these days|nowadays|currently|now|"
+    r"(?:please\s+)?remember(?=\s+(?!(?:that|when|what|how|where|who|why|if|whether|the\s+time|to)\b))|"
     r"[A-Za-z]+(?:\s+[A-Za-z]+){0,4}:)[,!:]?\s+)+",
     re.I,
 )
@@ -204,10 +205,11 @@ _UPCOMING_HAVE = re.compile(
 _RELATIONS = (
     r"(?:sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|best\s+friend|friend|boyfriend|"
     r"girlfriend|fianc[ée]e?|boss|colleague|coworker|co-worker|cousin|aunt|uncle|grandma|grandmother|grandpa|"
-    r"grandfather|niece|nephew|roommate|flatmate|neighbou?r|twin|stepmom|stepdad|stepson|stepdaughter)"
+    r"grandfather|grandad|granddad|gran|nan|niece|nephew|roommate|flatmate|neighbou?r|twin|stepmom|stepdad|stepson|stepdaughter|"
+    r"(?:brother|sister|mother|father|son|daughter)-in-law)"
 )
 _THIRD = re.compile(
-    rf"^(?:(?:[Mm]y|[Oo]ur)\s+|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an)\s))(?P<rel>{_RELATIONS}|gran|nan)(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
+    rf"^(?:(?:[Mm]y|[Oo]ur)\s+|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an|[Gg]randad)\s))(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
 )
 _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"

@@ -356,7 +356,7 @@ _CHANGE_CUES = re.compile(
     r"(?i)\b(?:now|no\s+longer|any\s?more|instead|switch(?:ed|ing)|chang(?:ed|ing)|mov(?:ed|ing)|new|replac(?:ed|ing)|"
     r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled|left|quit|ditched|dropped|gone|got\s+off|"
     r"took\s+over|taking\s+over|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
-    r"downgraded|cancell?ed|rebooked|sold|wrapped\s+up)\b"
+    r"downgraded|cancell?ed|rebooked|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated)\b"
 )
 # Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Quenby Labs")
 # or, right after, that it ended ("Semaphore is gone").

@@ -54,7 +54,7 @@ KNOWLEDGE_SETS = sorted((ROOT / "evals" / "data").glob("knowledge_*.json")) + [S
 # schemas) used before these datasets existed. Names of people, places, firms and pets are not here.
 GENERIC = {
     "Monday", "Tuesday", "Tuesdays", "Wednesday", "Thursday", "Thursdays", "Friday", "Saturday", "Sunday",
-    "wednesday", "thursday", "saturday", "firefighter", "paramedic",
+    "wednesday", "thursday", "saturday", "firefighter", "paramedic", "director", "payments",
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
     "November", "December", "Next", "German", "Portuguese", "English", "Spanish", "French", "Dutch",
     "daughter", "girlfriend", "boyfriend", "grandmother", "grandfather", "flatmate", "designer", "pharmacist",
