@@ -552,6 +552,20 @@ def _no_longer(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   valid_from=max(start, h.valid_from), phrase=phrase) for h in held]
 
 
+def _they_cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Glenmorie cancelled on me', 'the airline cancelled': what the user holds with them (a booking naming
+    them) ends when said; what the rest of the clause says ('… rebooked with Y') is read too."""
+    held = [h for h in _naming(c, m["who"]) if h.predicate == "booked" or h.cardinality == "many"]
+    if not held:
+        return None
+    drafts = [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                    valid_from=max(c.said_at, h.valid_from)) for h in held]
+    for rest in _AFTER_NEWS.split(c.text[m.end():])[1:]:
+        rest = re.sub(r"(?i)^(?:and\s+|so\s+)?(?=(?:re)?booked\b)", "I ", rest.strip(" ,.;!"))
+        drafts += (everyday(dataclasses.replace(c, text=rest)) or []) if rest else []
+    return drafts
+
+
 def _cancelled_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'I cancelled my Corefit membership', 'cancelled the hotel': the held facts it names end when said."""
     what = clean_value(m["what"])
@@ -1365,7 +1379,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "booked",
-        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|also))*\s+booked\s+(?P<v>.+)$"),
+        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|also))*\s+(?:re)?booked\s+(?P<v>.+)$"),
         _booked,
         examples=((("I booked a flight to Tampere for March 3",), (("user", "booked", "a flight to Tampere for March 3"),)),),
         counter=(),
@@ -1375,6 +1389,14 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^I(?:'ve)?\s+(?:just\s+)?(?:cancell?ed|had\s+to\s+cancel)\s+(?P<what>[^,]+)$"),
         _cancelled,
         examples=((("I booked a table at Nora's for Friday", "I cancelled Nora's"), ()),),
+    ),
+    Pattern(
+        "they cancelled",
+        re.compile(r"^(?P<who>[A-Z][\w'’&\-]+(?:\s+[A-Z][\w'’&\-]+){0,2})\s+(?:has\s+|have\s+|just\s+)*(?:cancell?ed|called\s+off|dropped)(?:\s+(?:on\s+(?:me|us)|the\s+\w+|my\s+\w+|our\s+\w+|it|everything))?(?=\s*(?:$|[,;.!]|\s+(?:so|and|but)\b))"),
+        _they_cancelled,
+        examples=((("I've booked a rental car with Glenmorie Hire, pickup on 23 Sept", "Glenmorie cancelled on me!! rebooked the car with Fasach Rentals"),
+                   (("user", "booked", "the car with Fasach Rentals"),)),),
+        counter=("Netflix cancelled my favourite show",),
     ),
     Pattern(
         "cancelled what is held",

@@ -1253,16 +1253,36 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
     for hit in later:
         if hit.episode is None or hit.episode.role != "user":
             continue
-        names_value = re.search(rf"(?i)(?<!\w){re.escape(claim.value.strip())}(?!\w)", hit.text) is not None
+        names_value = re.search(rf"(?i)(?<!\w){re.escape(claim.value.strip())}(?!\w)", hit.text) is not None or _names_a_name_of(
+            claim.value, hit.text)
         # A note is free text, its slot what it is about: a later turn about the same thing ("dentist
         # moved to 3 Mar" beside "dentist Dr. Ode, appt 11 Mar") may change it without repeating it.
         about_note = claim.predicate == NOTE and bool(_note_words(claim.value) & _note_words(hit.text))
         if (claim.cardinality == "one" or names_value or about_note) and says_changed(hit.text, claim.value):
             return True
+        # "Glenmorie cancelled on me" after "a rental car with Glenmorie Car Hire …": a name of the value, ended
+        if any(says_changed(hit.text, name) for name in _names_of(claim.value) if re.search(rf"(?i)(?<!\w){re.escape(name)}(?!\w)", hit.text)):
+            return True
     return False
 
 
 NOTE = "note"  # the digest's predicate for what a command lead-in asked to keep ("remember: …")
+
+# A capitalised word of a value that names something ("Glenmorie" of "a rental car with Glenmorie Car Hire …"):
+# not the first word of the value, not a month or a day.
+_VALUE_NAME = re.compile(r"(?<=\s)[A-Z][\w'’\-]{3,}")
+
+
+def _names_of(value: str) -> list[str]:
+    """The names a value holds besides its first word ("Glenmorie", "Car", "Hire", "Dunvarra" of "a rental car
+    with Glenmorie Car Hire, pickup in Dunvarra"), months and days aside."""
+    return [name for name in _VALUE_NAME.findall(" " + value.strip()) if name.casefold() not in _DATE_WORDS]
+
+
+def _names_a_name_of(value: str, text: str) -> bool:
+    """Whether `text` names something `value` names by a name of its own: a later turn saying "Glenmorie
+    cancelled on me" is about the booking "a rental car with Glenmorie Car Hire …"."""
+    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) for name in _names_of(value))
 
 
 def _note_words(text: str) -> set[str]:

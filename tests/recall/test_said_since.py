@@ -363,3 +363,19 @@ def test_a_question_finds_a_turn_that_says_its_thing_otherwise(clocked_ledger, c
     assert "6 June" in recall.prompt("when's the wedding?", SCOPE).text
     assert "14 May" in recall.prompt("when do I fly out?", SCOPE).text
     assert recall.prompt("who's doing our flowers?", SCOPE).text == ""  # nothing said otherwise either
+
+
+@pytest.mark.parametrize(("later", "changed"), [
+    ("Glenmorie cancelled on me!! rebooked with another firm, pickup is still on the 3rd", True),  # a name of it, ended
+    ("Glenmorie emailed the pickup details, still on the 3rd", False),  # a name of it, not ended
+])
+def test_a_turn_ending_something_a_value_names_moves_it_out(clocked_ledger, clock, journal, recall, later, changed):
+    """A many-valued fact ("booked a rental car with Glenmorie Car Hire, …") changes when a later turn of
+    the user's ends something it names ("Glenmorie cancelled on me"), though it never repeats the whole value."""
+    define(clocked_ledger, clock, "booked", "many", "{subject} booked {value}")
+    said = say(journal, clock, "2026-03-03T09:00:00Z", "I've booked a rental car with Glenmorie Car Hire, pickup in Dunvarra on the 3rd")
+    hold(clocked_ledger, clock, "2026-03-03T09:05:00Z", "user", "booked", "a rental car with Glenmorie Car Hire, pickup in Dunvarra on the 3rd", source=said)
+    say(journal, clock, "2026-04-22T18:00:00Z", later, session="s2")
+    clock.now = parse_time("2026-04-25")
+    block = recall.prompt("who's my rental car with?", SCOPE)
+    assert [h.claim.value for h in (block.changed if changed else block.facts)] == ["a rental car with Glenmorie Car Hire, pickup in Dunvarra on the 3rd"]
