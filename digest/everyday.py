@@ -1012,6 +1012,7 @@ def _handles(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     key, words = _owner_key(thing)
     start, phrase = change_time(c, c.text[m.end():] or c.text)
+    c = dataclasses.replace(c, subject="user")  # whom the user asks about the thing: the user's, whoever the clause was about
     held = c.open_held(key)
     if held and held[0].value_key == normalise(who):
         return None
@@ -1286,8 +1287,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "someone handles X",
         re.compile(r"^(?:.*?(?:[,;]\s*|\b(?:so|and|also|now)\s+))?(?:(?P<v>(?:Dr\.?\s+)?[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)(?:\s+(?:in|from|on)\s+[a-z]+)?\s+(?:now\s+)?"
-                   r"(?:runs|owns|handles|manages|does|took\s+over|has\s+taken\s+over|is\s+taking\s+over|takes\s+care\s+of|looks\s+after|is\s+in\s+charge\s+of|is\s+responsible\s+for)\s+"
-                   r"(?:the\s+|our\s+|my\s+|all\s+the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)"
+                   r"(?:runs|owns|handles|manages|does|leads|is\s+leading|is\s+running|is\s+handling|took\s+over|has\s+taken\s+over|is\s+taking\s+over|takes\s+care\s+of|looks\s+after|is\s+in\s+charge\s+of|is\s+responsible\s+for)\s+"
+                   r"(?:the\s+|our\s+|my\s+|all\s+the\s+)?(?P<thing>(?:[A-Z][\w\-]*\s+(?=[a-z]))?[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)"
                    r"|(?:the\s+|our\s+|my\s+)?(?P<thing2>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:now\s+)?(?:come|comes)\s+(?:now\s+)?from\s+(?P<v2>[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?))"
                    r"(?=\s*(?:$|[,;.!?]|\s+(?:now|from|as\s+of|since|today|these\s+days|on|at|in|for)\b))"),
         lambda m, c: _handles(_Swapped(m), c),
@@ -1295,7 +1296,9 @@ PATTERNS: tuple[Pattern, ...] = (
                    (("user", "deploy_contact", "Aiyana"),)),
                   (("Nadia in finance owns the budget numbers", "Corin took over the budget reporting as of today"),
                    (("user", "budget_contact", "Corin"),)),
-                  (("the invoices come from Ottla Berg now",), (("user", "invoice_contact", "Ottla Berg"),))),
+                  (("the invoices come from Ottla Berg now",), (("user", "invoice_contact", "Ottla Berg"),)),
+                  (("My coworker Ysolde Quarrin is leading the Harrowgate migration", "Ysolde got promoted, so Bram Keel has taken over the Harrowgate migration"),
+                   (("user", "harrowgate_contact", "Bram Keel"),))),
         counter=("I run the house", "It does the job", "Monday runs late"),
     ),
     Pattern(

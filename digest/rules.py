@@ -87,6 +87,8 @@ _JOINT = re.compile(
     r"|(?:,\s*|\s+)and\s+(?:then\s+)?(?=(?:started|joined|moved|switched|left|quit|sold|bought|adopted)\s)"
     # a list of how things are: "Django 4.2 on MariaDB 10.11, CI is Drone, code lives on SourceHut"
     r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
+    # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"
+    r"|,\s+(?=(?-i:[A-Z][a-z][\w\-]+(?:\s+[A-Z][a-z][\w\-]+)?)\s+(?:is|has|was|got|will)\s)"
 )
 # A full stop after a title or inside a number ("Dr. Lund", "86.5 kg") does not end a sentence.
 _SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d)|\.(?=[\w/]))+(?:[.!?;]+|$)")
@@ -100,11 +102,13 @@ _TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|unt
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
-    rf"(?:live|living|reside|residing|based|(?:have|'ve)\s+(?:been\s+living|lived))\s+in\s+{_PROPER}{_TAIL}"
+    rf"(?:live|living|reside|residing|based|(?:have|'ve)\s+(?:been\s+living|lived))"
+    rf"(?:\s+(?:on\s+(?:my|her|his|their)\s+own|alone|together|with\s+(?:my|her|his|their)\s+[a-z]+))?\s+in\s+{_PROPER}{_TAIL}"
 )
 _LIVED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+(?:been\s+living|lived|been\s+based)\s+in\s+{_PROPER}{_TAIL}")
 _MOVED = re.compile(
-    rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+to\s+{_PROPER}{_TAIL}"
+    rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+"
+    rf"(?:to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_TAIL}"
 )
 _LIVED_RANGE = re.compile(rf"^I\s+lived\s+in\s+{_PROPER}\s+(?P<when>(?:from|between)\s+.+?\s+(?:to|until|till|and)\s+[^,.;!]+)")
 _MOVED_OUT = re.compile(rf"^I(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?:moved\s+(?:out\s+of|away\s+from)|left)\s+{_PROPER}{_TAIL}")
@@ -209,18 +213,24 @@ _RELATIONS = (
     r"(?:brother|sister|mother|father|son|daughter)-in-law)"
 )
 _THIRD = re.compile(
-    rf"^(?:(?:[Mm]y|[Oo]ur)\s+|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an|[Gg]randad)\s))(?P<rel>{_RELATIONS})(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
+    rf"^(?:(?:[Mm]y|[Oo]ur)\s+|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an|[Gg]randad)\s))(?P<rel>(?i:{_RELATIONS}))(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?:\s+(?P<surname>[A-Z][a-z][\w\-]+))?(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
 )
 _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
 )
-_NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)\s+(?P<rest>[a-z].*)$")
+_NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)(?P<s>['’]s)?\s+(?P<rest>[a-z].*)$")
+# After "Name's": "is" before these or an -ing word ("Ana's leaving", "Ana's a nurse"), else "has" ("Ana's quit").
+_IS_AFTER_S = re.compile(r"(?:a|an|the|now|back|in|at|on|off|from|with|still|also|going|moving|getting|not|no|so|very|really|\w+ing)\b")
+# What may follow "Name's" for the clause to be news about that person rather than a thing of theirs
+# ("Ana's quit", "Ana's leaving", but "Ana's birthday is …" is her birthday: another pattern's).
+_NEWS_AFTER_S = re.compile(_IS_AFTER_S.pattern[:-3] + r"|quit|left|moved|got|been|gone|started|joined|retired|accepted|taken|passed|finished|"
+                           r"changed|switched|booked|sold|bought|found|had|just|finally|also|now)\b")
 _THIRD_VERBS = {
     "lives": "live", "works": "work", "is": "am", "has": "have", "resides": "reside", "loves": "love", "likes": "like",
     "enjoys": "enjoy", "owns": "own", "adores": "adore", "doesn't": "don't", "prefers": "prefer", "'s": "'m",
 }
 _THIRD_AND = re.compile(r",?\s+and\s+(?=(?:lives|works|loves|likes|enjoys|has|owns|moved|got|started|is)\b)")
-_PRONOUN = re.compile(r"^(?:she|he|they)\s+(?P<rest>[a-z'].*)$", re.I)
+_PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(?P<rest>[a-z'].*)$", re.I)
 
 
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
@@ -238,6 +248,8 @@ def _known_person(request: ExtractionRequest, name: str) -> str | None:
     is Mira Salo" makes "Mira" that person). None when no one, or several, answer to it."""
     wanted = normalise(name)
     subjects = {c.subject for c in request.current if c.subject_key == wanted and c.subject_key != SUBJECT}
+    if not subjects:  # "Ana" for the "Ana Roth" the ledger holds facts of
+        subjects = {c.subject for c in request.current if c.subject_key.split(" ")[0] == wanted and c.subject[:1].isupper()}
     if subjects:
         return subjects.pop()
     people = {
@@ -383,11 +395,19 @@ class RulesExtractor:
             return []
         drafts: list[Draft] = []
         self._last_third = ""  # "my sister moved to Turku, she got a job at X": she is the sister
+        previous_third = False
         for clause in _clauses(capital_i(entry.text)):
+            said = clause.text
+            if previous_third and _IMPLICIT_I.match(clause.text):
+                # "he's retraining as X and moved to Y": the second thing done is still his (quoting the words said)
+                clause = _Clause(f"they {clause.text}", clause.offset, clause.lead)
             # "Fabrizio left on Friday": news about someone, but what it changes is the user's (the roles held
             # for them), so it is read before the clause is taken as the third person's own.
             about_user = self._everyday(clause, request, SUBJECT, clause.text, only=_USER_FIRST)
             third = self._third_person(clause, request)
+            if third and clause.text != said:
+                third = [Draft(**{**d.__dict__, "quote": said}) if d.quote == clause.text else d for d in third]
+            previous_third = third is not None
             if about_user is not None:  # and what it says of them ("Ulla moved to the billing team")
                 drafts.extend(about_user + [d for d in third or () if d.subject != SUBJECT])
                 continue
@@ -404,20 +424,35 @@ class RulesExtractor:
         m = _THIRD.match(f"my {aside['rel'] or aside['rel2']} {aside['name']} {aside['rest']}" if aside else text)
         relation = None
         pronoun = _PRONOUN.match(text)
+        handled: list[Draft] = []
         if m:
-            relation = " ".join(m["rel"].split())
-            subject = m["name"] or _named_relation(request, relation) or f"{SUBJECT}'s {relation}"
+            relation = " ".join(m["rel"].split()).casefold()
+            named = " ".join(p for p in (m["name"], m["surname"]) if p)
+            subject = named or _named_relation(request, relation) or f"{SUBJECT}'s {relation}"
             rest = m["rest"]
+            if named:  # "my coworker Ana Roth is leading the X migration": what the user asks Ana about
+                handled = self._everyday(_Clause(f"{named} {rest}", clause.offset, clause.lead), request, SUBJECT, f"{named} {rest}",
+                                         only=frozenset({"someone handles X"})) or []
+        elif pronoun and not self._last_third and re.match(r"(?i)(?:she|he)\b", text) and not re.search(r"(?i)\b(?:me|my|us|our)\b", text):
+            # "she's accepted a job at X" with nobody named before: not the user's, and nobody's we know
+            # ("she bumped me to 20 mg" is the user's: what was done to them)
+            return []
         elif pronoun and self._last_third:
             subject, rest = self._last_third, pronoun["rest"]
+            if pronoun["s"]:  # "he's retraining as …", "she's accepted a job at …"
+                rest = ("is " if _IS_AFTER_S.match(rest) else "has ") + rest
+            elif pronoun["re"]:
+                rest = "are " + rest
         else:
             named = _NAMED.match(text)
-            if not named:
+            if not named or (named["s"] and not _NEWS_AFTER_S.match(named["rest"])):
                 return None
             subject = _known_person(request, named["name"])
             if subject is None:
                 return None
             rest = named["rest"]
+            if named["s"]:  # "Ana's leaving us", "Ana's quit the band": 's is "is" or "has"
+                rest = ("is " if _IS_AFTER_S.match(rest) else "has ") + rest
         self._last_third = subject
         drafts: list[Draft] = []
         for part in _THIRD_AND.split(rest):  # "loves gardening and lives in Hobart": two facts, one subject
@@ -433,6 +468,7 @@ class RulesExtractor:
                 if d.predicate == "note":  # a note keeps the words said, as the user's ("I turns 7" is no one's words)
                     d = Draft(**{**d.__dict__, "subject": SUBJECT, "value": text.strip(" ,.;")})
                 drafts.append(Draft(**{**d.__dict__, "quote": text}))
+        drafts += [Draft(**{**d.__dict__, "quote": text}) for d in handled]
         if relation and m and m["name"]:
             drafts += self._unnamed_ends(request, f"{SUBJECT}'s {relation}", drafts, text)
         if relation and m and m["name"] and not _HEDGE.search(text):

@@ -92,6 +92,16 @@ REWORDED = [
     # a leading time phrase moved after what it dates starts small, so it is no part of a name
     (("Since March I work at Pellory.",), {("user", "works_at", "Pellory")}, {("user", "works_at", "Pellory Since March")}),
     (("I live in Kelso", "Last Friday I moved to Hawick."), {("user", "lives_in", "Hawick")}, {("user", "lives_in", "Kelso")}),
+    # "Name's …" and "he's …" are that person's ('s as "is" before -ing, else "has"); the second thing they did
+    # after "and" is still theirs; a kin word written capitalised at a sentence's start; a two-word name
+    (("Declan, my brother-in-law, got engaged", "Declan's quit the fire service. He's retraining as a welder and moved to Tralee for the course."),
+     {("Declan", "lives_in", "Tralee")}, {("user", "lives_in", "Tralee")}),
+    (("My gran Orla lives on her own in Clonmel", "Gran moved into a sheltered flat in Thurles last week"),
+     {("Orla", "lives_in", "Thurles")}, {("Orla", "lives_in", "Clonmel")}),
+    (("My coworker Ysolde Quarrin is here", "Ysolde's leaving us, she's accepted a job at Pellmark Robotics"),
+     {("Ysolde Quarrin", "works_at", "Pellmark Robotics")}, {("user", "works_at", "Pellmark Robotics")}),
+    # "she" with nobody named before is nobody's we know, unless what she did was to the user
+    (("she's accepted a job at Pellmark Robotics",), set(), {("user", "works_at", "Pellmark Robotics")}),
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
     (("my gym membership is at Fitforge", "I cancelled my gym membership"), set(), {("user", "gym_membership", "at Fitforge")}),
 ]
