@@ -278,8 +278,8 @@ class PostgresLedgerRecorder:
     # -- the hash chain ---------------------------------------------------------------------------
 
     def insert_version_hashes(self, rows: Sequence[VersionHash]) -> None:
-        # One statement from arrays, as the versions themselves: a statement per row (executemany) cost
-        # a fifth of a batch's server time in parse, bind and executor start-up alone.
+        # One statement from arrays, as the versions themselves, not a statement per row (executemany):
+        # ~5% of a batch's server time (docs/BENCHMARKS.md, "Ledger on PostgreSQL").
         self.storage.execute(
             "INSERT INTO version_hashes (claim_id, opened_by, closed_by, salt, content_hash)"
             " SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::text[], %s::text[])",
