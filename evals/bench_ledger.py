@@ -441,12 +441,17 @@ class PostgresBench:
 
     def floor(self, rows: LedgerRows, location: str, *, chain: bool = True) -> tuple[float, float]:
         """Replay the ledger's own writes, transaction by transaction, as the PostgreSQL recorder's
-        statements (one UPDATE of the closed ids, one INSERT from arrays) into the full schema."""
+        statements (one UPDATE of the closed ids, one INSERT from arrays of the versions and one of
+        their hash rows) into the full schema."""
         conn = self._connect(location)
         insert_claims = (
             f"INSERT INTO claims ({OPEN_COLUMNS}) SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[],"
             " %s::text[], %s::text[], %s::text[], %s::text[], %s::timestamptz[], %s::timestamptz[], %s::timestamptz[],"
             " %s::bigint[], %s::text[])"
+        )
+        insert_hashes = (
+            "INSERT INTO version_hashes (claim_id, opened_by, closed_by, salt, content_hash)"
+            " SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::text[], %s::text[])"
         )
         with Clock([conn.info.backend_pid]).phase() as spent, conn.cursor() as cursor:
             with conn.transaction():
@@ -465,10 +470,7 @@ class PostgresBench:
                     if tx_id in rows.opened:
                         cursor.execute(insert_claims, [list(column) for column in zip(*rows.opened[tx_id])])
                     if tx_id in rows.opened and chain:
-                        cursor.executemany(
-                            "INSERT INTO version_hashes (claim_id, opened_by, closed_by, salt, content_hash) VALUES (%s, %s, %s, %s, %s)",
-                            rows.hashes[tx_id],
-                        )
+                        cursor.execute(insert_hashes, [list(column) for column in zip(*rows.hashes[tx_id])])
                     if chain:
                         cursor.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (%s, %s)", (tx_id, rows.chain[tx_id]))
         conn.close()

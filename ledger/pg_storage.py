@@ -21,6 +21,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -96,9 +97,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
+@lru_cache(maxsize=1024)
+def _row_type(names: tuple[str, ...]) -> type:
+    # One class per column list, made once: a class per statement was ~15 µs of every query.
+    return type("Row", (Row,), {"__slots__": (), "_names": names})
+
+
 def _row_factory(cursor):
-    names = tuple(d.name for d in cursor.description or ())
-    row_type = type("Row", (Row,), {"__slots__": (), "_names": names})
+    row_type = _row_type(tuple(d.name for d in cursor.description or ()))
 
     def make(values: Sequence[Any]) -> Row:
         return row_type(_plain(v) for v in values)

@@ -74,6 +74,15 @@ class ChainKeying:
 
 
 @dataclass(frozen=True)
+class WriteTurn:
+    """What a write transaction reads once it holds the write turn (`begin_write_turn`)."""
+
+    last_tx_time: str | None  # the latest transaction's time (None before the first)
+    change_token: object  # as `change_token()` would return it now
+    has_tombstones: bool  # as `has_tombstones()` would
+
+
+@dataclass(frozen=True)
 class ChainLink:
     """A transaction's stored chain row, with its time (what a head names)."""
 
@@ -130,6 +139,17 @@ class LedgerRecorder(Protocol):
     def begin_write(self) -> str | None:
         """Take the ledger's write turn inside the open atomic block (writers are serialised from here
         until commit) and return the latest transaction's time (None before the first)."""
+        ...
+
+    def begin_write_turn(self) -> WriteTurn:
+        """`begin_write`, then `change_token` and `has_tombstones`, in as few round trips as the engine
+        allows (a one-operation transaction pays each one)."""
+        ...
+
+    def token_after_commit(self, tx_id: int, token: object) -> object:
+        """The change token after this connection committed transaction `tx_id` (which changed no
+        predicate) over a registry it had read at `token`: its own commit must not look like another
+        connection's change."""
         ...
 
     def last_tx_time(self) -> str | None: ...

@@ -20,6 +20,7 @@ from .recorder import (
     SlotQuery,
     ChainText,
     VersionHash,
+    WriteTurn,
     encode_sources,
     history_entry_from_row,
     joined_version_hash,
@@ -69,6 +70,13 @@ class SqliteLedgerRecorder:
     def begin_write(self) -> str | None:
         # atomic() began with BEGIN IMMEDIATE: this connection already holds the file's write lock.
         return self.last_tx_time()
+
+    def begin_write_turn(self) -> WriteTurn:
+        # In-process statements: three calls cost what one would.
+        return WriteTurn(self.begin_write(), self.change_token(), self.has_tombstones())
+
+    def token_after_commit(self, tx_id: int, token: object) -> object:
+        return token  # data_version does not change for this connection's own commits
 
     def last_tx_time(self) -> str | None:
         row = self.storage.one("SELECT MAX(tx_time) FROM transactions")

@@ -63,7 +63,8 @@ class LedgerTx:
     """One open ledger transaction. Obtain it from `Ledger.transaction()`."""
 
     def __init__(
-        self, ledger: "Ledger", tx_id: int, tx_time: str, principal: str, reason: str, *, strict_predicates: bool = False
+        self, ledger: "Ledger", tx_id: int, tx_time: str, principal: str, reason: str, *, strict_predicates: bool = False,
+        has_tombstones: bool | None = None,
     ):
         self.ledger = ledger
         self.strict_predicates = strict_predicates
@@ -79,7 +80,7 @@ class LedgerTx:
         self._provenance: list[tuple[int, int, str]] = []  # (claim id, tx id, source) for no-op writes
         self._erasing: list[int] = []  # versions this (erase) transaction removes, named in its chain row
         self._redacting: list[int] = []  # transactions whose reasons this (erase) transaction redacts
-        self._has_erasures = ledger.recorder.has_tombstones()
+        self._has_erasures = ledger.recorder.has_tombstones() if has_tombstones is None else has_tombstones
         self.result: TxResult | None = None
 
     # -- predicates -----------------------------------------------------------------------------
@@ -472,10 +473,12 @@ class Ledger:
             self._predicates = self.recorder.load_predicates()
         return self._predicates
 
-    def _sync_predicates(self) -> None:
+    def _sync_predicates(self, token: object = None) -> None:
         """Drop the cached registry when another connection has committed since it was read: several
-        instances may share one ledger, and a predicate one of them registers must be honoured by all."""
-        token = self.recorder.change_token()
+        instances may share one ledger, and a predicate one of them registers must be honoured by all.
+        `token`: the change token when the caller has just read it (a write's turn)."""
+        if token is None:
+            token = self.recorder.change_token()
         if token != self._change_token:
             self._predicates = None
             self._change_token = token
@@ -551,8 +554,9 @@ class Ledger:
         # A lone string is one reference, not a sequence of one-character references.
         refs = _sources(sources if isinstance(sources, str) else list(sources), "sources")
         with self.storage.atomic():
-            last = self.recorder.begin_write()  # the write turn first: what follows reads the latest state
-            self._sync_predicates()
+            turn = self.recorder.begin_write_turn()  # the write turn first: what follows reads the latest state
+            last = turn.last_tx_time
+            self._sync_predicates(turn.change_token)
             if tx_time is not None:
                 stamp = self._explicit_tx_time(tx_time, principal, last)
             else:
@@ -560,7 +564,7 @@ class Ledger:
                 if last is not None and stamp <= last:  # the wall clock stepped back or stood still
                     stamp = next_after(last)
             tx_id = self.recorder.insert_transaction(stamp, principal, reason, refs)
-            tx = LedgerTx(self, tx_id, stamp, principal, reason, strict_predicates=strict)
+            tx = LedgerTx(self, tx_id, stamp, principal, reason, strict_predicates=strict, has_tombstones=turn.has_tombstones)
             try:
                 yield tx
                 tx.result = tx._flush()
@@ -572,6 +576,11 @@ class Ledger:
                 raise
         if tx._defined:
             self._predicates = None
+        elif self._change_token == turn.change_token and not self.storage.in_transaction:
+            # Committed (not a savepoint an outer block may still roll back): the registry read at the
+            # turn's token is still the database's (this transaction held the write turn and defined
+            # nothing), so this commit alone does not force the next transaction to re-read it.
+            self._change_token = self.recorder.token_after_commit(tx_id, turn.change_token)
 
     def _explicit_tx_time(self, tx_time: object, principal: str, last: str | None) -> str:
         """DESIGN §2 and §8: explicit tx times are for imports, increase, and do not run ahead of the clock."""
