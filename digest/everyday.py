@@ -161,6 +161,9 @@ def state(c: Clause, predicate: str, value: str, quote: str, *, template: str, c
     """A `one` (or `many`) statement of how things are: superseding another held value, from when it was
     said (or its time words) when it is news of a change, else an undated add."""
     value = clean_value(value)
+    fuller = [v for v in c.open_held(predicate) if re.fullmatch(r"[A-Z][\w'’\-]+", value) and v.value.startswith(value + " ")]
+    if len(fuller) == 1:  # "so Tamsyn is my lead now" after "Tamsyn Greaves is covering as my lead": the same person
+        value = fuller[0].value
     others = [v for v in c.open_held(predicate) if v.value_key != normalise(value)]
     timed = find_time_phrase(c.text)
     dated = bool(timed) and timed not in value  # time words of the statement, not inside its value
@@ -1641,6 +1644,8 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("Dr. Mensah is my GP",), (("user", "gp", "Dr. Mensah"),)),
                   (("My lead is Quentin Marlowe-Ash", "Tamsyn Greaves is covering as my lead in the meantime"), (("user", "lead", "Tamsyn Greaves"),)),
                   (("My lead is Quentin Marlowe-Ash", "he's joining the ops team, so Tamsyn is officially my lead now"), (("user", "lead", "Tamsyn"),)),
+                  (("My lead is Quentin Marlowe-Ash", "Tamsyn Greaves is covering as my lead", "Quentin is back but he's joining the ops team, so Tamsyn is officially my lead now"),
+                   (("user", "lead", "Tamsyn Greaves"),)),
                   (("My lead is Quentin Marlowe-Ash", "Quentin's off on leave, Tamsyn Greaves is covering as my lead"), (("user", "lead", "Tamsyn Greaves"),))),
         counter=("Pizza is my favourite",),
     ),

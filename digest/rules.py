@@ -221,6 +221,8 @@ _NAME_THEN_RELATION = re.compile(
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)(?P<s>['’]s)?\s+(?P<rest>[a-z].*)$")
 # After "Name's": "is" before these or an -ing word ("Ana's leaving", "Ana's a nurse"), else "has" ("Ana's quit").
 _IS_AFTER_S = re.compile(r"(?:a|an|the|now|back|in|at|on|off|from|with|still|also|going|moving|getting|not|no|so|very|really|\w+ing)\b")
+# Where news about someone turns to the user's own things: ", so Tamsyn is my lead now".
+_THEN_MINE = re.compile(r",\s+(?:so\s+|and\s+|but\s+|which\s+means\s+)?(?=[^,]*\b(?:my|I|I'm|our)\b)")
 # What may follow "Name's" for the clause to be news about that person rather than a thing of theirs
 # ("Ana's quit", "Ana's leaving", but "Ana's birthday is …" is her birthday: another pattern's).
 _NEWS_AFTER_S = re.compile(_IS_AFTER_S.pattern[:-3] + r"|quit|left|moved|got|been|gone|started|joined|retired|accepted|taken|passed|finished|"
@@ -456,6 +458,12 @@ class RulesExtractor:
         self._last_third = subject
         drafts: list[Draft] = []
         for part in _THIRD_AND.split(rest):  # "loves gardening and lives in Hobart": two facts, one subject
+            # "he's joining the ops team, so Tamsyn is my lead now": what follows, about "my" things, is the user's
+            mine = _THEN_MINE.search(part)
+            if mine:
+                part, user_part = part[: mine.start()], part[mine.end():]
+                drafts += [Draft(**{**d.__dict__, "quote": text}) for d in self._clause(_Clause(user_part, clause.offset, clause.lead), request, SUBJECT)
+                           if not d.drop_reason]
             words = part.split()
             for i, word in enumerate(words):
                 if word.casefold() not in _ADVERBS:
