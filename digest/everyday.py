@@ -1290,7 +1290,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "someone handles X",
         re.compile(r"^(?:.*?(?:[,;]\s*|\b(?:so|and|also|now)\s+))?(?:(?P<v>(?:Dr\.?\s+)?[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)(?:\s+(?:in|from|on)\s+[a-z]+)?\s+(?:now\s+)?"
-                   r"(?:runs|owns|handles|manages|does|leads|is\s+leading|is\s+running|is\s+handling|took\s+over|has\s+taken\s+over|is\s+taking\s+over|takes\s+care\s+of|looks\s+after|is\s+in\s+charge\s+of|is\s+responsible\s+for)\s+"
+                   r"(?:runs|owns|handles|manages|does|leads|is\s+leading|is\s+running|is\s+handling|is\s+covering(?!\s+as\b)|took\s+over|has\s+taken\s+over|is\s+taking\s+over|takes\s+care\s+of|looks\s+after|is\s+in\s+charge\s+of|is\s+responsible\s+for)\s+"
                    r"(?:the\s+|our\s+|my\s+|all\s+the\s+)?(?P<thing>(?:[A-Z][\w\-]*\s+(?=[a-z]))?[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)"
                    r"|(?:the\s+|our\s+|my\s+)?(?P<thing2>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:now\s+)?(?:come|comes)\s+(?:now\s+)?from\s+(?P<v2>[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?))"
                    r"(?=\s*(?:$|[,;.!?]|\s+(?:now|from|as\s+of|since|today|these\s+days|on|at|in|for)\b))"),

@@ -108,7 +108,7 @@ _LIVES = re.compile(
 _LIVED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+(?:been\s+living|lived|been\s+based)\s+in\s+{_PROPER}{_TAIL}")
 _MOVED = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+"
-    rf"(?:to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_TAIL}"
+    rf"(?:(?:up\s+|down\s+|over\s+|back\s+|out\s+)?to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_TAIL}"
 )
 _LIVED_RANGE = re.compile(rf"^I\s+lived\s+in\s+{_PROPER}\s+(?P<when>(?:from|between)\s+.+?\s+(?:to|until|till|and)\s+[^,.;!]+)")
 _MOVED_OUT = re.compile(rf"^I(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?:moved\s+(?:out\s+of|away\s+from)|left)\s+{_PROPER}{_TAIL}")
@@ -218,6 +218,13 @@ _THIRD = re.compile(
 _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
 )
+_BOTH = re.compile(
+    rf"^(?P<a>[A-Z][a-z][\w\-]*|(?:[Mm]y|[Oo]ur)\s+(?i:{_RELATIONS}))\s+and\s+(?P<b>[A-Z][a-z][\w\-]*|(?:my|our)\s+(?i:{_RELATIONS}))\s+(?P<rest>[a-z].*)$"
+)
+_NOT_PEOPLE = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september "
+    "october november december i we you it this that".split()
+)
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)(?P<s>['’]s)?\s+(?P<rest>[a-z].*)$")
 # After "Name's": "is" before these or an -ing word ("Ana's leaving", "Ana's a nurse"), else "has" ("Ana's quit").
 _IS_AFTER_S = re.compile(r"(?:a|an|the|now|back|in|at|on|off|from|with|still|also|going|moving|getting|not|no|so|very|really|\w+ing)\b")
@@ -288,6 +295,8 @@ def _pieces(text: str) -> list[tuple[str, int]]:
         sentence, base = match.group(0), match.start()
         cut = 0
         for joint in _JOINT.finditer(sentence):
+            if re.fullmatch(r"\s*[A-Z][a-z][\w\-]*", sentence[cut : joint.start()]) and joint.group(0).strip() == "and":
+                continue  # "Fennor and my sister moved …": one subject of two people, not two clauses
             out.append((sentence[cut : joint.start()], base + cut))
             cut = joint.end()
         out.append((sentence[cut:], base + cut))
@@ -422,6 +431,14 @@ class RulesExtractor:
         """A clause about someone else: the first-person patterns with that subject, quoting the clause.
         None when the clause is not about a third person."""
         text = clause.text
+        both = _BOTH.match(text)
+        if both and not {both["a"].casefold(), both["b"].casefold()} & _NOT_PEOPLE:
+            # "Fennor and my sister moved to Oamaru": what the clause says is each one's
+            drafts: list[Draft] = []
+            for who in (both["a"], both["b"]):
+                read = self._third_person(_Clause(f"{who} {both['rest']}", clause.offset, clause.lead), request)
+                drafts += [Draft(**{**d.__dict__, "quote": text}) for d in read or ()]
+            return drafts if drafts else None
         aside = _NAME_THEN_RELATION.match(text)  # "Pavel (my brother) moved to …", "Pavel, my brother, works …"
         m = _THIRD.match(f"my {aside['rel'] or aside['rel2']} {aside['name']} {aside['rest']}" if aside else text)
         relation = None
@@ -479,6 +496,7 @@ class RulesExtractor:
         drafts += [Draft(**{**d.__dict__, "quote": text}) for d in handled]
         if relation and m and m["name"]:
             drafts += self._unnamed_ends(request, f"{SUBJECT}'s {relation}", drafts, text)
+            drafts += self._unnamed_named(request, f"{SUBJECT}'s {relation}", subject, drafts, text)
         if relation and m and m["name"] and not _HEDGE.search(text):
             # "my partner Tobiah says hi": whatever else the clause says, it names the user's partner
             drafts.insert(0, self._draft("add", "relation", relation, text, subject=subject))
@@ -499,6 +517,25 @@ class RulesExtractor:
                     ends.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote,
                                       cardinality="one", valid_from=max(start, c.valid_from), time_phrase=d.time_phrase))
         return ends
+
+    def _unnamed_named(self, request: ExtractionRequest, unnamed: str, named: str, drafts: list[Draft], quote: str) -> list[Draft]:
+        """'my brother-in-law lives in Greymouth', later 'Fennor, my brother-in-law, …': one person once the
+        turns say so. What the unnamed one holds (in a slot this clause does not fill) is the named one's,
+        over the same valid time, and the unnamed subject no longer holds it."""
+        key = normalise(unnamed)
+        if normalise(named) == key:
+            return []
+        filled = {d.predicate for d in drafts}
+        moved = []
+        for c in request.current:
+            if (c.subject_key != key or c.tx_to is not None or c.valid_to is not None or c.predicate in filled
+                    or c.predicate in ("relation", "note")):
+                continue
+            moved.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote,
+                               cardinality=c.cardinality, valid_from=c.valid_from))
+            moved.append(Draft(op="add", subject=named, predicate=c.predicate, value=c.value, quote=quote,
+                               cardinality=c.cardinality, valid_from=c.valid_from))
+        return moved
 
     # -- one clause ------------------------------------------------------------------------------
 

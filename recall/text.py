@@ -355,7 +355,7 @@ def is_question(text: str) -> bool:
 _CHANGE_CUES = re.compile(
     r"(?i)\b(?:now|no\s+longer|any\s?more|instead|switch(?:ed|ing)|chang(?:ed|ing)|mov(?:ed|ing)|new|replac(?:ed|ing)|"
     r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled|left|quit|ditched|dropped|gone|got\s+off|"
-    r"took\s+over|taking\s+over|taken\s+over|handed\s+over|promoted|(?:go(?:ing|ne|es)?|went)\s+(?:up|down)|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
+    r"took\s+over|taking\s+over|taken\s+over|handed\s+over|promoted|on\s+(?:\w+\s+)?leave|covering|stepp(?:ed|ing)\s+in|standing\s+in|filling\s+in|(?:go(?:ing|ne|es)?|went)\s+(?:up|down)|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
     r"downgraded|cancell?ed|rebooked|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated)\b"
 )
 # Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Quenby Labs")

@@ -100,6 +100,9 @@ REWORDED = [
      {("Orla", "lives_in", "Thurles")}, {("Orla", "lives_in", "Clonmel")}),
     (("My coworker Ysolde Quarrin is here", "Ysolde's leaving us, she's accepted a job at Pellmark Robotics"),
      {("Ysolde Quarrin", "works_at", "Pellmark Robotics")}, {("user", "works_at", "Pellmark Robotics")}),
+    # one person once the turns say so: what "my brother-in-law" held is Fennor's; two people doing one thing
+    (("My brother-in-law lives in Greymouth", "Fennor, my brother-in-law, has left the fire service", "Fennor and my sister moved up to Oamaru last month"),
+     {("Fennor", "lives_in", "Oamaru"), ("user's sister", "lives_in", "Oamaru")}, {("user's brother-in-law", "lives_in", "Greymouth"), ("Fennor", "lives_in", "Greymouth")}),
     # "she" with nobody named before is nobody's we know, unless what she did was to the user
     (("she's accepted a job at Pellmark Robotics",), set(), {("user", "works_at", "Pellmark Robotics")}),
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")

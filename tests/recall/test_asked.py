@@ -197,6 +197,7 @@ def test_the_person_a_question_asks_of(query, name):
     ("Fabrizio left on friday :( Perpetua does my reviews now", "Fabrizio", True),  # the person named, then gone
     ("Dr. Ferro has retired, the practice is sending me to someone new", "Dr. Ferro", True),
     ("Fabrizio left me a voicemail about the review", "Fabrizio", False),  # "left" with an object: no ending
+    ("Bastiaan's on parental leave till August, so Wilma is covering the rollout", "Bastiaan Quell", True),  # the slot's holder away
     ("turns out the blood type was wrong, I'm O negative", "AB positive", True),
     ("return is still the 31st", "March 31", False),  # a word of staying
     ("bench still stuck at 70", "70 kg", False),
