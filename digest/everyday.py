@@ -345,7 +345,7 @@ def _left_joined(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return _job(c, m["v"], c.text, role=m.groupdict().get("role")) or None
 
 
-# The last word of a firm's name ("Halvard Consulting", "Pell Analytics"): joining it is a job.
+# The last word of a firm's name ("Quistbury Consulting", "Pell Analytics"): joining it is a job.
 _ORG_WORDS = re.compile(r"\s(?:Consulting|Consultants|Labs?|Inc|Ltd|LLC|GmbH|Bank|Health|Analytics|Systems|Studios?|Group|Partners|"
                         r"Technologies|Tech|Solutions|Media|Agency|Software|Capital|Ventures|Logistics|Industries|Corp|Company)\.?$")
 
@@ -1579,8 +1579,8 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>[a-z][a-z\-]+(?:\s+friend)?)\s+)?(?!(?:What|Who|Where|When|How|Which|That|It|There|Here|He|She|Let|Today|Tomorrow|Everyone|Nobody)['’])"
                    r"(?P<who>[A-Z][a-z][\w\-]*)['’]s\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:is|are)\s+(?:now\s+|actually\s+|still\s+)?(?P<v>[^;]+)$"),
         _their_attribute,
-        examples=((("Please remember my partner Wenna's birthday is 4 November.", "sorry, I got it wrong. Wenna's birthday is 6 November, not the 4th"),
-                   (("Wenna", "birthday", "6 November"), ("Wenna", "relation", "partner"))),
+        examples=((("Please remember my partner Wenna's birthday is 4 November.", "sorry, I got it wrong. Wenna's birthday is 8 November, not the 4th"),
+                   (("Wenna", "birthday", "8 November"), ("Wenna", "relation", "partner"))),
                   (("Tobiah's school is Larchfield Primary",), (("Tobiah", "school", "Larchfield Primary"),))),
         counter=("What's the plan is unclear", "Anna's idea is great", "Tom's car is red"),
     ),

@@ -55,6 +55,7 @@ KNOWLEDGE_SETS = sorted((ROOT / "evals" / "data").glob("knowledge_*.json")) + [S
 GENERIC = {
     "Monday", "Tuesday", "Tuesdays", "Wednesday", "Thursday", "Thursdays", "Friday", "Saturday", "Sunday",
     "wednesday", "thursday", "saturday", "firefighter", "paramedic", "director", "payments",
+    "Python 3.11",  # the README names the interpreter it installs with, before any set asked about it
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
     "November", "December", "Next", "German", "Portuguese", "English", "Spanish", "French", "Dutch",
     "daughter", "girlfriend", "boyfriend", "grandmother", "grandfather", "flatmate", "designer", "pharmacist",
