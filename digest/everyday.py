@@ -505,6 +505,12 @@ def _ended(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [draft("add", c.subject, "ended", f"{said} {what}", m.group(0), cardinality="many", template=ENDED[1], valid_from=start, phrase=phrase)]
 
 
+def ends(c: Clause, held: list[ClaimVersion], quote: str, start: str, phrase: str = "") -> list[Draft]:
+    """Each held fact ends from `start` (or from its own start, when that is later)."""
+    return [draft("retract", c.subject, h.predicate, h.value, quote, cardinality=h.cardinality, template=ENDED[1],
+                  valid_from=max(start, h.valid_from), phrase=phrase) for h in held]
+
+
 _WORDS = re.compile(r"[\w'’\-]+")
 _SMALL_WORDS = frozenset("a an the my our his her their of to at in on for with".split())
 
@@ -551,8 +557,7 @@ def _no_longer(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.text)
-    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
-                  valid_from=max(start, h.valid_from), phrase=phrase) for h in held]
+    return ends(c, held, m.group(0), start, phrase)
 
 
 def _they_cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -561,8 +566,7 @@ def _they_cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
     held = [h for h in _naming(c, m["who"]) if h.predicate == "booked" or h.cardinality == "many"]
     if not held:
         return None
-    drafts = [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
-                    valid_from=max(c.said_at, h.valid_from)) for h in held]
+    drafts = ends(c, held, m.group(0), c.said_at)
     for rest in _AFTER_NEWS.split(c.text[m.end():])[1:]:
         rest = re.sub(r"(?i)^(?:and\s+|so\s+)?(?=(?:re)?booked\b)", "I ", rest.strip(" ,.;!"))
         drafts += (everyday(dataclasses.replace(c, text=rest)) or []) if rest else []
@@ -575,8 +579,7 @@ def _cancelled_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
     held = _naming(c, what) if what and len(what.split()) <= 6 else []
     if not held:
         return None
-    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
-                  valid_from=max(c.said_at, h.valid_from)) for h in held]
+    return ends(c, held, m.group(0), c.said_at)
 
 
 # Roles a person fills for the user that end when that person leaves ("my reviewer is Fabrizio", "Fabrizio left").
@@ -593,8 +596,7 @@ def _someone_left(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.text)
-    drafts = [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
-                    valid_from=max(start, h.valid_from), phrase=phrase) for h in held]
+    drafts = ends(c, held, m.group(0), start, phrase)
     # "Fabrizio left on Friday :( Perpetua does my reviews now": what the rest of the clause says is read too
     for rest in _AFTER_NEWS.split(c.text[m.end():])[1:]:
         drafts += everyday(dataclasses.replace(c, text=rest.strip(" ,.;!")), only=None) or [] if rest.strip() else []
@@ -944,12 +946,7 @@ def _changed_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None  # "I moved to Porto", "so Anna moved to Milan": someone, not something held
     if thing[:1].isupper() and re.search(r"(?i)\bmoved\b", m.group(0)) and not c.open_held() or _person_named(c, thing):
         return None
-    held = _held_slot_named(c, thing)
-    value = clean_value(m["v"])
-    if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
-        return None
-    start, phrase = change_time(c, c.text)
-    return [held_replaced(c, held, value, m.group(0), start, phrase)]
+    return _switched_to(m, c)
 
 
 def _person_named(c: Clause, word: str) -> bool:
