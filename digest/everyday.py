@@ -517,8 +517,8 @@ _SMALL_WORDS = frozenset("a an the my our his her their of to at in on for with"
 
 def _naming(c: Clause, what: str) -> list[ClaimVersion]:
     """Held open facts that `what` names: each of its words is in the fact's value or its slot's name
-    ("my Corefit membership": gym_membership = "at Corefit"), and one at least in the value or all of the
-    slot's words said ("my gym membership")."""
+    ("my Corefit membership": gym_membership = "at Corefit"), and one at least in the value, or all of the
+    slot's words said ("my gym membership"), or its last ("the locker": gym_locker)."""
     tokens = [t for t in _WORDS.findall(what.casefold()) if t not in _SMALL_WORDS]
     if not tokens:
         return []
@@ -529,8 +529,9 @@ def _naming(c: Clause, what: str) -> list[ClaimVersion]:
         value = set(_WORDS.findall(held.value.casefold()))
         slot = set(held.predicate.split("_"))
         plural = {t.removesuffix("s") for t in tokens}
+        head = held.predicate.split("_")[-1]
         if all(t in value | slot or t.removesuffix("s") in value | slot for t in tokens) and (
-            value & (set(tokens) | plural) or slot <= set(tokens) | plural
+            value & (set(tokens) | plural) or slot <= set(tokens) | plural or head in set(tokens) | plural
         ):
             found.append(held)
     return found
@@ -574,7 +575,8 @@ def _they_cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _cancelled_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'I cancelled my Corefit membership', 'cancelled the hotel': the held facts it names end when said."""
+    """'I cancelled my Corefit membership', 'cancelled the hotel', 'forget the locker': the held facts it
+    names end when said."""
     what = clean_value(m["what"])
     held = _naming(c, what) if what and len(what.split()) <= 6 else []
     if not held:
@@ -1408,6 +1410,13 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("My gym membership is at Corefit.", "I cancelled my Corefit membership."), ()),
                   (("I booked a hotel too, the Grand Arden", "also cancelled the hotel, we found a flat instead"), ())),
         counter=("I cancelled it",),
+    ),
+    Pattern(
+        "forget X",
+        re.compile(r"(?i)^(?:please\s+|you\s+can\s+)?forget\s+(?:about\s+)?(?P<what>(?:the|my|our)\s+[^,;]+)$"),
+        _cancelled_held,
+        examples=((("my gym locker is 31", "cancelled the gym. forget the locker"), ()),),
+        counter=("forget the old one", "forget it"),
     ),
     Pattern(
         "a new X, Name",

@@ -172,7 +172,21 @@ class AskedFor:
         return self.alternatives()
 
     def shape(self) -> re.Pattern[str] | None:
+        if self.head in ("number", "no") and set(self.qualifiers) & NUMBERED_PLACES:
+            return _SMALL_NUMBER  # "my gym locker number": "the locker is 87 now" says it
         return next((pattern for heads, pattern in VALUE_SHAPES if (self.value or self.head) in heads), None)
+
+
+# Things numbered by a short number ("locker 87", "seat 14C", "room 212"): their number need not be long.
+NUMBERED_PLACES = frozenset(
+    "locker room seat gate desk table platform bay pitch flat apartment unit house door cabin berth carriage coach "
+    "bus route stall plot space spot pew shirt jersey box".split()
+)
+_SMALL_NUMBER = re.compile(
+    r"(?<![\w.,:/-])\d{1,4}[A-Za-z]?(?![\w.:/-]|,\d)"
+    r"(?!\s*(?:min|mins|minutes|secs?|seconds|km|kg|mg|ml|mi|miles|lbs?|am|pm|h|hrs?|hours?|%|x|times|days?|weeks?|months?|years?|people|kids?)\b)",
+    re.I,
+)
 
 
 # Words of a time phrase ("in February", "last October", "two weeks ago"): when, not what.

@@ -88,6 +88,9 @@ RULE = [
     ("what's our outbound date?", ["moved the outbound to the 16th, still back on the 21st"], {"date"}, False),
     ("what's our outbound date?", ["the outbound flight is booked, the return not yet"], {"date"}, True),
     ("what's my bib number?", ["bib and chip for the 10K, 5km warm-up"], {"number"}, True),  # measures are no codes
+    # a numbered place's number may be short ("locker 87"); a measure or a date is still no such number
+    ("what's my gym locker number?", ["gym locker is 87 now"], {"number"}, False),
+    ("what's my gym locker number?", ["joined the gym on the 3rd, 45 min sessions"], {"number"}, True),
     ("what interest rate is our mortgage?", ["mortgage is £1,120 a month, fixed until 2028"], {"rate", "interest"}, True),
     ("what interest rate is our mortgage?", ["the mortgage is fixed at 4.1% until 2028"], {"rate", "interest"}, False),
     ("what's my half marathon PB?", ["training for the 10K, running 4 times a week"], {"half", "marathon", "pb"}, True),
