@@ -215,6 +215,8 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed)]
 
 
+# A request or a remark after the value: "July 9, can you help me think of gift ideas?"
+_REQUEST_AFTER = re.compile(r",\s+(?:can|could|would|will|please|any|so|but|which|what|how|is|are|do|does)\b.*$", re.I)
 _NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z])")
 # "Ines not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
 _NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3})$")
@@ -236,7 +238,7 @@ def _their_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     rel = (m["rel"] or "").casefold()
     if rel and rel.replace(" ", "_") not in RELATION_WORDS:
         return None
-    value = clean_value(m["v"])
+    value = _REQUEST_AFTER.sub("", clean_value(m["v"]))
     named = _NAME_THEN_ASIDE.match(value)
     value = named["v"] if named else value
     corrected = _NOT_THAT.match(value)
@@ -581,7 +583,16 @@ def _cancelled_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
     held = _naming(c, what) if what and len(what.split()) <= 6 else []
     if not held:
         return None
-    return ends(c, held, m.group(0), c.said_at)
+    drafts = ends(c, held, m.group(0), c.said_at)
+    instead = _STAY_INSTEAD.search(c.text, m.end()) if any(h.predicate == "stays_at" for h in held) else None
+    if instead:  # "… cancelled the Varnholm, found a better deal at the Corriemoor Lodge": where the user stays now
+        drafts.append(draft("add", c.subject, "stays_at", instead["v"], c.text, cardinality="many", template=STAYS[1], valid_from=c.said_at))
+    return drafts
+
+
+# Where a stay moved to after a cancellation: "found a better deal at the Corriemoor Lodge", "booked the Quayhouse".
+_STAY_INSTEAD = re.compile(r"\b(?:found|got|booked|moved\s+to|switched\s+to)\s+(?:a\s+(?:better\s+|cheaper\s+)?(?:deal|room|place)\s+)?(?:at\s+)?"
+                           r"(?P<v>(?:the\s+)?[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*)*)")
 
 
 # Roles a person fills for the user that end when that person leaves ("my reviewer is Fabrizio", "Fabrizio left").
@@ -930,6 +941,28 @@ def _held_slot_named(c: Clause, thing: str) -> ClaimVersion | None:
     return held[0] if len({h.predicate for h in held}) == 1 else None
 
 
+def _switched_under_heading(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'insurance: switched to Pellmoor': the heading names the held slot ("car insurance"), now Y."""
+    heading = re.search(r"(?i)(?P<h>[a-z][\w'’\- ]*?)\s*:\s*$", c.lead)
+    held = _held_slot_named(c, heading["h"]) if heading else None
+    value = clean_value(m["v"])
+    if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
+        return None
+    start, phrase = change_time(c, c.text)
+    return [held_replaced(c, held, value, m.group(0), start, phrase)]
+
+
+STAYS = ("many", "{subject} is staying at {value}")
+
+
+def _staying_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I'm staying at the Hotel Varnholm in Asakusa': where the user stays (a cancellation naming it ends it)."""
+    value = clean_value(m["v"])
+    if not value or _BAD_VALUE.match(value):
+        return None
+    return [draft("add", c.subject, "stays_at", value, m.group(0), cardinality="many", template=STAYS[1], valid_from=c.said_at)]
+
+
 def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'switched car insurance to Y', 'changed my bank to Y': the held slot the words name, now Y."""
     held = _held_slot_named(c, m["thing"])
@@ -1267,6 +1300,23 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("the plan changed to something else", "my mood changed", "it changed to Monday"),
     ),
     Pattern(
+        "heading: switched to Y",
+        re.compile(r"(?i)^(?:I\s+)?(?:(?:switched|changed|moved)\s+(?:over\s+)?to|(?:it's\s+)?now)\s+(?P<v>(?-i:[A-Z0-9][^,;]*?))(?=\s*(?:$|[,;.!]))"),
+        _switched_under_heading,
+        examples=((("remember car insurance is with Ferrowdale", "insurance: switched to Pellmoor"), (("user", "car_insurance", "Pellmoor"),)),),
+        counter=("switched to Monday",),
+    ),
+    Pattern(
+        "staying at",
+        re.compile(r"(?i)^I(?:'m|\s+am)\s+(?:now\s+|also\s+)?staying\s+(?:at|in)\s+(?P<v>(?:the\s+)?(?-i:[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|of|de|la|am))*))"
+                   r"(?:\s+(?:in|on|near|by)\s+(?P<where>(?-i:[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)?)))?"),
+        _staying_at,
+        examples=((("I'm staying at the Hotel Varnholm in Asakusa.", "Hotel update: I cancelled the Varnholm, found a better deal at the Corriemoor Lodge"),
+                   (("user", "stays_at", "the Corriemoor Lodge"),)),
+                  (("I'm staying at the Quayhouse Inn",), (("user", "stays_at", "the Quayhouse Inn"),))),
+        counter=("I'm staying in tonight",),
+    ),
+    Pattern(
         "switched X to Y",
         re.compile(r"(?i)^(?:.*?\b)?(?:switched|changed|moved)\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:over\s+)?to\s+(?P<v>(?-i:[A-Z0-9][^,;]*?))(?=\s*(?:$|[,;.!]|\s+(?:now|instead|because|since|as)\b))"),
         _switched_to,
@@ -1513,11 +1563,13 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "weight",
-        re.compile(r"(?i)^(?:(?:current\s+weight|my\s+weight\s+is(?:\s+now)?|weight|I\s+weigh|weighed\s+in\s+at|(?:I'm\s+)?down\s+to|(?:I'm\s+)?up\s+to|now\s+at)\s*(?::\s*|is\s+|of\s+)?(?P<v>\d+(?:\.\d+)?\s*(?:kg|kgs|kilos|lbs|lb|pounds))\b"
+        re.compile(r"(?i)^(?:(?:current\s+weight|my\s+weight\s+is(?:\s+now)?|weight|I\s+weigh|weighed\s+in\s+at|(?:I'm\s+)?down\s+to|(?:I'm\s+)?up\s+to|now\s+at|"
+                   r"I'm|I\s+am|(?:the\s+)?scale\s+(?:says|said|shows|showed|reads|read)|weigh-?\s?in(?:\s+today)?)\s*(?::\s*|is\s+|of\s+|at\s+)?(?P<v>\d+(?:\.\d+)?\s*(?:kg|kgs|kilos|lbs|lb|pounds))\b"
                    r"|(?:current\s+weight|weight|weighed)\s*:?\s*(?P<bare>\d{2,3}(?:\.\d)?)\s*$|(?P<alone>\d{2,3}(?:\.\d)?\s*(?:kg|kgs|kilos|lbs))(?:\s+(?:this\s+morning|today|now))?\s*!*$)"),
         _weight,
         examples=((("Current weight 91 kg", "Log: down to 88 kg."), (("user", "weight", "88 kg"),)),
-                  (("weigh-in log: 91 kg, goal 85", "weight 89.5", "88.2 kg this morning!"), (("user", "weight", "88.2 kg"),))),
+                  (("weigh-in log: 91 kg, goal 85", "weight 89.5", "88.2 kg this morning!"), (("user", "weight", "88.2 kg"),)),
+                  (("I'm 201 lb and my bench is 175", "weigh-in 196 lb", "Scale says 193 lb."), (("user", "weight", "193 lb"),))),
         counter=("I bought 2 kg of apples",),
     ),
     Pattern(
@@ -1587,7 +1639,9 @@ PATTERNS: tuple[Pattern, ...] = (
         _their_attribute,
         examples=((("Please remember my partner Wenna's birthday is 4 November.", "sorry, I got it wrong. Wenna's birthday is 8 November, not the 4th"),
                    (("Wenna", "birthday", "8 November"), ("Wenna", "relation", "partner"))),
-                  (("Tobiah's school is Larchfield Primary",), (("Tobiah", "school", "Larchfield Primary"),))),
+                  (("Tobiah's school is Larchfield Primary",), (("Tobiah", "school", "Larchfield Primary"),)),
+                  (("My partner Wenna's birthday is May 3, can you help me think of gift ideas?", "no wait, Wenna's birthday is April 3, not May"),
+                   (("Wenna", "birthday", "April 3"),))),
         counter=("What's the plan is unclear", "Anna's idea is great", "Tom's car is red"),
     ),
     Pattern(

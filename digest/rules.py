@@ -61,7 +61,7 @@ PREDICATES: dict[str, tuple[str, str]] = {
 
 _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
-    r"please|actually|sorry|correction|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
+    r"please|actually|sorry|correction|no\s+wait|wait\s+no|scratch\s+that|my\s+bad|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
     r"oh and|guess what|news|these days|nowadays|currently|now|"
     r"(?:please\s+)?remember(?=\s+(?!(?:that|when|what|how|where|who|why|if|whether|the\s+time|to)\b))|"
     r"[A-Za-z]+(?:\s+[A-Za-z]+){0,4}:)[,!:]?\s+)+",
@@ -87,6 +87,8 @@ _JOINT = re.compile(
     r"|(?:,\s*|\s+)and\s+(?:then\s+)?(?=(?:started|joined|moved|switched|left|quit|sold|bought|adopted)\s)"
     # a list of how things are: "Django 4.2 on MariaDB 10.11, CI is Drone, code lives on SourceHut"
     r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
+    # a second statement of how things are: "rent is £1,450 a month and the landlord is Mr. Aldane"
+    r"|\s+and\s+(?=the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}\s+(?:is|are)\s)"
     # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"
     r"|,\s+(?=(?-i:[A-Z][a-z][\w\-]+(?:\s+[A-Z][a-z][\w\-]+)?)\s+(?:is|has|was|got|will)\s)"
 )
@@ -158,7 +160,7 @@ _ADJECTIVES = {"new", "little", "small", "big", "old", "young", "cute", "lovely"
 # Imperative only, at the clause start ("Please" is a lead-in): "do you remember that film?" is not.
 _REMEMBER = re.compile(r"(?i)^(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)$")
 _COMMAND_LEAD = re.compile(r"(?i)\b(?:remember|note(?:\s+to\s+self)?|fyi|for\s+the\s+record|memo|save\s+this|keep\s+in\s+mind)\b")
-_CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait)\b")
+_CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait|scratch\s+that|my\s+bad)\b")
 _CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>[^,.;!]+?)\s*[.!]?$")
 
 _NOT_A_LIKE = re.compile(
@@ -242,6 +244,8 @@ _THIRD_AND = re.compile(r",?\s+and\s+(?=(?:lives|works|loves|likes|enjoys|has|ow
 _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(?P<rest>[a-z'].*)$", re.I)
 
 
+# Statements of a slot that read "…, not Z" as a correction themselves.
+_STATED_CORRECTIONS = frozenset({"Name's X is Y", "my X is Y", "X is Y, said plainly"})
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
 _USER_FIRST = frozenset({"someone left"})
 
@@ -329,7 +333,7 @@ def _clauses(text: str) -> list[_Clause]:
 # Monday", "stopped the vitamin D"): a past-tense verb of the patterns below at its start (a present one,
 # "use tabs", is an instruction to the assistant, not news about the user).
 _IMPLICIT_I = re.compile(
-    r"^(?:just\s+|finally\s+|also\s+|recently\s+)?(?:booked|rebooked|had\s+to\s+cancel|started|joined|moved|relocated|quit|left|sold|bought|adopted|"
+    r"^(?:just\s+|finally\s+|also\s+|recently\s+)?(?:booked|rebooked|had\s+to\s+cancel|started|joined|moved|relocated|quit|left|sold|bought|adopted|living|"
     r"stopped|switched|cancell?ed|signed\s+up|upgraded|got|gave|handed|retired|resigned|no\s+longer)\b",
     re.I,
 )
@@ -548,7 +552,10 @@ class RulesExtractor:
             return [self._draft("add", "note", value, remember.group(0), subject=subject)] if value else []
         correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) else None
         if correction:
-            return self._correction(correction, request, subject)
+            # "no wait, Wenna's birthday is April 3, not May": a statement of the slot, said against the old
+            # value, corrects the slot it names; other corrections find the held value they name
+            stated = self._everyday(clause, request, subject, text, only=_STATED_CORRECTIONS)
+            return stated if stated else self._correction(correction, request, subject)
         scope = _hedged_part(text)
         if _HEDGE.search(scope) or _MODAL_MAY.search(scope):
             return []
