@@ -1400,7 +1400,9 @@ def _newest_mention(query: str, hits: Sequence[Hit], facts: Sequence[Hit], shown
     later = [
         h for h in hits
         if h.kind == EPISODE and h.scores.grounded and h.episode.role == "user"  # type: ignore[union-attr]
-        and h.episode.said_at > newest and h.key not in keys and h.episode.ref not in facts_from  # type: ignore[union-attr]
+        and h.episode.said_at > newest and h.key not in keys  # type: ignore[union-attr]
+        # a fact's own turn only when it says more than the fact ("rebooked with Y, and pickup is the 13th now")
+        and (h.episode.ref not in facts_from or _adds_to(h, facts))  # type: ignore[union-attr]
         and not is_question(h.text) and topical & set(content_words(h.text))
     ]
     return max(later, key=lambda h: (h.episode.said_at, h.episode.id)) if later else None  # type: ignore[union-attr]
