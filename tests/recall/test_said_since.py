@@ -382,17 +382,17 @@ def test_a_turn_ending_something_a_value_names_moves_it_out(clocked_ledger, cloc
 
 
 def test_a_facts_own_turn_is_shown_when_it_says_more_than_the_fact(clocked_ledger, clock, journal, recall):
-    """'rebooked the car with Fasach Rentals, and pickup is 13 June now' became the fact 'booked the car with
+    """'rebooked the car with Fasach Rentals, and pickup is 14 Sept now' became the fact 'booked the car with
     Fasach Rentals': the turn still says what the fact does not, so a question about it shows the turn."""
     define(clocked_ledger, clock, "booked", "many", "{subject} booked {value}")
     # older turns that match the question better crowd the excerpts (three of them)
-    say(journal, clock, "2026-03-03T09:00:00Z", "Planning a road trip, I've booked a rental car, car pickup day is 12 June.")
+    say(journal, clock, "2026-03-03T09:00:00Z", "Planning a road trip, I've booked a rental car, car pickup day is 13 Sept.")
     say(journal, clock, "2026-03-03T09:01:00Z", "What day is best to pick up a car, do I pick up the car early?")
     say(journal, clock, "2026-03-03T09:02:00Z", "The car pickup day matters, pick up the car at the depot, day one.")
     say(journal, clock, "2026-03-03T09:03:00Z", "Pick up the car on day one of the trip, the pickup day is set.")
-    said = say(journal, clock, "2026-04-22T09:00:00Z", "Rebooked the car with Fasach Rentals, and pickup is 13 June now.", session="s2")
+    said = say(journal, clock, "2026-04-22T09:00:00Z", "Rebooked the car with Fasach Rentals, and pickup is 14 Sept now.", session="s2")
     hold(clocked_ledger, clock, "2026-04-22T09:05:00Z", "user", "booked", "the car with Fasach Rentals", source=said)
     clock.now = parse_time("2026-05-01")
     block = recall.prompt("what day do I pick up the car?", SCOPE)
-    assert "13 June" in block.text
+    assert "14 Sept" in block.text
 
