@@ -98,7 +98,8 @@ _JUDGED = frozenset("wrong right correct incorrect proper entire only good bad".
 RELATIVES = frozenset(
     "brother brothers sister sisters mother mom mum father dad wife husband partner son sons daughter daughters "
     "boyfriend girlfriend fiance fiancee cousin aunt uncle niece nephew grandma grandpa grandmother grandfather "
-    "stepmom stepdad stepson stepdaughter roommate flatmate twin".split()
+    "stepmom stepdad stepson stepdaughter roommate flatmate twin grandad granddad gran nan nana grandson granddaughter "
+    "grandchild grandkids godfather godmother godson goddaughter".split()
 )
 
 

@@ -11,7 +11,7 @@ from factledger.ledger.times import parse_time
 from factledger.recall.asked import (
     NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, person_asked_of, sibling_instead, states_age,
 )
-from factledger.recall.text import names_relative, says_changed
+from factledger.recall.text import asks_about_unnamed_relative, names_relative, says_changed
 
 from .conftest import define
 
@@ -302,3 +302,13 @@ def test_a_thing_of_someone_named(query, texts, unsaid, empty):
 def test_whose_thing_a_question_asks(query, person):
     asked = asked_for(query)
     assert asked is not None and asked.person == person
+
+
+@pytest.mark.parametrize(("query", "unsaid", "absent"), [
+    ("where does my grandad live?", {"grandad"}, True),  # only a gran was ever mentioned
+    ("where does my gran live?", set(), False),
+    ("what's my goddaughter's name?", {"goddaughter"}, True),
+    ("where does my brother live?", {"brother"}, True),
+])
+def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
+    assert asks_about_unnamed_relative(query, frozenset(unsaid)) is absent
