@@ -396,3 +396,14 @@ def test_a_facts_own_turn_is_shown_when_it_says_more_than_the_fact(clocked_ledge
     block = recall.prompt("what day do I pick up the car?", SCOPE)
     assert "14 Sept" in block.text
 
+
+
+def test_a_city_lived_in_is_no_address(clocked_ledger, clock, journal, recall):
+    """'what's my address in Tarrowby?' when only the city was said: the city is no answer to it (an
+    address is a street's), so nothing here answers."""
+    define(clocked_ledger, clock, "lives_in", "one", "{subject} lives in {value}")
+    said = say(journal, clock, "2026-01-10T09:00:00Z", "I moved to Tarrowby last Saturday.")
+    hold(clocked_ledger, clock, "2026-01-10T09:05:00Z", "user", "lives_in", "Tarrowby", source=said)
+    clock.now = parse_time("2026-02-01")
+    assert recall.prompt("what's my address in Tarrowby?", SCOPE).text == ""
+    assert "Tarrowby" in recall.prompt("where do I live?", SCOPE).text
