@@ -34,7 +34,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    SAID_OTHERWISE, STOP_WORDS, says_changed, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    SAID_OTHERWISE, STOP_WORDS, says_changed, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -1035,6 +1035,7 @@ class Recall:
         thing = asked_for(query)
         if thing is not None:  # the head's other words are asked of the index too
             asked += [w for w in sorted(thing.probes()) if w not in asked]
+        asked += [w for w in sorted(relatives_asked(query)) if w not in asked]  # "my gran": was a grandma said?
         counts = {w: 0 for w in asked}
         for kind in KINDS:
             for word, n in self._terms[kind].df(asked).items():

@@ -103,12 +103,34 @@ RELATIVES = frozenset(
 )
 
 
+# Words for one relative ("my gran" is the grandma a turn named): a relative is unnamed only when none was said.
+SAME_RELATIVE: tuple[frozenset[str], ...] = (
+    frozenset("grandma grandmother gran granny nan nana".split()),
+    frozenset("grandpa grandfather grandad granddad".split()),
+    frozenset("mum mom mother".split()),
+    frozenset("dad father".split()),
+    frozenset("wife husband partner spouse".split()),
+    frozenset("grandchild grandchildren grandkids grandson granddaughter".split()),
+)
+
+
+def relative_words(word: str) -> frozenset[str]:
+    """The words for the relative `word` names, itself included."""
+    return frozenset().union(*(group for group in SAME_RELATIVE if word in group), {word})
+
+
+def relatives_asked(query: str) -> frozenset[str]:
+    """Every word for the relatives a question asks about ("my gran": grandma, gran, nan, …)."""
+    asked = words(query)
+    return frozenset().union(*(relative_words(w) for o, w in zip(asked, asked[1:]) if o in ("my", "our") and w in RELATIVES))
+
+
 def asks_about_unnamed_relative(query: str, never_said: frozenset[str]) -> bool:
-    """Whether `query` asks about the speaker's relative ("my brother", "our daughter") whose relation word
-    was never said in the searched scopes."""
+    """Whether `query` asks about the speaker's relative ("my brother", "our daughter") none of whose
+    words was ever said in the searched scopes (`never_said` must hold every word of `relatives_asked`)."""
     asked = words(query)
     return any(
-        owner in ("my", "our") and word in RELATIVES and word in never_said for owner, word in zip(asked, asked[1:])
+        owner in ("my", "our") and word in RELATIVES and relative_words(word) <= never_said for owner, word in zip(asked, asked[1:])
     )
 
 

@@ -407,3 +407,13 @@ def test_a_city_lived_in_is_no_address(clocked_ledger, clock, journal, recall):
     clock.now = parse_time("2026-02-01")
     assert recall.prompt("what's my address in Tarrowby?", SCOPE).text == ""
     assert "Tarrowby" in recall.prompt("where do I live?", SCOPE).text
+
+
+def test_a_relative_never_mentioned_by_any_word_is_nobody_here(clocked_ledger, clock, journal, recall):
+    """After 'my grandma lives in Tarrowby', 'my grandad' was never mentioned by any of his words, so
+    nothing here is about him."""
+    say(journal, clock, "2026-01-10T09:00:00Z", "My grandma lives in Tarrowby, in a flat by the harbour.")
+    clock.now = parse_time("2026-02-01")
+    assert "Tarrowby" in recall.prompt("where does my grandma live?", SCOPE).text
+    assert recall.prompt("where does my grandad live?", SCOPE).text == ""
+    assert recall.prompt("where does my grandfather live?", SCOPE).text == ""
