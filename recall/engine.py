@@ -1275,8 +1275,8 @@ _VALUE_NAME = re.compile(r"(?<=\s)[A-Z][\w'’\-]{3,}")
 
 
 def _names_of(value: str) -> list[str]:
-    """The names a value holds besides its first word ("Glenmorie", "Car", "Hire", "Dunvarra" of "a rental car
-    with Glenmorie Car Hire, pickup in Dunvarra"), months and days aside."""
+    """The capitalised words of four letters or more a value holds besides its first word ("Glenmorie",
+    "Hire", "Dunvarra" of "a rental car with Glenmorie Car Hire, pickup in Dunvarra"), months and days aside."""
     return [name for name in _VALUE_NAME.findall(" " + value.strip()) if name.casefold() not in _DATE_WORDS]
 
 
@@ -1402,7 +1402,7 @@ def _newest_mention(query: str, hits: Sequence[Hit], facts: Sequence[Hit], shown
         h for h in hits
         if h.kind == EPISODE and h.scores.grounded and h.episode.role == "user"  # type: ignore[union-attr]
         and h.episode.said_at > newest and h.key not in keys  # type: ignore[union-attr]
-        # a fact's own turn only when it says more than the fact ("rebooked with Y, and pickup is the 13th now")
+        # a fact's own turn only when it says more than the fact ("rebooked with Y, and pickup is the 4th now")
         and (h.episode.ref not in facts_from or _adds_to(h, facts))  # type: ignore[union-attr]
         and not is_question(h.text) and topical & set(content_words(h.text))
     ]
