@@ -201,12 +201,7 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     if len(value.split()) > 8 or value.endswith("?"):
         return None
-    named = _NAME_THEN_ASIDE.match(value)
-    if named:  # "Saoirse Byrne, really nice": the name, not the remark after it
-        value = named["v"]
-    corrected = _NOT_THAT.match(value)
-    if corrected:  # "the night supervisor is Ines not Bo": Ines, in place of whatever the slot held
-        value = corrected["v"]
+    value, corrected = _as_said(value)
     noun = " ".join(_ATTR_MODS.sub("", _ARTICLES.sub("", attr)).split())
     if corrected:
         return [corrected_state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}")]
@@ -220,6 +215,15 @@ _REQUEST_AFTER = re.compile(r",\s+(?:can|could|would|will|please|any|so|but|whic
 _NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z])")
 # "Ines not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
 _NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3})$")
+
+
+def _as_said(value: str) -> tuple[str, bool]:
+    """(the value, whether it was said against another): a name without the remark after it ("Saoirse
+    Byrne, really nice"), a value without the one it replaces ("the night supervisor is Ines not Bo")."""
+    named = _NAME_THEN_ASIDE.match(value)
+    value = named["v"] if named else value
+    corrected = _NOT_THAT.match(value)
+    return (corrected["v"], True) if corrected else (value, False)
 
 
 # Words that are no attribute of the speaker's when said as "<word> is <value>".
@@ -238,11 +242,7 @@ def _their_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     rel = (m["rel"] or "").casefold()
     if rel and rel.replace(" ", "_") not in RELATION_WORDS:
         return None
-    value = _REQUEST_AFTER.sub("", clean_value(m["v"]))
-    named = _NAME_THEN_ASIDE.match(value)
-    value = named["v"] if named else value
-    corrected = _NOT_THAT.match(value)
-    value = corrected["v"] if corrected else value
+    value, corrected = _as_said(_REQUEST_AFTER.sub("", clean_value(m["v"])))
     key = attribute_key(m["attr"])
     looks_like_value = re.match(r"(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z0-9€$£]|\S*\d", value)
     if (not key or key.split("_")[-1] in _ATTR_STOP or not value or not looks_like_value or len(value.split()) > 6
@@ -569,11 +569,7 @@ def _they_cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
     held = [h for h in _naming(c, m["who"]) if h.predicate == "booked" or h.cardinality == "many"]
     if not held:
         return None
-    drafts = ends(c, held, m.group(0), c.said_at)
-    for rest in _AFTER_NEWS.split(c.text[m.end():])[1:]:
-        rest = re.sub(r"(?i)^(?:and\s+|so\s+)?(?=(?:re)?booked\b)", "I ", rest.strip(" ,.;!"))
-        drafts += (everyday(dataclasses.replace(c, text=rest)) or []) if rest else []
-    return drafts
+    return ends(c, held, m.group(0), c.said_at) + _read_after(c, m.end(), booked_again=True)
 
 
 def _cancelled_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -609,15 +605,25 @@ def _someone_left(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.text)
-    drafts = ends(c, held, m.group(0), start, phrase)
     # "Fabrizio left on Friday :( Perpetua does my reviews now": what the rest of the clause says is read too
-    for rest in _AFTER_NEWS.split(c.text[m.end():])[1:]:
-        drafts += everyday(dataclasses.replace(c, text=rest.strip(" ,.;!")), only=None) or [] if rest.strip() else []
-    return drafts
+    return ends(c, held, m.group(0), start, phrase) + _read_after(c, m.end())
 
 
 # Where a clause's news about someone ends and what follows it begins: a smiley, a comma, "so".
 _AFTER_NEWS = re.compile(r"\s*(?:[:;]-?[()DPp/\\|]+|[,;]|\s(?:so|and)\s)\s*")
+
+
+def _read_after(c: Clause, end: int, *, booked_again: bool = False) -> list[Draft]:
+    """What the clause says after the news read up to `end` ("… :( Perpetua does my reviews now"), each
+    piece read as a clause of its own; `booked_again`: "rebooked with Y" there drops its "I"."""
+    drafts: list[Draft] = []
+    for rest in _AFTER_NEWS.split(c.text[end:])[1:]:
+        rest = rest.strip(" ,.;!")
+        if booked_again:
+            rest = re.sub(r"(?i)^(?:and\s+|so\s+)?(?=(?:re)?booked\b)", "I ", rest)
+        if rest:
+            drafts += everyday(dataclasses.replace(c, text=rest)) or []
+    return drafts
 
 
 def _new_one(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -944,12 +950,7 @@ def _held_slot_named(c: Clause, thing: str) -> ClaimVersion | None:
 def _switched_under_heading(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'insurance: switched to Pellmoor': the heading names the held slot ("car insurance"), now Y."""
     heading = re.search(r"(?i)(?P<h>[a-z][\w'’\- ]*?)\s*:\s*$", c.lead)
-    held = _held_slot_named(c, heading["h"]) if heading else None
-    value = clean_value(m["v"])
-    if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
-        return None
-    start, phrase = change_time(c, c.text)
-    return [held_replaced(c, held, value, m.group(0), start, phrase)]
+    return _slot_now(m, c, heading["h"]) if heading else None
 
 
 STAYS = ("many", "{subject} is staying at {value}")
@@ -965,7 +966,13 @@ def _staying_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'switched car insurance to Y', 'changed my bank to Y': the held slot the words name, now Y."""
-    held = _held_slot_named(c, m["thing"])
+    return _slot_now(m, c, m["thing"])
+
+
+def _slot_now(m: re.Match[str], c: Clause, thing: str) -> list[Draft] | None:
+    """The one held slot `thing` names now holds the match's value `v`, from the clause's time words or
+    when said; None when no one slot is named or the value is the one held."""
+    held = _held_slot_named(c, thing)
     value = clean_value(m["v"])
     if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
         return None
@@ -977,11 +984,10 @@ def _changed_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'mum's gate code changed to 9025', 'rent went up this month, it's 1,615 now': the held slot the
     words name now holds the value. Nothing held of that name: not read here."""
     thing = m["thing"]
-    if thing.casefold() in _NOT_PLAIN or (thing[:1].isupper() and " " not in thing and not m.group(0).startswith(thing)):
+    if (thing.casefold() in _NOT_PLAIN or (thing[:1].isupper() and " " not in thing and not m.group(0).startswith(thing))
+            or _person_named(c, thing)):
         return None  # "I moved to Porto", "so Anna moved to Milan": someone, not something held
-    if thing[:1].isupper() and re.search(r"(?i)\bmoved\b", m.group(0)) and not c.open_held() or _person_named(c, thing):
-        return None
-    return _switched_to(m, c)
+    return _slot_now(m, c, thing)
 
 
 def _person_named(c: Clause, word: str) -> bool:

@@ -229,13 +229,14 @@ _NOT_PEOPLE = frozenset(
 )
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)(?P<s>['’]s)?\s+(?P<rest>[a-z].*)$")
 # After "Name's": "is" before these or an -ing word ("Ana's leaving", "Ana's a nurse"), else "has" ("Ana's quit").
-_IS_AFTER_S = re.compile(r"(?:a|an|the|now|back|in|at|on|off|from|with|still|also|going|moving|getting|not|no|so|very|really|\w+ing)\b")
+_IS_AFTER_S_WORDS = r"a|an|the|now|back|in|at|on|off|from|with|still|also|going|moving|getting|not|no|so|very|really|\w+ing"
+_IS_AFTER_S = re.compile(rf"(?:{_IS_AFTER_S_WORDS})\b")
 # Where news about someone turns to the user's own things: ", so Tamsyn is my lead now".
 _THEN_MINE = re.compile(r",\s+(?:so\s+|and\s+|but\s+|which\s+means\s+)?(?=[^,]*\b(?:my|I|I'm|our)\b)")
 # What may follow "Name's" for the clause to be news about that person rather than a thing of theirs
 # ("Ana's quit", "Ana's leaving", but "Ana's birthday is …" is her birthday: another pattern's).
-_NEWS_AFTER_S = re.compile(_IS_AFTER_S.pattern[:-3] + r"|quit|left|moved|got|been|gone|started|joined|retired|accepted|taken|passed|finished|"
-                           r"changed|switched|booked|sold|bought|found|had|just|finally|also|now)\b")
+_NEWS_AFTER_S = re.compile(rf"(?:{_IS_AFTER_S_WORDS}|quit|left|moved|got|been|gone|started|joined|retired|accepted|taken|passed|"
+                           r"finished|changed|switched|booked|sold|bought|found|had|just|finally|also|now)\b")
 _THIRD_VERBS = {
     "lives": "live", "works": "work", "is": "am", "has": "have", "resides": "reside", "loves": "love", "likes": "like",
     "enjoys": "enjoy", "owns": "own", "adores": "adore", "doesn't": "don't", "prefers": "prefer", "'s": "'m",
@@ -350,16 +351,17 @@ def _reworded(text: str) -> str | None:
         return now["rest"]  # "from today I'm an HR advisor at X": what holds from when it was said
     lead = _LEADING_TIME.match(text)
     if lead:  # "since October I work at X", "last Friday I moved to Y" (nothing else read them as they were said)
-        return f"{lead['rest']} {_small_first(lead['phrase'])}"
+        return _time_after(lead)
     if _IMPLICIT_I.match(text):
         return "I " + text[0].lower() + text[1:]
     return None
 
 
-def _small_first(phrase: str) -> str:
-    """A time phrase moved after what it dates starts small ("Since March" → "since March"), so no
-    pattern reads it as part of a name before it."""
-    return phrase[:1].lower() + phrase[1:]
+def _time_after(lead: re.Match[str]) -> str:
+    """A clause led by a time phrase (`_LEADING_TIME`) said with the phrase after what it dates, starting
+    small ("Since March I work at X" → "I work at X since March"), so no pattern reads it as part of a name."""
+    phrase = lead["phrase"]
+    return f"{lead['rest']} {phrase[:1].lower()}{phrase[1:]}"
 
 
 def _strip_time(value: str) -> str:
@@ -562,7 +564,7 @@ class RulesExtractor:
         first = self._everyday(clause, request, subject, text, only=FIRST_PATTERNS)
         timed = _LEADING_TIME.match(text) if not first else None
         if timed:  # "two weeks ago I started at X": read as "I started at X two weeks ago", quoting the words said
-            after = f"{timed['rest']} {_small_first(timed['phrase'])}"
+            after = _time_after(timed)
             moved = self._everyday(_Clause(after, clause.offset, clause.lead), request, subject, after, only=FIRST_PATTERNS)
             first = [Draft(**{**d.__dict__, "quote": text}) for d in moved or ()]
         if first:

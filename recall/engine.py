@@ -1251,18 +1251,19 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
     ("gave up baking sourdough")."""
     claim = fact.claim
     assert claim is not None
+    names = _names_of(claim.value)
     for hit in later:
         if hit.episode is None or hit.episode.role != "user":
             continue
-        names_value = re.search(rf"(?i)(?<!\w){re.escape(claim.value.strip())}(?!\w)", hit.text) is not None or _names_a_name_of(
-            claim.value, hit.text)
+        # "Glenmorie cancelled on me" after "a rental car with Glenmorie Car Hire …": a name of the value
+        named = [name for name in names if re.search(rf"(?i)(?<!\w){re.escape(name)}(?!\w)", hit.text)]
+        names_value = bool(named) or re.search(rf"(?i)(?<!\w){re.escape(claim.value.strip())}(?!\w)", hit.text) is not None
         # A note is free text, its slot what it is about: a later turn about the same thing ("dentist
         # moved to 3 Mar" beside "dentist Dr. Ode, appt 11 Mar") may change it without repeating it.
         about_note = claim.predicate == NOTE and bool(_note_words(claim.value) & _note_words(hit.text))
         if (claim.cardinality == "one" or names_value or about_note) and says_changed(hit.text, claim.value):
             return True
-        # "Glenmorie cancelled on me" after "a rental car with Glenmorie Car Hire …": a name of the value, ended
-        if any(says_changed(hit.text, name) for name in _names_of(claim.value) if re.search(rf"(?i)(?<!\w){re.escape(name)}(?!\w)", hit.text)):
+        if any(says_changed(hit.text, name) for name in named):  # that name said ended
             return True
     return False
 
@@ -1279,11 +1280,6 @@ def _names_of(value: str) -> list[str]:
     "Hire", "Dunvarra" of "a rental car with Glenmorie Car Hire, pickup in Dunvarra"), months and days aside."""
     return [name for name in _VALUE_NAME.findall(" " + value.strip()) if name.casefold() not in _DATE_WORDS]
 
-
-def _names_a_name_of(value: str, text: str) -> bool:
-    """Whether `text` names something `value` names by a name of its own: a later turn saying "Glenmorie
-    cancelled on me" is about the booking "a rental car with Glenmorie Car Hire …"."""
-    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) for name in _names_of(value))
 
 
 def _note_words(text: str) -> set[str]:
