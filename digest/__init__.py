@@ -76,8 +76,8 @@ _HOMES = {  # name -> the module that defines it
     'UndoResult': '.undo',
     'session_turns': '.undo',
     'undo_entries': '.undo',
-    'ValidTime': '.when',
-    'resolve_time_phrase': '.when',
+    'ValidTime': 'factledger.ledger.when',
+    'resolve_time_phrase': 'factledger.ledger.when',
     'PermissionDenied': 'factledger.ledger',
 }
 
@@ -121,5 +121,5 @@ if TYPE_CHECKING:  # type checkers and editors see the names as before
     from .rules import RulesExtractor
     from .sanitise import sanitise
     from .undo import Kept, UndoResult, session_turns, undo_entries
-    from .when import ValidTime, resolve_time_phrase
+    from factledger.ledger.when import ValidTime, resolve_time_phrase
     from factledger.ledger import PermissionDenied

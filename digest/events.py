@@ -9,13 +9,13 @@ Two `many` predicates, chosen so the rendered sentence reads as plain English:
   2024". Valid from when it was said (it was known, and planned, from then).
 The date label is part of the value: the same activity on two dates is two events (in a `many` slot the
 same value would be one), and the sentence answers "when" in words. Extractors only find the time words;
-factledger.digest.when resolves them against the turn's said-at time.
+factledger.ledger.when resolves them against the turn's said-at time.
 """
 
 from __future__ import annotations
 
 from .model import Draft
-from .when import EventTime, resolve_event_time
+from factledger.ledger.when import EventTime, resolve_event_time
 
 EVENT_PREDICATES: dict[str, tuple[str, str]] = {
     "did": ("many", "{subject} {value}"),

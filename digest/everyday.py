@@ -26,7 +26,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .model import Draft
-from .when import MONTHS, WEEKDAYS, find_time_phrase, resolve_time_phrase
+from factledger.ledger.when import MONTHS, WEEKDAYS, find_time_phrase, resolve_time_phrase
 
 if TYPE_CHECKING:
     from .extractor import ExtractionRequest
@@ -605,7 +605,7 @@ def _someone_left(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.text)
-    # "Fabrizio left on Friday :( Perpetua does my reviews now": what the rest of the clause says is read too
+    # "Fabrizio left on Friday :( Gwenllian does my reviews now": what the rest of the clause says is read too
     return ends(c, held, m.group(0), start, phrase) + _read_after(c, m.end())
 
 
@@ -614,7 +614,7 @@ _AFTER_NEWS = re.compile(r"\s*(?:[:;]-?[()DPp/\\|]+|[,;]|\s(?:so|and)\s)\s*")
 
 
 def _read_after(c: Clause, end: int, *, booked_again: bool = False) -> list[Draft]:
-    """What the clause says after the news read up to `end` ("… :( Perpetua does my reviews now"), each
+    """What the clause says after the news read up to `end` ("… :( Gwenllian does my reviews now"), each
     piece read as a clause of its own; `booked_again`: "rebooked with Y" there drops its "I"."""
     drafts: list[Draft] = []
     for rest in _AFTER_NEWS.split(c.text[end:])[1:]:
@@ -627,7 +627,7 @@ def _read_after(c: Clause, end: int, *, booked_again: bool = False) -> list[Draf
 
 
 def _new_one(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'we have a new landlord, Mrs. Ivanova-Tull', 'a new manager called Wilhelmina Oduya': the slot's value changes now."""
+    """'we have a new landlord, Mrs. Ivanova-Tull', 'a new manager called Radka Ferreiro': the slot's value changes now."""
     key = attribute_key(m["attr"])
     if not key or key.split("_")[-1] in _ATTR_STOP or key in RELATION_WORDS or key in POSSESSIONS:
         return None
@@ -1420,7 +1420,7 @@ PATTERNS: tuple[Pattern, ...] = (
                    r"(?:left|quit|retired|resigned|moved\s+on|is\s+leaving|was\s+(?:let\s+go|laid\s+off|fired|made\s+redundant)|got\s+(?:let\s+go|laid\s+off|fired|poached)|"
                    r"(?:moved|changed|switched)\s+teams|moved\s+(?:over\s+)?to\s+(?:the\s+|another\s+|a\s+different\s+)?[a-z]+\s+team)\b"),
         _someone_left,
-        examples=((("my reviewer is Fabrizio Lenz", "Fabrizio left on Friday :( Perpetua does my reviews now"), ()),
+        examples=((("my reviewer is Fabrizio Lenz", "Fabrizio left on Friday :( Gwenllian does my reviews now"), ()),
                   (("my dentist is Dr. Ferro", "Dr. Ferro retired in May"), ())),
         counter=("Anna left the party early", "Bo quit smoking"),
     ),
@@ -1480,7 +1480,7 @@ PATTERNS: tuple[Pattern, ...] = (
                    r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but)\b))"),
         _new_one,
         examples=((("fyi my landlord is Mr. Penhallow", "we have a new landlord, Mrs. Ivanova-Tull"), (("user", "landlord", "Mrs. Ivanova-Tull"),)),
-                  (("my manager is Ruben Vos", "we have a new manager called Wilhelmina Oduya"), (("user", "manager", "Wilhelmina Oduya"),))),
+                  (("my manager is Ruben Vos", "we have a new manager called Radka Ferreiro"), (("user", "manager", "Radka Ferreiro"),))),
         counter=("got a new phone, Pixel 9", "new job: Acme"),
     ),
     Pattern(

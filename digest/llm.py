@@ -23,7 +23,7 @@ from .extractor import ExtractionRequest, ExtractorError, WindowRequest
 from .held import HELD_LIMIT
 from .model import Draft, JournalEntry
 from .prompts.extract_claims import Extraction, ExtractedClaim, build_messages
-from .when import resolve_time_phrase
+from factledger.ledger.when import resolve_time_phrase
 
 _TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 

@@ -13,7 +13,7 @@ Handled (the subject is "user", the speaker, unless the clause is about a third 
 - dated events (factledger.digest.events): "I went to the pottery class yesterday", "Last Saturday I ran
   a 10k race" -> did (many) "went to the pottery class on 13 March 2026", valid from that day;
   "my sister's wedding is on June 3", "I have a dentist appointment on Friday" -> has_event (many).
-  Only with time words that name one period; the date is resolved by factledger.digest.when.
+  Only with time words that name one period; the date is resolved by factledger.ledger.when.
 - third persons: "my sister Anna lives in Rome" -> (Anna, lives_in, Rome) and (Anna, relation, sister);
   "my brother works at Initech" -> subject "user's brother"; a name the ledger already holds as a
   subject ("Anna moved to Milan") is that person. The same patterns as for the user apply; the quote is
@@ -42,7 +42,7 @@ from .everyday import FIRST_PATTERNS, POSSESSIONS, everyday, replacement_in_turn
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
-from .when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
+from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
 
 SUBJECT = "user"
 

@@ -48,7 +48,7 @@ import tempfile
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from factledger.hermes_plugin.provider import FactledgerMemoryProvider
@@ -94,6 +94,12 @@ def load(path: Path) -> list[dict]:
         for q in s["questions"]:
             if q.get("kind") not in ("current", "past", "never"):
                 raise ValueError(f"{path.name}: scenario {s['id']}: question {q.get('q')!r}: kind must be current, past or never")
+        # The questions are asked a day after the last session, and the ledger refuses a transaction time
+        # ahead of the real clock: a scenario dated later than yesterday would lose every write it makes.
+        latest = max(to_datetime(parse_time(session["at"])) for session in s["sessions"])
+        if latest + timedelta(days=1) > datetime.now(timezone.utc):
+            raise ValueError(f"{path.name}: scenario {s['id']}: a session at {format_time(latest)} is less than a day "
+                             "before now; the ledger refuses writes timed ahead of the real clock")
     return scenarios
 
 

@@ -395,7 +395,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
     ("job" for works_at): a head among them is answered by that fact.
 
     A name (`NAME`) is asked of the role before it ("my GP"): never said when the role was, but no
-    text names whoever holds it ("my GP is Dr Zwanenburg", "Ottilie, my physio")."""
+    text names whoever holds it ("my GP is Dr Zwanenburg", "Sunniva, my physio")."""
     held = set(held_words)
     if asked.person:
         # only what is said beside the person can be theirs ("Wiebke has a new number" is not Bartosz's)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from factledger.ledger import ClaimVersion, Ledger, ValidationError, check_scope
 from factledger.ledger.times import END_OF_TIME, display, parse_optional
+from factledger.ledger.when import dated_day_words
 
 from factledger.ledger.keys import normalise as key_normalise
 
@@ -134,8 +135,13 @@ class Hit:
 
 
 def excerpt(episode: Episode, limit: int | None = None) -> str:
-    """An episode as one line the host reads: '2024-03-14, Ines: "I joined the rowing club"'."""
-    return f'{episode.said_at[:10]}, {one_line(episode.speaker)}: "{one_line(episode.text, limit)}"'
+    """An episode as one line the host reads: '2024-03-14, Ines: "I joined the rowing club"'.
+
+    Relative day words carry the day they named when said ("yesterday [2024-03-13]"): a reader months
+    later would otherwise take them for days near their own.
+    """
+    text = dated_day_words(episode.text, episode.said_at)
+    return f'{episode.said_at[:10]}, {one_line(episode.speaker)}: "{one_line(text, limit)}"'
 
 
 @dataclass(frozen=True)

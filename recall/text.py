@@ -85,6 +85,7 @@ def same_word(a: str, b: str) -> bool:
 
 # Who a thing belongs to: "I work" is the speaker's work, not the never-mentioned wife's.
 _PERSONS = frozenset("i me my mine we us our ours you your yours he him his she her hers they them their theirs".split())
+_FIRST_PERSON = frozenset("i me my mine we us our ours".split())
 # Qualifiers that never make a different thing of what they qualify ("my current job" is my job).
 _LOOSE_QUALIFIERS = frozenset(
     "current new old latest present previous last first next actual real main usual exact full whole same own".split()
@@ -259,9 +260,9 @@ def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bo
                 and before not in _LOOSE_QUALIFIERS and before not in _JUDGED  # "the wrong warehouse" is the warehouse
                 and not _CJK.search(before)
                 and not any(same_word(before, w) for w in topical)
-                # a fact's "user's take-home" is the asker's own ("my monthly take-home"), unless a
-                # relative is asked ("my wife's job")
-                and not (before == "user" and own and qualifier not in RELATIVES)
+                # a fact's "user's take-home" or a turn's "our CI" is the asker's own ("my monthly
+                # take-home", "what were we running CI on"), unless a relative is asked ("my wife's job")
+                and not ((before == "user" or before in _FIRST_PERSON) and own and qualifier not in RELATIVES)
             ):
                 return True
     return False

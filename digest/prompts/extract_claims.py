@@ -3,7 +3,7 @@
 One call reads a window of consecutive NEW turns (numbered T1, T2, …) with a few earlier turns as
 context. The model judges and quotes; it never computes dates. Each fact names the NEW turn it comes from
 and quotes that turn; time words go back verbatim in `when` and plain functions
-(factledger.digest.when) resolve them against that turn's said-at time.
+(factledger.ledger.when) resolve them against that turn's said-at time.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ RULE = [
     ("what's my GP's name?", ["the card from my old GP was a mix-up"], set(), True),
     ("what's my GP's name?", ["my GP is Dr. Zwanenburg"], set(), False),
     ("who is my physio?", ["been doing physio since last Monday, twice a week"], set(), True),
-    ("who is my physio?", ["physio with Ottilie twice a week"], set(), False),
+    ("who is my physio?", ["physio with Sunniva twice a week"], set(), False),
     ("what's my gym routine?", ["at the gym I do legs on Mondays"], {"routine"}, False),  # a summary head
     ("who is my landlord?", ["rent is due on the 1st"], {"landlord"}, False),  # never mentioned: another rule
     ("what's my swimming coach called?", ["started swimming again. 40 lengths"], {"coach", "trainer", "instructor"}, True),
@@ -197,7 +197,7 @@ def test_the_person_a_question_asks_of(query, name):
     ("fyi parking got reshuffled, I'm in K-19 now, level 3", "D-33", True),
     ("we're on Redshift, not Vertica. Vertica was my previous job", "Vertica", True),
     ("also Semaphore is gone, our contract ran out", "Semaphore", True),
-    ("Fabrizio left on friday :( Perpetua does my reviews now", "Fabrizio", True),  # the person named, then gone
+    ("Fabrizio left on friday :( Gwenllian does my reviews now", "Fabrizio", True),  # the person named, then gone
     ("Dr. Ferro has retired, the practice is sending me to someone new", "Dr. Ferro", True),
     ("Fabrizio left me a voicemail about the review", "Fabrizio", False),  # "left" with an object: no ending
     ("Bastiaan's on parental leave till August, so Wilma is covering the rollout", "Bastiaan Quell", True),  # the slot's holder away

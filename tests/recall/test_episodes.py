@@ -35,7 +35,9 @@ def test_a_turn_is_an_episode_with_speaker_session_and_time(clocked_ledger, cloc
     assert (hit.episode.id, hit.episode.speaker, hit.episode.session, hit.episode.role) == (entry, "Alice", "s1", "user")
     assert hit.episode.said_at == "2024-03-14T10:00:00.000000Z"
     assert hit.sources == (f"journal:{entry}",)
-    assert hit.sentence == '2024-03-14, Alice: "I went to the pottery class yesterday"'
+    # the day "yesterday" meant beside it; the text itself is kept as said
+    assert hit.sentence == '2024-03-14, Alice: "I went to the pottery class yesterday [2024-03-13]"'
+    assert hit.episode.text == "I went to the pottery class yesterday"
     assert hit.to_dict()["kind"] == "episode"
 
 

@@ -24,12 +24,12 @@ DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def lines_matching(pattern: re.Pattern[str], files: list[Path] = PRODUCT_FILES) -> list[str]:
-    """Every line of `files` (by default product code) that `pattern` finds, as 'path:line: text'."""
+    """Every line of `files` (by default product code) that `pattern` finds, as 'path:line: «found» text'."""
     found = []
     for path in files:
         for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-            if pattern.search(line):
-                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+            if match := pattern.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: «{match.group(0)}» {line.strip()}")
     return found
 
 
@@ -54,7 +54,7 @@ KNOWLEDGE_SETS = sorted((ROOT / "evals" / "data").glob("knowledge_*.json")) + [S
 # schemas) used before these datasets existed. Names of people, places, firms and pets are not here.
 GENERIC = {
     "Monday", "Tuesday", "Tuesdays", "Wednesday", "Thursday", "Thursdays", "Friday", "Saturday", "Sunday",
-    "wednesday", "thursday", "saturday", "firefighter", "paramedic", "director", "payments",
+    "wednesday", "thursday", "saturday", "swimming", "firefighter", "paramedic", "director", "payments",
     "Python 3.11",  # the README names the interpreter it installs with, before any set asked about it
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
     "November", "December", "Next", "German", "Portuguese", "English", "Spanish", "French", "Dutch",
@@ -78,7 +78,7 @@ def answers(path: Path) -> set[str]:
                 for value in [raw] if isinstance(raw, str) else raw:
                     named = re.search(r"[A-Z]", value) and len(value) > 3
                     rare = re.fullmatch(r"[a-z]{8,}", value)
-                    dated = re.fullmatch(r"[A-Z][a-z]+ \d{1,2}", value)  # "May 2", "October 21": a date
+                    dated = re.fullmatch(r"[A-Z][a-z]+ \d{1,2}|\d{1,2} [A-Z][a-z]+", value)  # "May 2", "21 October": a date
                     if not value.startswith("re:") and (named or rare) and not dated:
                         values.add(value)
     return values - GENERIC

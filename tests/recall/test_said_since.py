@@ -417,3 +417,12 @@ def test_a_relative_never_mentioned_by_any_word_is_nobody_here(clocked_ledger, c
     assert "Tarrowby" in recall.prompt("where does my grandma live?", SCOPE).text
     assert recall.prompt("where does my grandad live?", SCOPE).text == ""
     assert recall.prompt("where does my grandfather live?", SCOPE).text == ""
+
+
+def test_an_excerpts_relative_day_words_carry_their_day(clocked_ledger, clock, journal, recall):
+    """A turn said in March that says "yesterday" is shown with the day it meant, not left for a reader
+    in June to take as the day before they read it."""
+    say(journal, clock, "2026-03-12T18:00:00Z", "Got my allotment keys yesterday, plot 14 by the shed!")
+    clock.now = parse_time("2026-06-01")
+    block = recall.prompt("when did I get my allotment keys?", SCOPE)
+    assert '2026-03-12, user: "Got my allotment keys yesterday [2026-03-11], plot 14 by the shed!"' in block.text

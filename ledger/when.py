@@ -317,3 +317,85 @@ def resolve_event_time(phrase: str | None, said_at: str, *, upcoming: bool = Fal
     if p is None:
         return None
     return EventTime(_stamp(p.start), _stamp(p.end), _label(p))
+
+
+# -- dating a turn's relative day words for a reader ------------------------------------------------
+
+# Day words whose meaning depends on the day they were said. A weekday alone ("born tuesday", "the MRI is
+# on Wednesday") points back or forward by the verb, so it is dated only when its clause says which.
+_RELATIVE_DAY = re.compile(
+    rf"(?i)\b(?:(?P<lead>since|from|last|this|next|on)\s+)?(?P<day>{_WEEKDAY})(?!['’\w])"
+    rf"|\b(?:yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening)"
+    rf"|{_COUNT}\s+(?:day|week)s?\s+ago)(?![\w'’-])"
+)
+_CLAUSE_BOUNDS = re.compile(r"[.!?;,]|\s+(?:and|but|so)\s+")
+# A clause that looks back: a past form or "since". One that looks ahead: a future form or a booking.
+_LOOKS_BACK = re.compile(
+    r"(?i)\b(?:since|was|were|did|had|got|went|came|died|born|passed|gave|left|moved|started|finished|ran|took"
+    r"|made|said|told|saw|met|bought|sold|quit|joined|began|broke|fell|lost|won|found|heard|rang|called)\b"
+    r"|\b\w{3,}ed\b"
+)
+_LOOKS_AHEAD = re.compile(
+    r"(?i)(?:\b(?:will|going\s+to|gonna|planning|due|until|till|by"
+    r"|coming|upcoming|should|can|could|is|are|'s)\b|['’]ll\b)"
+)
+_BOOKED_FOR = re.compile(r"(?i)\b(?:booked|scheduled|planned|moved|pushed|rescheduled)\s+(?:in\s+|back\s+|to\s+)?(?:for|to|till|until)\b")
+# Already followed by a date, or dated by this function: left as it is.
+_DATED_AFTER = re.compile(r"\s*(?:\[|\(?\d{4}-\d{2}-\d{2}|\(?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b)")
+
+
+def _clause_around(text: str, start: int, end: int) -> str:
+    left = max((m.end() for m in _CLAUSE_BOUNDS.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in _CLAUSE_BOUNDS.finditer(text, end)), len(text))
+    return text[left:start] + " " + text[end:right]
+
+
+def _weekday_ahead(lead: str, clause: str) -> bool | None:
+    """Whether a weekday alone in `clause` is the next one (True), the last one (False), or unsaid (None)."""
+    if lead == "since":
+        return False
+    booked = _BOOKED_FOR.search(clause) is not None  # "booked for Wednesday": a past verb, a day ahead
+    back = not booked and _LOOKS_BACK.search(clause) is not None
+    ahead = booked or _LOOKS_AHEAD.search(clause) is not None
+    return None if back == ahead else ahead
+
+
+def dated_day_words(text: str, said_at: str) -> str:
+    """`text` with each relative day word followed by the day it names, as said at `said_at`.
+
+    "got promoted yesterday" said on 2026-05-20 reads "got promoted yesterday [2026-05-19]", so a reader
+    of an old turn does not take "yesterday" for the day before they read it. Only single days are dated,
+    and not the day it was said (the turn's own date says it): yesterday, tomorrow, last night, "three
+    days ago", "two weeks ago", "last/this/next Monday", and a weekday alone ("on Thursday", "since
+    Monday") when its clause says whether it looks back ("passed away on Thursday") or ahead ("the scan
+    is on Thursday"); when it says neither ("we rehearse on Monday") or both, the weekday is left undated
+    rather than guessed. The words themselves are kept as said.
+    """
+    try:
+        today = date.fromisoformat(said_at[:10])  # the day is all that counts; any stored form starts with it
+    except (ValueError, TypeError):
+        return text
+    out: list[str] = []
+    last = 0
+    for m in _RELATIVE_DAY.finditer(text):
+        if _DATED_AFTER.match(text, m.end()):
+            continue
+        phrase = re.sub(r"(?i)^(?:since|from|on)\s+", "", m.group(0))
+        lead = (m.group("lead") or "").casefold()
+        if m.group("day") is not None and lead not in ("last", "this", "next"):
+            ahead = _weekday_ahead(lead, _clause_around(text, m.start(), m.end()))
+            if ahead is None:
+                continue
+        else:
+            ahead = bool(re.match(r"(?i)^(?:next|tomorrow)", phrase))
+        try:
+            period = _point(phrase, today, future=ahead)
+        except (ValueError, OverflowError):
+            period = None
+        if period is None or (period.end - period.start).days != 1 or period.start == today:
+            continue  # the day it was said needs no date: the reader has the turn's own
+        out.append(text[last:m.end()])
+        out.append(f" [{period.start.isoformat()}]")
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)

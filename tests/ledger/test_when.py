@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from factledger.digest import resolve_time_phrase
-from factledger.digest.when import find_time_phrase, resolve_event_time
+from factledger.ledger.when import dated_day_words, find_time_phrase, resolve_event_time
 
 SAID = "2026-03-14T10:00:00.000000Z"  # a Saturday
 
@@ -110,3 +110,43 @@ def test_event_times(phrase: str, upcoming: bool, start: str, end: str, label: s
 @pytest.mark.parametrize("phrase", ["", "since 2019", "until Friday", "from 2015 to 2019", "around the big storm"])
 def test_what_is_not_one_event_time(phrase: str) -> None:
     assert resolve_event_time(phrase, EVENT_SAID) is None
+
+
+# A turn's relative day words, dated for a reader (the prompt block's excerpts). Said on Saturday
+# 2026-03-14; invented sentences.
+@pytest.mark.parametrize(
+    ("text", "dated"),
+    [
+        ("Got the keys yesterday, so happy", "Got the keys yesterday [2026-03-13], so happy"),
+        ("flew in this morning", "flew in this morning"),  # the day it was said: the turn's own date says it
+        ("two weeks smoke-free today", "two weeks smoke-free today"),
+        ("the plumber comes tomorrow", "the plumber comes tomorrow [2026-03-15]"),
+        ("sprained it three days ago at netball", "sprained it three days ago [2026-03-11] at netball"),
+        ("started the new job two weeks ago", "started the new job two weeks ago [2026-02-28]"),
+        ("see you next tuesday", "see you next tuesday [2026-03-17]"),
+        ("last friday was fun", "last friday [2026-03-13] was fun"),
+        # a weekday alone, by what its clause says
+        ("our cat Pilchard died on Wednesday, she was 15", "our cat Pilchard died on Wednesday [2026-03-11], she was 15"),
+        ("baby boy, born monday!", "baby boy, born monday [2026-03-09]!"),
+        ("had her since Tuesday", "had her since Tuesday [2026-03-10]"),
+        ("the scan is on Thursday", "the scan is on Thursday [2026-03-19]"),
+        ("scan is booked for thursday", "scan is booked for thursday [2026-03-19]"),
+        ("the review got moved to Friday", "the review got moved to Friday [2026-03-20]"),
+        # left as said: neither way, a habit, a plural, a period longer than a day, already dated
+        ("we rehearse on Monday at the hall", "we rehearse on Monday at the hall"),
+        ("swimming on mondays", "swimming on mondays"),
+        ("moving out next week", "moving out next week"),
+        ("moved here last month", "moved here last month"),
+        ("the party is on Friday 20th", "the party is on Friday 20th"),
+        ("signed it yesterday [2026-03-13]", "signed it yesterday [2026-03-13]"),
+        ("today's special", "today's special"),
+        ("Saturday mornings with the tutor", "Saturday mornings with the tutor"),
+    ],
+)
+def test_relative_day_words_are_dated_as_said(text, dated):
+    assert dated_day_words(text, SAID) == dated
+
+
+def test_dating_needs_only_the_day_it_was_said():
+    assert dated_day_words("left yesterday", "2026-03-14") == "left yesterday [2026-03-13]"
+    assert dated_day_words("left yesterday", "not a time") == "left yesterday"
