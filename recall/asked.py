@@ -114,7 +114,11 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    (frozenset("pb record best time".split()), re.compile(r"\b\d{1,2}:\d\d\b|\b\d+(?:\.\d+)?\s*(?:min|mins|minutes|secs?|seconds|kg|km)\b")),
+    (
+        frozenset("dose dosage".split()),
+        re.compile(r"\b\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|iu|units?|tablets?|pills?|puffs?|drops?)\b", re.I),
+    ),
+    (frozenset("pb record best max 1rm pr time".split()), re.compile(r"\b\d{1,2}:\d\d\b|\b\d+(?:\.\d+)?\s*(?:min|mins|minutes|secs?|seconds|kg|km)\b")),
     (frozenset("rate percentage apr interest".split()), re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b")),
     (
         frozenset("price cost fee fees charge charges rent salary pay wage payment payments bill premium deposit balance".split()),
@@ -129,7 +133,7 @@ SAME_THING: tuple[frozenset[str], ...] = (
     frozenset("coach trainer instructor".split()),
     frozenset("physio physiotherapist".split()),
     frozenset("doctor gp physician".split()),
-    frozenset("pb record best".split()),
+    frozenset("pb record best max 1rm pr".split()),
     frozenset("salary pay wage wages income earn earns".split()),
     frozenset("job role position work".split()),
     frozenset("allergy allergies allergic".split()),

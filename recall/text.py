@@ -290,7 +290,7 @@ class LexicalQuery:
 SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "wedding": ("married", "marry"), "married": ("wedding",), "marry": ("wedding",),
     "fly": ("flight", "flights", "flew"), "flying": ("flight", "flights"), "flight": ("fly", "flying", "flew"),
-    "live": ("moved", "home"), "lives": ("moved",),
+    "live": ("moved", "home"), "lives": ("moved",), "living": ("moved", "home"), "lived": ("moved", "home"),
     "work": ("job", "employer"), "job": ("work", "working", "role"), "employer": ("work", "job"),
     "salary": ("pay", "paid", "earn"), "earn": ("salary", "pay"), "earning": ("salary", "pay"), "pay": ("salary",),
     "medication": ("meds", "prescribed", "dose"), "meds": ("medication", "prescribed"), "medicine": ("meds", "medication"),
@@ -301,14 +301,20 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "trip": ("holiday", "travel"), "holiday": ("trip", "vacation"), "vacation": ("trip", "holiday"),
     "quit": ("stopped",), "smoking": ("cigarettes", "smoke"), "lesson": ("tutor", "class"), "lessons": ("tutor", "class"),
     "class": ("tutor", "lessons"), "tutor": ("lessons", "class"), "phone": ("mobile",), "mobile": ("phone",),
+    "dating": ("boyfriend", "girlfriend", "partner"), "vegetables": ("veg",), "veg": ("vegetables",),
 }
+
+
+_FOR_A_LIVING = re.compile(r"(?i)\bfor\s+a\s+living\b")
 
 
 def lexical_query(text: str, *, said_otherwise: bool = False) -> LexicalQuery:
     """The query's lexical terms; `said_otherwise`: with the words its words are said as (`SAID_OTHERWISE`)."""
     terms = list(dict.fromkeys(content_words(text)))
     if said_otherwise:
-        terms = list(dict.fromkeys(terms + [extra for word in terms for extra in SAID_OTHERWISE.get(word, ())]))
+        # "what does she do for a living" asks for a job, not a home
+        kept = [w for w in terms if not (w == "living" and _FOR_A_LIVING.search(text))]
+        terms = list(dict.fromkeys(terms + [extra for word in kept for extra in SAID_OTHERWISE.get(word, ())]))
     grams: list[str] = []
     short: list[str] = []
     bigrams: list[str] = []

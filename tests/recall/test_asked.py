@@ -11,7 +11,7 @@ from factledger.ledger.times import parse_time
 from factledger.recall.asked import (
     NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, person_asked_of, sibling_instead, states_age,
 )
-from factledger.recall.text import asks_about_unnamed_relative, names_relative, says_changed
+from factledger.recall.text import asks_about_unnamed_relative, lexical_query, names_relative, says_changed
 
 from .conftest import define
 
@@ -124,6 +124,11 @@ RULE = [
     # a value in another clause is another thing's
     ("how much does my phone plan cost?", ["the only outgoings are my phone and the bike loan at 55 a month"], {"plan", "cost"}, True),
     ("how much does my phone plan cost?", ["my phone plan went up to £18 a month"], {"cost"}, False),
+    # a lift's max said as its 1RM; a dose said as an amount in its unit, or not at all
+    ("what's my deadlift max?", ["deadlift 1RM is 140 kg, new PR"], {"max"}, False),
+    ("what's my deadlift max?", ["deadlifts felt heavy, three sets of five"], {"max", "pb", "record", "best", "1rm", "pr"}, True),
+    ("what is my sertavex dose now?", ["sertavex went up to 75 mg after the review"], {"dose"}, False),
+    ("what is my sertavex dose now?", ["started sertavex this week, it makes me sleepy"], {"dose"}, True),
 ]
 
 
@@ -314,3 +319,16 @@ def test_whose_thing_a_question_asks(query, person):
 ])
 def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     assert asks_about_unnamed_relative(query, frozenset(unsaid)) is absent
+
+
+@pytest.mark.parametrize(("query", "also"), [
+    ("where was Brunhild living in May?", {"moved", "home"}),  # "moved into the care home" says where
+    ("who was I dating last spring?", {"boyfriend", "girlfriend", "partner"}),
+    ("where did my vegetables come from?", {"veg"}),
+])
+def test_a_questions_words_said_otherwise(query, also):
+    assert also <= set(lexical_query(query, said_otherwise=True).words)
+
+
+def test_for_a_living_asks_for_a_job_not_a_home():
+    assert not {"moved", "home"} & set(lexical_query("what does Brunhild do for a living?", said_otherwise=True).words)
