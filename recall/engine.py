@@ -35,7 +35,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    SAID_OTHERWISE, STOP_WORDS, says_changed, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    SAID_OTHERWISE, STOP_WORDS, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -1121,7 +1121,7 @@ class Recall:
             assert claim is not None
             sources = tuple(int(ref.split(":", 1)[1]) for ref in claim.source
                             if ref.startswith("journal:") and ref.split(":", 1)[1].isdigit())
-            probes.append(SinceProbe(2 * i, _value_groups(claim.value, claim.subject), claim.tx_from, sources))
+            probes.append(SinceProbe(2 * i, _value_groups(claim.value, claim.subject, claim.predicate), claim.tx_from, sources))
             if claim.cardinality == "one":
                 probes.append(SinceProbe(2 * i + 1, _slot_groups(claim.subject_key, claim.predicate), claim.tx_from, sources))
         found: dict[int, list[EpisodeRecord]] = {}
@@ -1258,6 +1258,11 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
     claim = fact.claim
     assert claim is not None
     names = _names_of(claim.value)
+    # A thing and its amount ("sertraline 50 mg"): the thing's word names the value ("bumping the
+    # sertraline to 100mg")
+    core = [w for w in content_words(claim.value) if not w.isdigit() and w not in _UNITS]
+    if len(core) == 1 and len(core[0]) >= 4 and core[0] not in (n.casefold() for n in names):
+        names.append(core[0])
     for hit in later:
         if hit.episode is None or hit.episode.role != "user":
             continue
@@ -1289,8 +1294,9 @@ def _names_of(value: str) -> list[str]:
 
 
 def _note_words(text: str) -> set[str]:
-    """A note's distinctive words: content words that are neither numbers nor dates."""
-    return {w for w in content_words(text) if not w.isdigit() and len(w) > 2 and w not in _DATE_WORDS}
+    """A note's distinctive words, stemmed ("bins" and "bin day" share one): content words that are
+    neither numbers nor dates."""
+    return {stem(w) for w in content_words(text) if not w.isdigit() and len(w) > 2 and w not in _DATE_WORDS}
 
 
 _DATE_WORDS = frozenset(
@@ -1318,12 +1324,20 @@ def _fit(lines: list[str], room: int) -> list[str]:
 # shared word is not a mention of it), any three of a longer one's (a note) six longest words.
 _VALUE_WORDS_KEPT = 6
 _NAME = re.compile(r"[^\W\d_]{3,}")
+_UNITS = frozenset("mg mcg µg g kg km m cm mm ml l lb lbs oz iu k min mins h hr hrs am pm x".split())
+# Words that start a note without telling what it is about ("new gate code": the gate's)
+_NOT_A_TOPIC = frozenset(
+    "new old current latest next last first my our the remember note fyi also btw monday tuesday wednesday thursday "
+    "friday saturday sunday january february march april may june july august september october november december".split()
+)
 
 
-def _value_groups(value: str, subject: str) -> tuple[tuple[str, ...], ...]:
-    """The word groups whose presence in a turn mentions the value (each group's words all present)."""
+def _value_groups(value: str, subject: str, predicate: str = "") -> tuple[tuple[str, ...], ...]:
+    """The word groups whose presence in a turn mentions the value (each group's words all present).
+    A unit names nothing ("sertraline 50 mg" is mentioned by "sertraline to 100mg"); a note is mentioned
+    by its topic too, its first telling word ("bins go out tuesday" by "bins switched to weds")."""
     subject_words = set(words(subject))
-    found = [w for w in dict.fromkeys(content_words(value)) if w not in subject_words]
+    found = [w for w in dict.fromkeys(content_words(value)) if w not in subject_words and w not in _UNITS]
     letters = sorted((w for w in found if not w.isdigit()), key=len, reverse=True)[:_VALUE_WORDS_KEPT]
     if not letters:  # a date or a number: all of its longer digit runs (a year, a street number)
         digits = tuple(w for w in found if len(w) >= 3)[:3]
@@ -1331,6 +1345,10 @@ def _value_groups(value: str, subject: str) -> tuple[tuple[str, ...], ...]:
     names = [w for w in dict.fromkeys(normalise(m) for m in _NAME.findall(value) if m[0].isupper()) if w in letters]
     together = 1 if len(letters) == 1 else 2 if len(letters) <= 3 else 3
     groups = [(w,) for w in names] + [g for g in itertools.combinations(letters, together) if not set(g) & set(names)]
+    if predicate == NOTE and together > 1:
+        topic = next((w for w in found if not w.isdigit() and w not in _NOT_A_TOPIC and len(w) >= 3), None)
+        if topic is not None and (topic,) not in groups:
+            groups.insert(0, (topic,))
     return tuple(groups)
 
 

@@ -211,6 +211,9 @@ def test_the_person_a_question_asks_of(query, name):
     ("bench still stuck at 70", "70 kg", False),
     ("My badge at Globex does not work yet.", "Globex", False),  # the value named, not as ended
     ("the parking at work is a nightmare", "D-33", False),  # the slot, no word of change
+    ("the GP is bumping the sertavex to 100mg", "sertavex 50 mg", True),
+    ("we jumped everything to node 22 today", "node 18", True),  # a word of change, the value unnamed
+    ("I bumped into Maelys at the market", "sertavex 50 mg", False),  # bumping into someone changes nothing
 ])
 def test_a_turn_says_a_value_changed(text, value, changed):
     assert says_changed(text, value) is changed

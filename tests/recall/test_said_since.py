@@ -426,3 +426,26 @@ def test_an_excerpts_relative_day_words_carry_their_day(clocked_ledger, clock, j
     clock.now = parse_time("2026-06-01")
     block = recall.prompt("when did I get my allotment keys?", SCOPE)
     assert '2026-03-12, user: "Got my allotment keys yesterday [2026-03-11], plot 14 by the shed!"' in block.text
+
+
+def test_a_things_amount_changed_by_its_word_alone_is_held_before(clocked_ledger, clock, journal, recall):
+    """"sertavex 50 mg" is named by "sertavex": a later turn changing its amount without the unit
+    beside the number ("100mg") is said since, and moves it out of what is held true."""
+    define(clocked_ledger, clock, "takes", "many", "{subject} takes {value}")
+    said = say(journal, clock, "2026-01-05T09:00:00Z", "the GP started me on sertavex 50 mg in the mornings")
+    hold(clocked_ledger, clock, "2026-01-05T09:05:00Z", "user", "takes", "sertavex 50 mg", source=said)
+    say(journal, clock, "2026-02-01T09:00:00Z", "review went fine, she's bumping the sertavex to 100mg")
+    clock.now = parse_time("2026-02-05")
+    block = recall.prompt("what dose of sertavex am I on?", SCOPE)
+    assert [h.claim.value for h in block.changed] == ["sertavex 50 mg"] and not block.facts
+    assert '  said since, 2026-02-01, user: "review went fine, she\'s bumping the sertavex to 100mg"' in block.text.splitlines()
+
+
+def test_a_notes_topic_said_in_another_form_is_said_since(clocked_ledger, clock, journal, recall):
+    said = say(journal, clock, "2026-01-05T09:00:00Z", "note to self: bins go out tuesday night")
+    hold(clocked_ledger, clock, "2026-01-05T09:05:00Z", "user", "note", "bins go out tuesday night", source=said)
+    say(journal, clock, "2026-02-01T09:00:00Z", "council moved bin day to weds from next week")
+    clock.now = parse_time("2026-02-05")
+    block = recall.prompt("what day do the bins go out?", SCOPE)
+    assert [h.claim.value for h in block.changed] == ["bins go out tuesday night"] and not block.facts
+    assert '  said since, 2026-02-01, user: "council moved bin day to weds from next week"' in block.text.splitlines()
