@@ -541,3 +541,49 @@ def person_asked_of(query: str) -> str | None:
     if m is None or m["name"] in _NOT_NAMES:
         return None
     return words(m["name"])[0]
+
+
+# A named person's job or home asked ("where does Halina work?"), and words a turn says it with.
+_WHERE_OF = re.compile(
+    r"(?i)\b(?:where|who)\s+(?:does|did|is|was)\s+(?P<name>[A-Z][\w'’-]*)\s+(?:(?P<work>work(?:ing)?|employed|work\s+for)"
+    r"|(?P<live>live|living|based|staying))\b"
+)
+_SAYS_WORK = frozenset(
+    "work works worked working job jobs employer employed company office hired joined quit left retired freelance "
+    "freelancing freelancer contract contractor startup firm shop studio agency promoted role position boss colleague "
+    "colleagues poached career unemployed redundant".split()
+)
+_SAYS_HOME = frozenset(
+    "live lives lived living moved move moves moving based home house flat apartment place staying stays settled "
+    "relocated rehomed rehome rehoming city town village lease rent rents".split()
+)
+# Where what one clause says of someone ends: a sentence, or a turn to another matter ("… so I'm climbing
+# with Brannoc now"); "and" goes on about the same person ("retired and moved to Treswell").
+_CLAUSE_BREAK = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:so|but|while|because)\s+|\n+")
+_PRONOUN_LEAD = re.compile(r"(?i)^(?:he|she|they|his|her|their)\b")
+
+
+def where_of_unsaid(query: str, texts: Iterable[str]) -> bool:
+    """Whether `query` asks where a named person works or lives ("where does Brannoc work?") and what was
+    found names them but never says it: no clause naming them, nor the clause right after one that goes
+    on with "he"/"she" ("Brannoc and I broke up, he kept the cat"), holds a word of a job or a home. Then
+    every turn naming them is about something else ("my boyfriend Brannoc and I are adopting a cat"), and
+    the question was never answered here. False when nothing found names them (other rules decide)."""
+    m = _WHERE_OF.search(query)
+    if m is None or m["name"] in _NOT_NAMES:
+        return False
+    name = words(m["name"])[0]
+    cues = _SAYS_WORK if m["work"] else _SAYS_HOME
+    named = False
+    for text in texts:
+        clauses = [c for c in _CLAUSE_BREAK.split(text) if c.strip()]
+        for at, clause in enumerate(clauses):
+            if name not in words(clause):
+                continue
+            named = True
+            told = words(clause)
+            if at + 1 < len(clauses) and _PRONOUN_LEAD.match(clauses[at + 1].strip()):
+                told = told + words(clauses[at + 1])
+            if any(same_word(w, cue) for w in told for cue in cues):
+                return False
+    return named

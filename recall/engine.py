@@ -26,7 +26,7 @@ from factledger.ledger.when import dated_day_words
 
 from factledger.ledger.keys import normalise as key_normalise
 
-from .asked import age_asked_of, asked_for, asks_unsaid_part, person_asked_of, sibling_instead, states_age, words_share
+from .asked import age_asked_of, asked_for, asks_unsaid_part, person_asked_of, sibling_instead, states_age, where_of_unsaid, words_share
 from .config import RecallConfig
 from .index_meta import IndexStatus, index_home, quick_status
 from .lanes import PREDICATE_CUES, ExactLane, NamedSlots, TermStats, lexical_lane
@@ -1034,6 +1034,10 @@ class Recall:
             # "where does Halina work?" when no fact is about her: a fact about someone else (her
             # partner's job) does not answer, unless it names her
             hits = [h for h in hits if h.kind != FACT or person in words(h.text)]
+        if where_of_unsaid(query, [h.text for h in hits]):
+            # "where does Brannoc work?" when every turn naming him is about something else ("my boyfriend
+            # Brannoc and I are adopting a cat"): nothing here says where
+            return [h for h in hits if not gated(h)]
         subject_words = {w for subject in named.subjects for w in words(subject)}
         asked = [w for w in dict.fromkeys(content_words(query)) if w not in subject_words and not w.isdigit()]
         if not asked or not hits:

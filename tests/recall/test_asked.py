@@ -10,6 +10,7 @@ from factledger.digest import Journal, Turn
 from factledger.ledger.times import parse_time
 from factledger.recall.asked import (
     NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, person_asked_of, sibling_instead, states_age,
+    where_of_unsaid,
 )
 from factledger.recall.text import asks_about_unnamed_relative, lexical_query, names_relative, says_changed
 
@@ -335,3 +336,24 @@ def test_a_questions_words_said_otherwise(query, also):
 
 def test_for_a_living_asks_for_a_job_not_a_home():
     assert not {"moved", "home"} & set(lexical_query("what does Brunhild do for a living?", said_otherwise=True).words)
+
+
+# (question, what was found, whether it names the person but never says where they work or live)
+WHERE_OF = [
+    ("where does Brannoc work?", ["my boyfriend Brannoc and I are adopting a cat next week!!"], True),
+    ("where does Brannoc work?", ["Brannoc and I broke up. He kept the cat."], True),
+    ("where does Brannoc work?", ["Brannoc got a job at Velloran as a line supervisor"], False),
+    ("where does Brannoc work?", ["Brannoc quit Velloran, he's freelancing now"], False),
+    ("where does Brannoc work?", ["Brannoc moved to Treswell, he hated the commute"], True),  # a home, not a job
+    ("where does Brannoc live?", ["Brannoc retired from the railway and moved to Treswell."], False),  # "and" goes on about him
+    ("where does Brannoc live?", ["Ysella moved to Carnbre so I'm climbing with Brannoc from work now"], True),  # another's move
+    ("where does Brannoc live?", ["update on Brannoc: he's off crutches, went home to Treswell"], False),
+    ("where does Brannoc live?", ["Brannoc is staying with us, he's rehomed his dog"], False),
+    ("where does Brannoc live?", ["my sister moved to Carnbre"], False),  # nobody named: other rules decide
+    ("what does Brannoc like?", ["Brannoc and I broke up"], False),  # not a job or a home
+]
+
+
+@pytest.mark.parametrize(("query", "texts", "unsaid"), WHERE_OF)
+def test_where_someone_works_or_lives_never_said(query, texts, unsaid):
+    assert where_of_unsaid(query, texts) is unsaid

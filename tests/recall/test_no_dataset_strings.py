@@ -54,7 +54,7 @@ KNOWLEDGE_SETS = sorted((ROOT / "evals" / "data").glob("knowledge_*.json")) + [S
 # schemas) used before these datasets existed. Names of people, places, firms and pets are not here.
 GENERIC = {
     "Monday", "Tuesday", "Tuesdays", "Wednesday", "Thursday", "Thursdays", "Friday", "Saturday", "Sunday",
-    "wednesday", "thursday", "saturday", "swimming", "firefighter", "paramedic", "director", "payments",
+    "wednesday", "thursday", "saturday", "swimming", "freelance", "freelancer", "freelancing", "firefighter", "paramedic", "director", "payments",
     "Python 3.11",  # the README names the interpreter it installs with, before any set asked about it
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
     "November", "December", "Next", "German", "Portuguese", "English", "Spanish", "French", "Dutch",

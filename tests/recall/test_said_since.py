@@ -449,3 +449,12 @@ def test_a_notes_topic_said_in_another_form_is_said_since(clocked_ledger, clock,
     block = recall.prompt("what day do the bins go out?", SCOPE)
     assert [h.claim.value for h in block.changed] == ["bins go out tuesday night"] and not block.facts
     assert '  said since, 2026-02-01, user: "council moved bin day to weds from next week"' in block.text.splitlines()
+
+
+def test_where_someone_lives_never_said_stays_empty(clocked_ledger, clock, journal, recall):
+    say(journal, clock, "2026-01-05T09:00:00Z", "my boyfriend Brannoc and I are adopting a cat next week!!")
+    say(journal, clock, "2026-03-02T09:00:00Z", "Brannoc retired from the railway and moved to Treswell.", session="s2")
+    say(journal, clock, "2026-03-03T09:00:00Z", "Ysella got a job at Velloran", session="s3")
+    clock.now = parse_time("2026-03-10")
+    assert recall.prompt("where does Ysella live?", SCOPE).text == ""  # named, never said where
+    assert "Treswell" in recall.prompt("where does Brannoc live?", SCOPE).text
