@@ -62,6 +62,8 @@ POINT = (
     rf"|{_MONTH}(?:\s+of)?\s+{_YEAR}"
     rf"|(?:last|this|next)\s+(?:{_MONTH}|{_WEEKDAY}|weekend|week|month|year|summer|winter|spring|autumn|fall)"
     rf"|{_COUNT}\s+{_UNIT}\s+ago"
+    rf"|{_COUNT}\s+(?:day|week)s?\s+from\s+(?:today|now|tomorrow)"
+    rf"|(?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)"
     rf"|yesterday|today|tomorrow|tonight|this\s+(?:morning|afternoon|evening)|last\s+night"
     rf"|(?:on\s+)?{_WEEKDAY}"
     rf"|in\s+{_MONTH}(?!\w)|{_FULL_MONTH_NOT_MAY}"
@@ -130,6 +132,13 @@ def _point(text: str, today: date, future: bool) -> _Period | None:
         return _day(today - timedelta(days=1))
     if t == "tomorrow":
         return _day(today + timedelta(days=1))
+    if t in ("day before yesterday", "day after tomorrow"):
+        return _day(today + timedelta(days=-2 if t.startswith("day before") else 2))
+    m = re.fullmatch(rf"(?P<n>{_COUNT}) (?P<unit>day|week)s? from (?P<base>today|now|tomorrow)", t)
+    if m:
+        n = int(m["n"]) if m["n"].isdigit() else NUMBERS[m["n"]]
+        base = today + timedelta(days=1 if m["base"] == "tomorrow" else 0)
+        return _day(base + timedelta(days=n * (7 if m["unit"] == "week" else 1)))
     if re.fullmatch(_YEAR, t):
         return _Period(date(int(t), 1, 1), date(int(t) + 1, 1, 1))
     m = re.fullmatch(rf"(?P<n>{_COUNT}) (?P<unit>day|week|month|year)s? ago", t)
@@ -324,7 +333,10 @@ def resolve_event_time(phrase: str | None, said_at: str, *, upcoming: bool = Fal
 # Day words whose meaning depends on the day they were said. A weekday alone ("born tuesday", "the MRI is
 # on Wednesday") points back or forward by the verb, so it is dated only when its clause says which.
 _RELATIVE_DAY = re.compile(
-    rf"(?i)\b(?:(?P<lead>since|from|last|this|next|on)\s+)?(?P<day>{_WEEKDAY})(?!['’\w])"
+    rf"(?i)\b(?:the\s+)?day\s+(?P<two>before\s+yesterday|after\s+tomorrow)(?![\w'’-])"
+    rf"|\b(?P<n_from>{_COUNT})\s+(?P<unit_from>day|week)s?\s+from\s+(?P<base>today|now|tomorrow)(?![\w'’-])"
+    rf"|\bin\s+(?P<n_in>{_COUNT})\s+(?P<unit_in>day|week)s?(?![\w'’-])"
+    rf"|\b(?:(?P<lead>since|from|last|this|next|on)\s+)?(?P<day>{_WEEKDAY})(?!['’\w])"
     rf"|\b(?:yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening)"
     rf"|{_COUNT}\s+(?:day|week)s?\s+ago)(?![\w'’-])"
 )
@@ -350,6 +362,39 @@ def _clause_around(text: str, start: int, end: int) -> str:
     return text[left:start] + " " + text[end:right]
 
 
+def _count(word: str) -> int:
+    word = re.sub(r"\s+", " ", word.casefold())
+    return int(word) if word.isdigit() else NUMBERS[word]
+
+
+def _day_named(m: re.Match[str], text: str, today: date) -> date | None:
+    """The one day a `_RELATIVE_DAY` match names, said on `today`; None when it names no single day or
+    its direction is not said."""
+    if m.group("two"):
+        return today + timedelta(days=-2 if m.group("two").casefold().startswith("before") else 2)
+    if m.group("n_from"):
+        base = today + timedelta(days=1 if m.group("base").casefold() == "tomorrow" else 0)
+        return base + timedelta(days=_count(m.group("n_from")) * (7 if m.group("unit_from").casefold() == "week" else 1))
+    if m.group("n_in"):
+        # "in three weeks": a day ahead only when the clause looks ahead ("lost 2 kg in three weeks" is a span)
+        if _weekday_ahead("", _clause_around(text, m.start(), m.end())) is not True:
+            return None
+        return today + timedelta(days=_count(m.group("n_in")) * (7 if m.group("unit_in").casefold() == "week" else 1))
+    phrase = re.sub(r"(?i)^(?:since|from|on)\s+", "", m.group(0))
+    lead = (m.group("lead") or "").casefold()
+    if m.group("day") is not None and lead not in ("last", "this", "next"):
+        ahead = _weekday_ahead(lead, _clause_around(text, m.start(), m.end()))
+        if ahead is None:
+            return None
+    else:
+        ahead = bool(re.match(r"(?i)^(?:next|tomorrow)", phrase))
+    try:
+        period = _point(phrase, today, future=ahead)
+    except (ValueError, OverflowError):
+        return None
+    return period.start if period is not None and (period.end - period.start).days == 1 else None
+
+
 def _weekday_ahead(lead: str, clause: str) -> bool | None:
     """Whether a weekday alone in `clause` is the next one (True), the last one (False), or unsaid (None)."""
     if lead == "since":
@@ -366,7 +411,8 @@ def dated_day_words(text: str, said_at: str) -> str:
     "got promoted yesterday" said on 2026-05-20 reads "got promoted yesterday [2026-05-19]", so a reader
     of an old turn does not take "yesterday" for the day before they read it. Only single days are dated,
     and not the day it was said (the turn's own date says it): yesterday, tomorrow, last night, "three
-    days ago", "two weeks ago", "last/this/next Monday", and a weekday alone ("on Thursday", "since
+    days ago", "two weeks ago", "the day before yesterday", "a week from tomorrow", "last/this/next
+    Monday", "in three weeks" when its clause looks ahead, and a weekday alone ("on Thursday", "since
     Monday") when its clause says whether it looks back ("passed away on Thursday") or ahead ("the scan
     is on Thursday"); when it says neither ("we rehearse on Monday") or both, the weekday is left undated
     rather than guessed. The words themselves are kept as said.
@@ -380,22 +426,11 @@ def dated_day_words(text: str, said_at: str) -> str:
     for m in _RELATIVE_DAY.finditer(text):
         if _DATED_AFTER.match(text, m.end()):
             continue
-        phrase = re.sub(r"(?i)^(?:since|from|on)\s+", "", m.group(0))
-        lead = (m.group("lead") or "").casefold()
-        if m.group("day") is not None and lead not in ("last", "this", "next"):
-            ahead = _weekday_ahead(lead, _clause_around(text, m.start(), m.end()))
-            if ahead is None:
-                continue
-        else:
-            ahead = bool(re.match(r"(?i)^(?:next|tomorrow)", phrase))
-        try:
-            period = _point(phrase, today, future=ahead)
-        except (ValueError, OverflowError):
-            period = None
-        if period is None or (period.end - period.start).days != 1 or period.start == today:
-            continue  # the day it was said needs no date: the reader has the turn's own
+        day = _day_named(m, text, today)
+        if day is None or day == today:
+            continue  # not one day, or the day it was said (the reader has the turn's own date)
         out.append(text[last:m.end()])
-        out.append(f" [{period.start.isoformat()}]")
+        out.append(f" [{day.isoformat()}]")
         last = m.end()
     out.append(text[last:])
     return "".join(out)

@@ -70,6 +70,8 @@ def test_last_month_crosses_a_year() -> None:
         ("I may go", None),  # the modal, not the month
         ("I sat down", None),
         ("We relocated to Singapore in March 2024 for work", "in March 2024"),  # the month with its year
+        ("the play was the day before yesterday", "the day before yesterday"),  # not "yesterday"
+        ("checkup booked for a week from tomorrow", "a week from tomorrow"),
     ],
 )
 def test_find_time_phrase(sentence: str, phrase: str | None) -> None:
@@ -99,6 +101,9 @@ EVENT_SAID = "2026-03-14T10:00:00.000000Z"  # a Saturday
         ("next week", False, "2026-03-16", "2026-03-23", "in the week of 16 March 2026"),
         ("in 2019", False, "2019-01-01", "2020-01-01", "in 2019"),
         ("two weeks ago", False, "2026-02-28", "2026-03-01", "on 28 February 2026"),
+        ("the day before yesterday", False, "2026-03-12", "2026-03-13", "on 12 March 2026"),
+        ("the day after tomorrow", True, "2026-03-16", "2026-03-17", "on 16 March 2026"),
+        ("a week from tomorrow", True, "2026-03-22", "2026-03-23", "on 22 March 2026"),
     ],
 )
 def test_event_times(phrase: str, upcoming: bool, start: str, end: str, label: str) -> None:
@@ -132,6 +137,12 @@ def test_what_is_not_one_event_time(phrase: str) -> None:
         ("the scan is on Thursday", "the scan is on Thursday [2026-03-19]"),
         ("scan is booked for thursday", "scan is booked for thursday [2026-03-19]"),
         ("the review got moved to Friday", "the review got moved to Friday [2026-03-20]"),
+        ("the play was the day before yesterday", "the play was the day before yesterday [2026-03-12]"),
+        ("movers come the day after tomorrow", "movers come the day after tomorrow [2026-03-16]"),
+        ("checkup booked for a week from tomorrow", "checkup booked for a week from tomorrow [2026-03-22]"),
+        ("deadline is two weeks from today", "deadline is two weeks from today [2026-03-28]"),
+        ("my defence is in three weeks", "my defence is in three weeks [2026-04-04]"),
+        ("lost 2 kg in three weeks", "lost 2 kg in three weeks"),  # a span, not a day ahead
         # left as said: neither way, a habit, a plural, a period longer than a day, already dated
         ("we rehearse on Monday at the hall", "we rehearse on Monday at the hall"),
         ("swimming on mondays", "swimming on mondays"),
