@@ -484,15 +484,18 @@ def _mentioning(c: Clause, words: str) -> list[ClaimVersion]:
     return found
 
 
+_FOR_GOOD = re.compile(r"(?i)(?:\s+(?:completely|entirely|altogether|for\s+good|now|too))+$")
+
+
 def _ended(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'I stopped taking metformin', 'I quit caffeine', 'Sold the Astra', 'I don't have a dog anymore':
     every held fact that names it ends (from the time words, or when said); with none held, the ending
     itself is the fact."""
-    what = clean_value(m["what"])
+    what = _FOR_GOOD.sub("", clean_value(m["what"]))
     if not what or _BAD_VALUE.match(what) or len(what.split()) > 6 or re.match(r"(?i)^(?:it|that|this|them|him|her|you|to|on|about|with|for|trying)\b", what):
         return None
     start, phrase = change_time(c, c.text)
-    held = _mentioning(c, what)
+    held = _mentioning(c, what) or _naming(c, what)  # its value ("the Astra"), or its slot ("metformin: 1000 mg")
     if held:
         return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
                       valid_from=start, phrase=phrase) for h in held]
@@ -503,7 +506,7 @@ def _ended(m: re.Match[str], c: Clause) -> list[Draft] | None:
     said = {"don't have": "no longer has", "do not have": "no longer has", "don't own": "no longer owns", "no longer have": "no longer has",
             "no longer own": "no longer owns", "don't take": "no longer takes", "no longer take": "no longer takes",
             "don't drive": "no longer drives", "no longer drive": "no longer drives", "don't use": "no longer uses",
-            "no longer use": "no longer uses"}.get(verb, verb)
+            "no longer use": "no longer uses", "off": "came off"}.get(verb, verb)
     return [draft("add", c.subject, "ended", f"{said} {what}", m.group(0), cardinality="many", template=ENDED[1], valid_from=start, phrase=phrase)]
 
 
@@ -1404,6 +1407,15 @@ PATTERNS: tuple[Pattern, ...] = (
             (("I quit coffee in March",), (("user", "ended", "quit coffee"),)),
         ),
         counter=("I quit?", "I gave up on it", "Don't have time for this"),
+    ),
+    Pattern(
+        "taken off",
+        re.compile(r"(?i)^(?:.*?\b(?:took|taken|has\s+taken|have\s+taken)\s+me|(?:I['’]m|I\s+am|I['’]ve\s+come|I\s+came|came)(?:\s+finally)?)"
+                   r"\s+(?P<verb>off)\s+(?!(?:work|sick|duty|the\s+(?:hook|list|rota|team|case|project)|to\b)\b)(?P<what>.+)$"),
+        _ended,
+        examples=((("Dr. Penhallow started me on sertavex 20 mg", "Dr. Penhallow took me off sertavex completely last month"), ()),
+                  (("meds: atenolol 10 mg in the morning", "I'm off the atenolol now"), ())),
+        counter=("I'm off to Lisbon tomorrow", "took me off the project", "I'm off work till Monday"),
     ),
     Pattern(
         "no longer does X",

@@ -387,7 +387,7 @@ _CHANGE_CUES = re.compile(
     r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled|left|quit|ditched|dropped|gone|got\s+off|"
     r"took\s+over|taking\s+over|taken\s+over|handed\s+over|promoted|on\s+(?:\w+\s+)?leave|covering|stepp(?:ed|ing)\s+in|standing\s+in|filling\s+in|(?:go(?:ing|ne|es)?|went)\s+(?:up|down)|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
     r"downgraded|cancell?ed|rebooked|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated|bump(?:ed|ing)\s+(?:\w+\s+){0,3}(?:up\s+)?to|"
-    r"swapp(?:ed|ing)|jump(?:ed|ing)\s+(?:\w+\s+){0,2}to)\b"
+    r"swapp(?:ed|ing)|jump(?:ed|ing)\s+(?:\w+\s+){0,2}to|(?:took|taken|taking)\s+(?:me|him|her|them|us)\s+off|came\s+off)\b"
 )
 # Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Quenby Labs")
 # or, right after, that it ended ("Semaphore is gone").

@@ -215,6 +215,7 @@ def test_the_person_a_question_asks_of(query, name):
     ("the GP is bumping the sertavex to 100mg", "sertavex 50 mg", True),
     ("we jumped everything to node 22 today", "node 18", True),  # a word of change, the value unnamed
     ("I bumped into Maelys at the market", "sertavex 50 mg", False),  # bumping into someone changes nothing
+    ("Dr. Penhallow took me off it last month", "sertavex 50 mg", True),
 ])
 def test_a_turn_says_a_value_changed(text, value, changed):
     assert says_changed(text, value) is changed
