@@ -366,6 +366,26 @@ def _with_now(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return _job(c, m["v"], m.group(0)) or None
 
 
+# What one does at a place for fun, not for work ("I do yoga at Stillpoint", "I run the parkrun at …")
+_PASTIMES = frozenset(
+    "yoga pilates spin climbing bouldering swimming running parkrun classes class crossfit karate judo boxing dance "
+    "salsa choir pottery volunteering volunteer shopping laundry".split()
+)
+
+
+def _work_verb_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I teach chemistry at Tollmere Academy', 'I do Android at Quarlow Mobile', 'I run the data team
+    at Ashwendle Labs': the work is done at the place, so it is where the user works."""
+    done = m.group(0)[: m.start("v")].casefold()
+    if any(w in _PASTIMES for w in re.findall(r"[a-z]+", done)):
+        return None
+    if re.match(r"^i\s+(?:run|lead|manage|head|supervise|cover)\s", done) and not re.search(
+        r"\b(?:team|squad|department|dept|shift|desk|unit|ward|office|branch|store|shop|site|kitchen|lab|studio|practice|project|programme|program)\b", done
+    ):
+        return None  # "I run at the park": running, not running something
+    return _job(c, m["v"], m.group(0), changed=False) or None  # how things are: held since before it was said
+
+
 def _not_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     value = clean_value(m["v"])
     for held in c.open_held():
@@ -1536,6 +1556,18 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("I'm content strategy lead at Pellory, B2B software",), (("user", "works_at", "Pellory"), ("user", "job_title", "content strategy lead"))),
                   (("from Monday I'm a QA lead at Tovi Labs",), (("user", "works_at", "Tovi Labs"), ("user", "job_title", "QA lead")))),
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
+    ),
+    Pattern(
+        "work verb at",
+        re.compile(rf"^[Ii]\s+(?:(?:teach|lecture|nurse|code|program|consult|intern|tutor)(?:\s+[\w+#.\-]+(?:\s+[\w+#.\-]+){{0,3}}?)?"
+                   rf"|(?:do|design|develop|build|write|sell|market|manage|run|lead|head|supervise|cover)\s+(?!(?:a|an|my|our|his|her|some)\b)[\w+#.\-]+(?:\s+[\w+#.\-]+){{0,3}}?)"
+                   rf"\s+(?:at|for)\s+{PROPER}"),
+        _work_verb_at,
+        examples=((("I teach geography at Skelbrook Academy, years 7 and 8",), (("user", "works_at", "Skelbrook Academy"),)),
+                  (("quick context: I do iOS at Tarnwell Mobile.",), (("user", "works_at", "Tarnwell Mobile"),)),
+                  (("I run the data team at Ashwendle Labs",), (("user", "works_at", "Ashwendle Labs"),))),
+        counter=("I swim at Ardley Park", "I run at Holloway Park on Sundays", "I do yoga at Stillpoint Studio",
+                 "I do a class at Skelbrook College", "I teach my kids at home"),
     ),
     Pattern(
         "role",
