@@ -133,8 +133,9 @@ class SqliteLedgerRecorder:
         return [(r[0], r[1], r[2]) for r in rows]
 
     def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None:
+        # In id order: the order the chain row's trigger queues their outbox rows in (migration 0026).
         self.storage.executemany(
-            "UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", [(tx_time, tx_id, i) for i in claim_ids]
+            "UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", [(tx_time, tx_id, i) for i in sorted(claim_ids)]
         )
 
     def add_provenance(self, rows: Sequence[tuple[int, int, str]]) -> None:
