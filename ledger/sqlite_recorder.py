@@ -72,8 +72,13 @@ class SqliteLedgerRecorder:
         return self.last_tx_time()
 
     def begin_write_turn(self) -> WriteTurn:
-        # In-process statements: three calls cost what one would.
-        return WriteTurn(self.begin_write(), self.change_token(), self.has_tombstones())
+        # atomic() began with BEGIN IMMEDIATE: this connection already holds the file's write lock. The
+        # three reads in one statement (pragma_data_version is PRAGMA data_version of this connection).
+        row = self.storage.one(
+            "SELECT (SELECT MAX(tx_time) FROM transactions), (SELECT data_version FROM pragma_data_version),"
+            " EXISTS (SELECT 1 FROM tombstones)"
+        )
+        return WriteTurn(row[0], row[1], bool(row[2]))
 
     def token_after_commit(self, tx_id: int, token: object) -> object:
         return token  # data_version does not change for this connection's own commits
