@@ -73,12 +73,6 @@ def new_salt() -> str:
     return os.urandom(16).hex()
 
 
-def new_salts(count: int) -> list[str]:
-    """`count` salts as `new_salt` makes them, from one read of the system's random source."""
-    text = os.urandom(16 * count).hex()
-    return [text[i : i + 32] for i in range(0, 32 * count, 32)]
-
-
 def version_hash(version: ClaimVersion, salt: str) -> str:
     """The content hash of a version: every column fixed at its opening (tx_to/closed_by are the
     closing transaction's, and are chained there)."""
@@ -237,8 +231,8 @@ def record(
     keyed when the ledger's chain is). Runs inside the transaction's own database transaction, after its
     versions (and an erase's tombstones and guard rules) were written."""
     rows = []
-    salts = new_salts(len(opened))
-    for version, salt in zip(opened, salts):
+    for version in opened:
+        salt = new_salt()
         rows.append(VersionHash(version.id, version.opened_by, None, None, salt, version_hash(version, salt)))
     if rows:
         recorder.insert_version_hashes(rows)
