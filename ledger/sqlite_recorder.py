@@ -72,8 +72,13 @@ class SqliteLedgerRecorder:
         return self.last_tx_time()
 
     def begin_write_turn(self) -> WriteTurn:
-        # In-process statements: three calls cost what one would.
-        return WriteTurn(self.begin_write(), self.change_token(), self.has_tombstones())
+        # atomic() began with BEGIN IMMEDIATE: this connection already holds the file's write lock. The
+        # three reads in one statement (pragma_data_version is PRAGMA data_version of this connection).
+        row = self.storage.one(
+            "SELECT (SELECT MAX(tx_time) FROM transactions), (SELECT data_version FROM pragma_data_version),"
+            " EXISTS (SELECT 1 FROM tombstones)"
+        )
+        return WriteTurn(row[0], row[1], bool(row[2]))
 
     def token_after_commit(self, tx_id: int, token: object) -> object:
         return token  # data_version does not change for this connection's own commits
@@ -133,8 +138,9 @@ class SqliteLedgerRecorder:
         return [(r[0], r[1], r[2]) for r in rows]
 
     def close_versions(self, tx_id: int, tx_time: str, claim_ids: Sequence[int]) -> None:
+        # In id order: the order the chain row's trigger queues their outbox rows in (migration 0026).
         self.storage.executemany(
-            "UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", [(tx_time, tx_id, i) for i in claim_ids]
+            "UPDATE claims SET tx_to = ?, closed_by = ? WHERE id = ?", [(tx_time, tx_id, i) for i in sorted(claim_ids)]
         )
 
     def add_provenance(self, rows: Sequence[tuple[int, int, str]]) -> None:

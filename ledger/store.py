@@ -202,7 +202,9 @@ class LedgerTx:
 
     def _apply(self, slot: _Slot, new_spans: list[algebra.Span], op: str) -> OpResult:
         settled = algebra.settle(slot.original, new_spans)
-        noop = {id(s) for s in settled} == {id(s) for s in slot.current}
+        current = slot.current
+        # The same versions (objects), whatever their order; sets of different sizes never are.
+        noop = len(settled) == len(current) and {id(s) for s in settled} == {id(s) for s in current}
         slot.current = settled
         result = OpResult(op=op, slot=(slot.scope, slot.subject_key, slot.predicate.name), noop=noop)
         self._ops.append(result)

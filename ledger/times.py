@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import date, datetime, timedelta, timezone
 
 from .errors import ValidationError
@@ -30,6 +31,20 @@ def format_time(moment: datetime) -> str:
 
 
 def parse_time(value: object, field: str = "time") -> str:
+    # Text is the common input and a pure function of itself: the canonical form of each distinct text
+    # (with the field it was given for) is kept, so a batch that names the same instants again parses
+    # each once. A refusal raises and is never kept.
+    if type(value) is str:
+        return _parse_text(value, field)
+    return _parse_time(value, field)
+
+
+@lru_cache(maxsize=65536)
+def _parse_text(value: str, field: str) -> str:
+    return _parse_time(value, field)
+
+
+def _parse_time(value: object, field: str) -> str:
     """Normalise an ISO date or datetime to the canonical UTC text. One rule on every input path (CLI
     options, JSON Lines, journal turns, SQL, the Python API):
 
