@@ -445,7 +445,7 @@ def _weight(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return [state(c, "weight", value, m.group(0), template="{subject} weighs {value}", changed=bool(c.open_held("weight")))]
     value = re.sub(r"\s+", " ", m["v"]).replace("kgs", "kg")
     value = re.sub(r"(?i)(\d)\s*(kg|lbs?|pounds|kilos)", r"\1 \2", value)
-    changed = not re.match(r"(?i)^(?:current\s+weight|my\s+weight|weight)\b", m.group(0))
+    changed = not re.match(r"(?i)^(?:current\s+weight|my\s+weight|(?:body\s?)?weight)\b", m.group(0))
     return [state(c, "weight", value, m.group(0), template="{subject} weighs {value}", changed=changed)]
 
 
@@ -1113,7 +1113,7 @@ def _singular(word: str) -> str:
 
 
 def _quantities(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'current maxes: squat 100 kg, bench 70 kg', 'bodyweight 74 kg', 'easy pace about 6:10 per km': a
+    """'current maxes: squat 100 kg, bench 70 kg', 'resting HR 52 bpm', 'easy pace about 6:10 per km': a
     log's figures, each its own slot ("squat max"), the list's heading naming what they are."""
     lead = _UNIT_LEAD.search(c.lead)
     head = _singular(lead["head"]) if lead else ""
@@ -1613,13 +1613,15 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "weight",
-        re.compile(r"(?i)^(?:(?:current\s+weight|my\s+weight\s+is(?:\s+now)?|weight|I\s+weigh|weighed\s+in\s+at|(?:I'm\s+)?down\s+to|(?:I'm\s+)?up\s+to|now\s+at|"
+        re.compile(r"(?i)^(?:(?:current\s+weight|my\s+weight\s+is(?:\s+now)?|(?:body\s?)?weight|I\s+weigh|weighed\s+in\s+at|(?:I'm\s+)?down\s+to|(?:I'm\s+)?up\s+to|now\s+at|"
                    r"I'm|I\s+am|(?:the\s+)?scale\s+(?:says|said|shows|showed|reads|read)|weigh-?\s?in(?:\s+today)?)\s*(?::\s*|is\s+|of\s+|at\s+)?(?P<v>\d+(?:\.\d+)?\s*(?:kg|kgs|kilos|lbs|lb|pounds))\b"
-                   r"|(?:current\s+weight|weight|weighed)\s*:?\s*(?P<bare>\d{2,3}(?:\.\d)?)\s*$|(?P<alone>\d{2,3}(?:\.\d)?\s*(?:kg|kgs|kilos|lbs))(?:\s+(?:this\s+morning|today|now))?\s*!*$)"),
+                   r"|(?:current\s+weight|weight|weighed|(?:the\s+)?scales?(?:['’]s|\s+is)?\s+(?:says|said|shows|showed|reads|read|at))\s*:?\s*(?P<bare>\d{2,3}(?:\.\d)?)"
+                   r"(?:\s+(?:this\s+morning|today|now|tho|though|fyi|btw))*\s*[.!]*$|(?P<alone>\d{2,3}(?:\.\d)?\s*(?:kg|kgs|kilos|lbs))(?:\s+(?:this\s+morning|today|now))?\s*!*$)"),
         _weight,
         examples=((("Current weight 91 kg", "Log: down to 88 kg."), (("user", "weight", "88 kg"),)),
                   (("weigh-in log: 91 kg, goal 85", "weight 89.5", "88.2 kg this morning!"), (("user", "weight", "88.2 kg"),)),
-                  (("I'm 201 lb and my bench is 175", "weigh-in 196 lb", "Scale says 193 lb."), (("user", "weight", "193 lb"),))),
+                  (("I'm 201 lb and my bench is 175", "weigh-in 196 lb", "Scale says 193 lb."), (("user", "weight", "193 lb"),)),
+                  (("weigh-in 91.2 kg", "weighed 89.9 this morning fyi", "scale's at 88.1 tho", "scale said 86.3."), (("user", "weight", "86.3 kg"),))),
         counter=("I bought 2 kg of apples",),
     ),
     Pattern(
@@ -1786,7 +1788,7 @@ PATTERNS: tuple[Pattern, ...] = (
         _quantities,
         examples=((("current maxes: squat 100 kg, bench 70 kg, deadlift 130 kg", "squat max is 110 now"),
                    (("user", "squat_max", "110"), ("user", "bench_max", "70 kg"), ("user", "deadlift_max", "130 kg"))),
-                  (("bodyweight 74 kg",), (("user", "bodyweight", "74 kg"),)),
+                  (("bodyweight 74 kg",), (("user", "weight", "74 kg"),)),  # the weight pattern's: one slot for the scale
                   (("easy pace about 6:10 per km", "easy pace 5:55 per km"), (("user", "easy_pace", "5:55 per km"),))),
         counter=("day 3 of 10", "room 12", "page 4", "10 slides max"),
     ),
