@@ -189,6 +189,9 @@ def corrected_state(c: Clause, predicate: str, value: str, quote: str, *, templa
 def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     groups = m.groupdict()
     attr, value = m["attr"].strip(), groups.get("rev") or groups.get("v") or ""
+    whose = re.fullmatch(r"(?i)(?P<rel>.+?)['’]s\s+(?:first\s+)?name", attr)
+    if whose and attribute_key(whose["rel"]) in RELATION_WORDS:
+        attr = whose["rel"]  # "my flatmate's name is Quenneth": Quenneth is the flatmate
     key = attribute_key(attr)
     value = clean_value(value)
     if key in RELATION_WORDS:
@@ -1698,12 +1701,14 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "my X is Y",
-        re.compile(r"(?i)^(?:my|our)\s+(?P<mods>(?:new|current|old|actual|real|main|usual|regular)\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,5}?)(?:\s+(?:is|are|'s)|['’]s(?=\s+(?:now\s+)?(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?(?-i:[A-Z])))\s+(?:now\s+|still\s+|currently\s+|officially\s+)?(?P<v>.+)$"),
+        re.compile(r"(?i)^(?:(?:my|our)\s+|(?=[a-z][\w\-]*['’]s\s+(?:first\s+)?name\s+is\s))(?P<mods>(?:new|current|old|actual|real|main|usual|regular)\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,5}?(?:['’]s\s+(?:first\s+)?name)?)(?:\s+(?:is|are|'s)|['’]s(?=\s+(?:now\s+)?(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?(?-i:[A-Z])))\s+(?:now\s+|still\s+|currently\s+|officially\s+)?(?P<v>.+)$"),
         _open_attribute,
         examples=(
             (("remember: my dentist is Dr. Osei", "remember: my dentist is now Dr. Lund"), (("user", "dentist", "Dr. Lund"),)),
             (("Our stack is Flask on SQLite",), (("user", "stack", "Flask on SQLite"),)),
             (("My landlord is Mrs. Okoro.",), (("user", "landlord", "Mrs. Okoro"),)),
+            (("my flatmate's name is Quenneth, she's lovely",), (("Quenneth", "relation", "flatmate"),)),
+            (("new flatmate moves in next week", "flatmate's name is Ysolt btw"), (("Ysolt", "relation", "flatmate"),)),
             (("my manager is Ilkka Rantala", "first week done. my manager's Saoirse Byrne, really nice"), (("user", "manager", "Saoirse Byrne"),)),
             (("fyi the night supervisor is Ottla not Bertram",), (("user", "night_supervisor", "Ottla"),)),
         ),
