@@ -389,6 +389,79 @@ def _work_verb_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return _job(c, m["v"], m.group(0), changed=False) or None  # how things are: held since before it was said
 
 
+# Animals kept as pets, by the words people use for them ("a corn snake called Nyx", "our new puppy, Bo").
+_PET_KINDS = (
+    r"cats?|kittens?|dogs?|pupp(?:y|ies)|pups?|rabbits?|bunn(?:y|ies)|hamsters?|guinea\s+pigs?|(?:corn\s+)?snakes?|lizards?|"
+    r"geckos?|parrots?|budgies?|tortoises?|turtles?|horses?|ponies|pony|greyhounds?|lurchers?|spaniels?|terriers?|labradors?"
+)
+_PETS_NAMED = re.compile(
+    rf"(?i)(?:\b(?:a|an|one|two|three|four|[2-9])\s+|\b(?:my|our)\s+)(?:(?:new|second|third|rescue|little|old|baby|pet)\s+)*"
+    rf"(?P<kind>{_PET_KINDS})(?:\s*,\s*|\s+(?:called|named)\s+|\s+(?=(?-i:[A-Z])))"
+    rf"(?P<names>(?-i:[A-Z][a-z][\w'’\-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?-i:[A-Z][a-z][\w'’\-]*))*)"
+)
+_FIRST_PERSON_TURN = re.compile(r"(?i)\b(?:I|I've|I'm|we|we've|we're|my|our)\b")
+_PET_TEMPLATE = "{subject} is the user's {value}"
+
+
+def _singular(kind: str) -> str:
+    kind = " ".join(kind.casefold().split())
+    for plural, one in (("puppies", "puppy"), ("bunnies", "bunny"), ("ponies", "pony")):
+        if kind == plural:
+            return one
+    return kind[:-1] if kind.endswith("s") and not kind.endswith("ss") else kind
+
+
+def _pets_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'we've got two cats, Sesame and Quince, plus a corn snake called Brisket', 'my dog Pilchard is 11':
+    each named animal is the user's pet of its kind ("Sesame is the user's cat"), and how many of a
+    kind the user has, when said."""
+    if c.subject != "user" or not _FIRST_PERSON_TURN.search(c.text):
+        return None
+    drafts: list[Draft] = []
+    for found in _PETS_NAMED.finditer(c.text):
+        before = re.findall(r"[\w'’\-]+", c.text[: found.start()].casefold())
+        if any(w in RELATION_WORDS or w in _OTHERS_OWN for w in before) or re.search(r"\b[A-Z][a-z]+\s+(?:has|had|got)\b", c.text[: found.start()]):
+            continue  # "my sister has a dog called Pip": someone else's pet
+        kind = _singular(found["kind"])
+        names = [n for n in re.split(r"\s*(?:,\s*(?:and\s+)?|\band\b|&)\s*", found["names"]) if n.strip()]
+        names = [n.strip() for n in names if n.strip().casefold() not in _NOT_PET_NAMES]
+        if not names:
+            continue
+        drafts += [draft("add", name, "relation", kind, found.group(0), cardinality="many", template=_PET_TEMPLATE) for name in names]
+        count = re.match(r"(?i)(two|three|four|[2-9])\s", found.group(0))
+        if count:
+            drafts.append(draft("add", c.subject, "has", f"{count[1]} {found['kind'].casefold()}", found.group(0),
+                                cardinality="many", template="{subject} has {value}"))
+    return drafts or None
+
+
+_OTHERS_OWN = frozenset("he she they his her their he's she's they're".split())
+_NOT_PET_NAMES = frozenset(
+    "i monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december".split()
+)
+_PET_GONE = re.compile(
+    r"(?i)^(?:.*?\b)?(?:(?P<who>[a-z][\w'’\-]*)\s+(?:has\s+|had\s+|just\s+)*(?:died|passed\s+away|passed|was\s+put\s+down|had\s+to\s+be\s+put\s+down|crossed\s+the\s+rainbow\s+bridge)"
+    r"|(?:(?:we|I)\s+)?(?:have\s+|had\s+|just\s+|finally\s+)*(?:rehomed|re-homed|had\s+to\s+rehome|gave\s+away|lost)\s+(?P<whom>[a-z][\w'’\-]*)"
+    r"|(?:he|she|they)\s+kept\s+(?P<kept>[a-z][\w'’\-]*)"
+    r"|(?:put|had)\s+(?P<slept>[a-z][\w'’\-]*)\s+(?:put\s+)?(?:to\s+sleep|down))\b"
+)
+# (names as typed, "quince died": only a pet held under that name is ended)
+
+
+def _pet_gone(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Quince died on Sunday', 'we rehomed Brisket', 'he kept Sesame' (after a break-up): the named
+    pet is no longer the user's (from the time words, or when said). Only a pet held as one."""
+    name = m["who"] or m["whom"] or m["kept"] or m["slept"]
+    held = [h for h in c.held(name) if h.valid_to is None and h.predicate == "relation"
+            and re.fullmatch(rf"(?i){_PET_KINDS}", h.value)]
+    if not held:
+        return None
+    start, phrase = change_time(c, c.text)
+    return [draft("retract", h.subject, "relation", h.value, m.group(0), cardinality="many", template=_PET_TEMPLATE,
+                  valid_from=max(start, h.valid_from) if start else None, phrase=phrase) for h in held]
+
+
 def _not_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     value = clean_value(m["v"])
     for held in c.open_held():
@@ -1510,6 +1583,27 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("forget the old one", "forget it"),
     ),
     Pattern(
+        "pets named",
+        re.compile(rf"(?i)^(?=.*?{_PETS_NAMED.pattern[4:]})"),  # anywhere in the clause (the builder reads each)
+        _pets_named,
+        examples=((("we've got two cats, Sesame and Quince, plus a corn snake called Brisket",),
+                   (("Sesame", "relation", "cat"), ("Quince", "relation", "cat"), ("Brisket", "relation", "corn snake"),
+                    ("user", "has", "two cats"))),
+                  (("my dog Pilchard is 11 now",), (("Pilchard", "relation", "dog"),)),
+                  (("we adopted a second cat, Tansy! 8 months old",), (("Tansy", "relation", "cat"),))),
+        counter=("my sister has a dog called Pip", "a cat sat on the mat"),
+    ),
+    Pattern(
+        "pet gone",
+        _PET_GONE,
+        _pet_gone,
+        examples=((("we've got two cats, Sesame and Quince", "rough week. Quince died on Sunday"), (("Sesame", "relation", "cat"),)),
+                  (("a corn snake called Brisket", "rehomed Brisket with a reptile guy from the club"), ()),
+                  (("our old cat Quince (16) is unimpressed", "we had to put Quince to sleep on saturday"), ()),
+                  (("my boyfriend Tobiah and I got a cat, Sesame", "Tobiah and I broke up. He kept Sesame."), ())),
+        counter=("Quince died on Sunday",),
+    ),
+    Pattern(
         "a new X, Name",
         re.compile(r"(?i)^(?:(?:we|I)\s+(?:(?:now\s+)?have|'ve\s+got|have\s+got|got)\s+)?(?:a|an|my|our)?\s*new\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*(?:[,:\-–]|\s+is|\s+called|\s+named)\s*"
                    r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but)\b))"),
@@ -1802,7 +1896,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"pets named", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

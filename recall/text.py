@@ -290,7 +290,7 @@ class LexicalQuery:
 SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "wedding": ("married", "marry"), "married": ("wedding",), "marry": ("wedding",),
     "fly": ("flight", "flights", "flew"), "flying": ("flight", "flights"), "flight": ("fly", "flying", "flew"),
-    "live": ("moved", "home"), "lives": ("moved",), "living": ("moved", "home"), "lived": ("moved", "home"),
+    "live": ("moved", "home", "rehomed"), "lives": ("moved", "rehomed"), "living": ("moved", "home"), "lived": ("moved", "home"),
     "work": ("job", "employer"), "job": ("work", "working", "role"), "employer": ("work", "job"),
     "salary": ("pay", "paid", "earn"), "earn": ("salary", "pay"), "earning": ("salary", "pay"), "pay": ("salary",),
     "medication": ("meds", "prescribed", "dose"), "meds": ("medication", "prescribed"), "medicine": ("meds", "medication"),

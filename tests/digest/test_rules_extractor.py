@@ -49,7 +49,7 @@ def summary(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
         ("I have a black cat named Tom", [("add", "has", "black cat named Tom")]),
         ("We have two kids", [("add", "has", "two kids")]),
         ("I bought a new bike", [("add", "has", "bike")]),
-        ("I've got a rabbit called Clover", [("add", "has", "rabbit called Clover")]),
+        ("I've got a rabbit called Clover", [("add", "relation", "rabbit")]),  # Clover is the user's rabbit
         ("We've just adopted a kitten", [("add", "has", "kitten")]),
         ("These days I live in Cork", [("add", "lives_in", "Cork")]),
         ("Please remember that my sister's wedding is on June 5", [("add", "note", "my sister's wedding is on June 5")]),
