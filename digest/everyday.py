@@ -403,7 +403,8 @@ _FIRST_PERSON_TURN = re.compile(r"(?i)\b(?:I|I've|I'm|we|we've|we're|my|our)\b")
 _PET_TEMPLATE = "{subject} is the user's {value}"
 
 
-def _singular(kind: str) -> str:
+def _pet_kind(kind: str) -> str:
+    """'puppies' -> 'puppy', 'corn snakes' -> 'corn snake', 'ponies' -> 'pony'."""
     kind = " ".join(kind.casefold().split())
     for plural, one in (("puppies", "puppy"), ("bunnies", "bunny"), ("ponies", "pony")):
         if kind == plural:
@@ -422,7 +423,7 @@ def _pets_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
         before = re.findall(r"[\w'’\-]+", c.text[: found.start()].casefold())
         if any(w in RELATION_WORDS or w in _OTHERS_OWN for w in before) or re.search(r"\b[A-Z][a-z]+\s+(?:has|had|got)\b", c.text[: found.start()]):
             continue  # "my sister has a dog called Pip": someone else's pet
-        kind = _singular(found["kind"])
+        kind = _pet_kind(found["kind"])
         names = [n for n in re.split(r"\s*(?:,\s*(?:and\s+)?|\band\b|&)\s*", found["names"]) if n.strip()]
         names = [n.strip() for n in names if n.strip().casefold() not in _NOT_PET_NAMES]
         if not names:
@@ -496,6 +497,31 @@ def _name(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 def _report_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, "manager", m["v"], m.group(0), template="{subject}'s manager is {value}", changed=True)]
+
+
+def _job_role_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I'm two weeks into a platform lead role at X', 'got a new job at X': where the user works (and as
+    what, when the role is named). Someone else's news is read by the third-person rules first."""
+    if c.subject != "user" or re.search(r"(?i)\?\s*$", m.group(0)) or re.search(r"(?i)\b(?:is\s+there|any|looking\s+for|applied)\b", m.group(0)):
+        return None
+    before = re.findall(r"[\w'’\-]+", m.group(0)[: m.start("v")].casefold())
+    if any(w in RELATION_WORDS or w in _OTHERS_OWN for w in before):
+        return None  # "my sister got a job at X": her news
+    said = (m["role"] or "").split()
+    marks = [i for i, w in enumerate(said) if w.casefold() in _BEFORE_A_ROLE]
+    role = " ".join(said[marks[-1] + 1 :] if marks else said)
+    return _job(c, m["v"], m.group(0), role=role or None) or None
+
+
+# Words after which a role's own words start ("two weeks into a *platform lead* role", "got a new job")
+_BEFORE_A_ROLE = frozenset("a an the my new into got took accepted started starting landed".split())
+
+
+def _the_office(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I'm in the Tollmere office', 'I've switched to the Carnbre office as of this month': which office
+    the user works from (a change when they say they switched)."""
+    changed = bool(re.search(r"(?i)\b(?:switched|moved|transferred)\b", m.group(0)))
+    return [state(c, "office", m["v"], m.group(0), template="{subject} works from the {value} office", changed=changed)]
 
 
 TEAM = "{subject} is on the {value}"
@@ -716,12 +742,19 @@ def _read_after(c: Clause, end: int, *, booked_again: bool = False) -> list[Draf
     """What the clause says after the news read up to `end` ("… :( Gwenllian does my reviews now"), each
     piece read as a clause of its own; `booked_again`: "rebooked with Y" there drops its "I"."""
     drafts: list[Draft] = []
-    for rest in _AFTER_NEWS.split(c.text[end:])[1:]:
-        rest = rest.strip(" ,.;!")
-        if booked_again:
-            rest = re.sub(r"(?i)^(?:and\s+|so\s+)?(?=(?:re)?booked\b)", "I ", rest)
-        if rest:
-            drafts += everyday(dataclasses.replace(c, text=rest)) or []
+    pieces = _AFTER_NEWS.split(c.text[end:])[1:]
+    at = 0
+    while at < len(pieces):
+        # a piece alone, else with the next one ("I report to the studio head, Ben Ode")
+        for width in (1, 2):
+            rest = ", ".join(pieces[at : at + width]).strip(" ,.;!")
+            if booked_again:
+                rest = re.sub(r"(?i)^(?:and\s+|so\s+)?(?=(?:re)?booked\b)", "I ", rest)
+            read = everyday(dataclasses.replace(c, text=rest)) if rest and at + width <= len(pieces) else None
+            if read:
+                drafts += read
+                break
+        at += width if read else 1
     return drafts
 
 
@@ -1216,6 +1249,43 @@ def _quantities(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return drafts or None
 
 
+def _code(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'parking spot K2-114', 'spot K3-040 from today', 'desk now 7B-21': a thing's code said tersely.
+    The held slot a word of it names takes the new code ("spot" for parking_spot); else the thing is new."""
+    attr = " ".join(m["attr"].split())
+    if not _plain_attribute(attr) or attr.split()[0].casefold() in _NOT_FIGURES or attr.split()[-1].casefold() in _NOT_FIGURES:
+        return None
+    key = attribute_key(attr)
+    if not key or key.split("_")[-1] in _ATTR_STOP:
+        return None
+    held = _held_slot_named(c, attr)
+    changed = bool(re.search(r"(?i)\b(?:now|from\s+today|from\s+now)\b", m.group(0)))
+    if held is not None and held.predicate != key:
+        return [held_replaced(c, held, m["v"], m.group(0), *change_time(c, c.text))]
+    return [state(c, key, m["v"], m.group(0), template=f"{{subject}}'s {attr} is {{value}}", changed=changed or bool(c.open_held(key)))]
+
+
+def _shape(value: str) -> str:
+    """A code's shape: letters as A, digits as 9 ("7B-21" -> "9A-99")."""
+    return re.sub(r"\d", "9", re.sub(r"[^\W\d_]", "A", value.strip()))
+
+
+_CORRECTING = re.compile(r"(?i)\b(?:scratch\s+that|no\s+wait|wait\s+no|sorry|correction|my\s+bad|oops|actually|i\s+meant)\b")
+
+
+def _its_code(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'scratch that, it's 7B-12': a correction of the code last said, found by its shape (the held
+    value "7B-21" has the shape of "7B-12"); it was never the old one."""
+    if not _CORRECTING.search(c.lead + " " + c.text):
+        return None
+    shaped = [h for h in c.open_held() if h.cardinality == "one" and h.predicate not in ("name", "note", "ended")
+              and _shape(h.value) == _shape(m["v"]) and h.value != m["v"]]
+    if not shaped:
+        return None
+    held = max(shaped, key=lambda h: (h.tx_from, h.id))
+    return [corrected_state(c, held.predicate, m["v"], m.group(0), template=f"{{subject}}'s {held.predicate.replace('_', ' ')} is {{value}}")]
+
+
 _NOT_HEADS = frozenset("now currently still just also only maybe like than then and or but so was is were plus each every".split())
 _NOT_FIGURES = frozenset("down up to at from about around by of in on for with day days week weeks page room level step".split())
 
@@ -1696,9 +1766,27 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "reports to",
-        re.compile(rf"^I(?:\s+now)?\s+report\s+(?:directly\s+)?to\s+{PROPER}"),
+        re.compile(rf"^(?:(?:so|and|for\s+now|now|from\s+now\s+on)\s*,?\s+)*I(?:\s+now)?\s+report\s+(?:directly\s+|straight\s+)?to\s+"
+                   rf"(?:(?:the|our|my)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}},\s+)?{PROPER}"),
         _report_to,
-        examples=((("My manager is Ana Lind", "I report to Ben Ode now"), (("user", "manager", "Ben Ode"),)),),
+        examples=((("My manager is Ana Lind", "I report to Ben Ode now"), (("user", "manager", "Ben Ode"),)),
+                  (("My manager is Ana Lind", "Ana left, so for now I report straight to the studio head, Ben Ode"), (("user", "manager", "Ben Ode"),))),
+        counter=("I report to the board on Fridays",),
+    ),
+    Pattern(
+        "role at",
+        re.compile(rf"(?i)^(?=.*\b(?:I|I'm|I've|I\s+am|my|started|starting|new|took|got|accepted)\b).*?\b(?:an?\s+|my\s+|the\s+|new\s+)?(?P<role>(?:[a-z][\w\-]*\s+){{1,3}}?)?(?:role|job|position|post)\s+(?:at|with)\s+(?-i:{PROPER})"),
+        _job_role_at,
+        examples=((("I left Quarlow. I'm two weeks into a platform lead role at Tennick Systems.",), (("user", "works_at", "Tennick Systems"), ("user", "job_title", "platform lead"))),
+                  (("got a new job at Ashwendle Labs!!",), (("user", "works_at", "Ashwendle Labs"),))),
+        counter=("my sister got a job at Tennick", "is there a role at Tennick for me?"),
+    ),
+    Pattern(
+        "the office",
+        re.compile(rf"(?i)^(?:.*?\b)?(?:I['’]m|I\s+am|I['’]ve\s+(?:switched|moved)|I\s+(?:switched|moved|transferred)|switched|moved|based)\s+(?:now\s+)?(?:based\s+)?(?:in|to|at|from|out\s+of)\s+(?:the\s+)?(?-i:(?P<v>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)?))\s+(?:office|site|branch|campus|depot|store|studio)\b"),
+        _the_office,
+        examples=((("I'm in the Tollmere office and my manager is Ana Lind", "I've switched to the Carnbre office as of this month"), (("user", "office", "Carnbre"),)),),
+        counter=("I'm in the office today",),
     ),
     Pattern(
         "team",
@@ -1882,6 +1970,24 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("My friends call me Jo",), (("user", "name", "Jo"),)),),
     ),
     Pattern(
+        "it's the code, corrected",
+        re.compile(r"(?i)^(?:it['’]s|it\s+is|make\s+that|I\s+meant)\s+(?P<v>(?=[\w\-]*\d)[a-z0-9][\w\-]{2,})[.!]*$"),
+        _its_code,
+        examples=((("and my desk is 4D-07", "we changed floors. desk now 7B-21", "scratch that, it's 7B-12. misread the plan"),
+                   (("user", "desk", "7B-12"),)),),
+        counter=("it's 2024",),
+    ),
+    Pattern(
+        "code",
+        re.compile(r"(?i)^(?:\+\s*|and\s+|also\s+)?(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:is\s+)?(?:now\s+)?"
+                   r"(?P<v>(?=[\w\-]*\d)(?=[\w\-]*[a-z])[a-z0-9][\w\-]{2,}|\d{3,}[\w\-]*)(?:\s+(?:from\s+today|from\s+now|now))?$"),
+        _code,
+        examples=((("+ parking spot K2-114",), (("user", "parking_spot", "K2-114"),)),
+                  (("+ parking spot K2-114", "parking moved. spot K3-040 from today"), (("user", "parking_spot", "K3-040"),)),
+                  (("and my desk is 4D-07", "we changed floors. desk now 7B-21"), (("user", "desk", "7B-21"),))),
+        counter=("day 3 of 10", "room 12", "page 4", "version 2", "up 5kg"),
+    ),
+    Pattern(
         "figures",
         re.compile(rf"(?i)^{_ITEM}(?:\s*,\s*(?:and\s+)?{_ITEM})*$"),
         _quantities,
@@ -1896,7 +2002,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"pets named", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"it's the code, corrected", "pets named", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:
