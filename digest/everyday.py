@@ -334,7 +334,10 @@ _JOBS = frozenset(
     "recruiter researcher technician therapist tutor paralegal receptionist cashier waiter waitress bartender".split()
 )
 # Heads of a role said without an article ("I'm product marketing lead at X").
-_JOBS_FOR_BARE = frozenset("manager lead engineer developer designer director analyst head officer consultant architect editor".split())
+_JOBS_FOR_BARE = frozenset(
+    "manager lead engineer developer designer director analyst head officer consultant architect editor chef cook nurse "
+    "teacher supervisor coordinator producer planner technician specialist scientist researcher lecturer".split()
+)
 _NOT_JOBS = frozenset("perfectionist pacifist optimist pessimist minimalist realist idealist tourist cyclist finalist".split())
 
 
@@ -1717,11 +1720,13 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "role at",
-        re.compile(rf"{_I}\s+(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
+        re.compile(rf"{_I}\s+(?:(?:started|starting|began|working|now)\s+as\s+)?(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
         _role_at,
         examples=((("I'm a data analyst at Quarrymoor Foods",), (("user", "works_at", "Quarrymoor Foods"), ("user", "job_title", "data analyst"))),
                   (("I'm content strategy lead at Pellory, B2B software",), (("user", "works_at", "Pellory"), ("user", "job_title", "content strategy lead"))),
-                  (("from Monday I'm a QA lead at Tovi Labs",), (("user", "works_at", "Tovi Labs"), ("user", "job_title", "QA lead")))),
+                  (("from Monday I'm a QA lead at Tovi Labs",), (("user", "works_at", "Tovi Labs"), ("user", "job_title", "QA lead"))),
+                  (("I just started as a sous-chef at Harrowgill",), (("user", "works_at", "Harrowgill"), ("user", "job_title", "sous-chef"))),
+                  (("I'm head chef at Tannery Row now",), (("user", "works_at", "Tannery Row"), ("user", "job_title", "head chef")))),
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
     ),
     Pattern(
