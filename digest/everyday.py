@@ -1486,13 +1486,14 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "staying at",
-        re.compile(r"(?i)^I(?:'m|\s+am)\s+(?:now\s+|also\s+)?staying\s+(?:at|in)\s+(?P<v>(?:the\s+)?(?-i:[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|of|de|la|am))*))"
+        re.compile(r"(?i)^(?:I(?:'m|\s+am)|we(?:'re|\s+are)|(?:.*?,\s*)?(?=staying\s))\s*(?:now\s+|also\s+)?staying\s+(?:at|in)\s+(?P<v>(?:the\s+)?(?-i:[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|of|de|la|am))*))"
                    r"(?:\s+(?:in|on|near|by)\s+(?P<where>(?-i:[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)?)))?"),
         _staying_at,
         examples=((("I'm staying at the Hotel Varnholm in Asakusa.", "Hotel update: I cancelled the Varnholm, found a better deal at the Corriemoor Lodge"),
                    (("user", "stays_at", "the Corriemoor Lodge"),)),
-                  (("I'm staying at the Quayhouse Inn",), (("user", "stays_at", "the Quayhouse Inn"),))),
-        counter=("I'm staying in tonight",),
+                  (("I'm staying at the Quayhouse Inn",), (("user", "stays_at", "the Quayhouse Inn"),)),
+                  (("Booked Tromvik! Flying out 12 February, back the 19th, staying at the Hotel Skelda.",), (("user", "stays_at", "the Hotel Skelda"),))),
+        counter=("I'm staying in tonight", "my sister is staying at the Quayhouse Inn"),
     ),
     Pattern(
         "switched X to Y",
