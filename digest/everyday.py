@@ -1256,6 +1256,8 @@ def _code(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'parking spot K2-114', 'spot K3-040 from today', 'desk now 7B-21': a thing's code said tersely.
     The held slot a word of it names takes the new code ("spot" for parking_spot); else the thing is new."""
     attr = " ".join(m["attr"].split())
+    if re.fullmatch(r"(?i)\d+(?:[.,]\d+)?[a-z]{1,5}", m["v"]):
+        return None  # "ran 10km", "meeting 10am": a measure or a time, no code (the figures read those)
     if not _plain_attribute(attr) or attr.split()[0].casefold() in _NOT_FIGURES or attr.split()[-1].casefold() in _NOT_FIGURES:
         return None
     key = attribute_key(attr)
@@ -1991,7 +1993,7 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("+ parking spot K2-114",), (("user", "parking_spot", "K2-114"),)),
                   (("+ parking spot K2-114", "parking moved. spot K3-040 from today"), (("user", "parking_spot", "K3-040"),)),
                   (("and my desk is 4D-07", "we changed floors. desk now 7B-21"), (("user", "desk", "7B-21"),))),
-        counter=("day 3 of 10", "room 12", "page 4", "version 2", "up 5kg"),
+        counter=("day 3 of 10", "room 12", "page 4", "version 2", "up 5kg", "ran 10km", "meeting 10am", "slept 8hrs"),
     ),
     Pattern(
         "figures",
