@@ -397,7 +397,7 @@ _PET_KINDS = (
     r"cats?|kittens?|dogs?|pupp(?:y|ies)|pups?|rabbits?|bunn(?:y|ies)|hamsters?|guinea\s+pigs?|(?:corn\s+)?snakes?|lizards?|"
     r"geckos?|parrots?|budgies?|tortoises?|turtles?|horses?|ponies|pony|greyhounds?|lurchers?|spaniels?|terriers?|labradors?"
 )
-_PETS_NAMED = re.compile(
+PETS_NAMED = re.compile(
     rf"(?i)(?:\b(?:a|an|one|two|three|four|[2-9])\s+|\b(?:my|our)\s+)(?:(?:new|second|third|rescue|little|old|baby|pet)\s+)*"
     rf"(?P<kind>{_PET_KINDS})(?:\s*,\s*|\s+(?:called|named)\s+|\s+(?=(?-i:[A-Z])))"
     rf"(?P<names>(?-i:[A-Z][a-z][\w'’\-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?-i:[A-Z][a-z][\w'’\-]*))*)"
@@ -422,7 +422,7 @@ def _pets_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if c.subject != "user" or not _FIRST_PERSON_TURN.search(c.text):
         return None
     drafts: list[Draft] = []
-    for found in _PETS_NAMED.finditer(c.text):
+    for found in PETS_NAMED.finditer(c.text):
         before = re.findall(r"[\w'’\-]+", c.text[: found.start()].casefold())
         if any(w in RELATION_WORDS or w in _OTHERS_OWN for w in before) or re.search(r"\b[A-Z][a-z]+\s+(?:has|had|got)\b", c.text[: found.start()]):
             continue  # "my sister has a dog called Pip": someone else's pet
@@ -1660,13 +1660,15 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "pets named",
-        re.compile(rf"(?i)^(?=.*?{_PETS_NAMED.pattern[4:]})"),  # anywhere in the clause (the builder reads each)
+        re.compile(rf"(?i)^(?=.*?{PETS_NAMED.pattern[4:]})"),  # anywhere in the clause (the builder reads each)
         _pets_named,
         examples=((("we've got two cats, Sesame and Quince, plus a corn snake called Brisket",),
                    (("Sesame", "relation", "cat"), ("Quince", "relation", "cat"), ("Brisket", "relation", "corn snake"),
                     ("user", "has", "two cats"))),
                   (("my dog Pilchard is 11 now",), (("Pilchard", "relation", "dog"),)),
-                  (("we adopted a second cat, Tansy! 8 months old",), (("Tansy", "relation", "cat"),))),
+                  (("we adopted a second cat, Tansy! 8 months old",), (("Tansy", "relation", "cat"),)),
+                  # the rest of the clause is read too
+                  (("I moved to Carnbre with my dog Pilchard",), (("Pilchard", "relation", "dog"), ("user", "lives_in", "Carnbre")))),
         counter=("my sister has a dog called Pip", "a cat sat on the mat"),
     ),
     Pattern(
@@ -2010,7 +2012,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"it's the code, corrected", "pets named", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -38,7 +38,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .events import EVENT_PREDICATES, event_draft
-from .everyday import FIRST_PATTERNS, POSSESSIONS, everyday, replacement_in_turn
+from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, replacement_in_turn
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
@@ -249,6 +249,9 @@ _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(
 _STATED_CORRECTIONS = frozenset({"Name's X is Y", "my X is Y", "X is Y, said plainly"})
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
 _USER_FIRST = frozenset({"someone left", "pet gone"})
+_PETS = frozenset({"pets named"})
+# What is left of a clause once its pets are cut out ("I live in X with" -> "I live in X")
+_PET_TRAIL = re.compile(r"(?i)(?:\s*,)?\s+(?:with|and|plus|,)?\s*(?:,\s*)?$")
 
 
 def _named_relation(request: ExtractionRequest, relation: str) -> str | None:
@@ -561,6 +564,12 @@ class RulesExtractor:
         scope = _hedged_part(text)
         if _HEDGE.search(scope) or _MODAL_MAY.search(scope):
             return []
+        pets = self._everyday(clause, request, subject, text, only=_PETS) if "\0" not in clause.lead else None
+        if pets:
+            # "I moved to Carnbre with my dog Pilchard": the pet, and what the rest of the clause says
+            rest = _PET_TRAIL.sub("", PETS_NAMED.sub("", text)).strip(" ,")
+            again = self._clause(_Clause(rest, clause.offset, clause.lead + "\0"), request, subject) if _IMPLICIT_I.match(rest) or rest[:2] in ("I ", "We", "we") else []
+            return pets + [d for d in again if not d.drop_reason]
         first = self._everyday(clause, request, subject, text, only=FIRST_PATTERNS)
         timed = _LEADING_TIME.match(text) if not first else None
         if timed:  # "two weeks ago I started at X": read as "I started at X two weeks ago", quoting the words said
