@@ -1784,7 +1784,7 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("I report to the board on Fridays",),
     ),
     Pattern(
-        "role at",
+        "a role or job at",
         re.compile(rf"(?i)^(?=.*\b(?:I|I'm|I've|I\s+am|my|started|starting|new|took|got|accepted)\b).*?\b(?:an?\s+|my\s+|the\s+|new\s+)?(?P<role>(?:[a-z][\w\-]*\s+){{1,3}}?)?(?:role|job|position|post)\s+(?:at|with)\s+(?-i:{PROPER})"),
         _job_role_at,
         examples=((("I left Quarlow. I'm two weeks into a platform lead role at Tennick Systems.",), (("user", "works_at", "Tennick Systems"), ("user", "job_title", "platform lead"))),

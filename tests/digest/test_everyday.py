@@ -136,3 +136,9 @@ def test_a_change_announced_ahead_starts_when_it_was_said_to(talk) -> None:
     assert rent("2026-04-30") == ["€900 a month"]
     assert rent("2026-05-01") == ["€975"]
     assert rent("2026-06-15") == ["€975"]
+
+
+def test_every_pattern_has_its_own_name():
+    """Patterns are chosen by name (FIRST_PATTERNS, a builder's `only=`): two of one name would both run."""
+    names = [p.name for p in PATTERNS]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
