@@ -423,8 +423,8 @@ def _pets_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     drafts: list[Draft] = []
     for found in PETS_NAMED.finditer(c.text):
-        before = re.findall(r"[\w'’\-]+", c.text[: found.start()].casefold())
-        if any(w in RELATION_WORDS or w in _OTHERS_OWN for w in before) or re.search(r"\b[A-Z][a-z]+\s+(?:has|had|got)\b", c.text[: found.start()]):
+        before = c.text[: found.start()]
+        if _someone_elses(before) or re.search(r"\b[A-Z][a-z]+\s+(?:has|had|got)\b", before):
             continue  # "my sister has a dog called Pip": someone else's pet
         kind = _pet_kind(found["kind"])
         names = [n for n in re.split(r"\s*(?:,\s*(?:and\s+)?|\band\b|&)\s*", found["names"]) if n.strip()]
@@ -440,6 +440,12 @@ def _pets_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 _OTHERS_OWN = frozenset("he she they his her their he's she's they're".split())
+
+
+def _someone_elses(before: str) -> bool:
+    """Whether words said before a thing make it another person's: a relative or "he"/"she" ("my sister
+    has a dog called Pip", "my brother got a job at X")."""
+    return any(w in RELATION_WORDS or w in _OTHERS_OWN for w in re.findall(r"[\w'’\-]+", before.casefold()))
 _NOT_PET_NAMES = frozenset(
     "i monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
     "september october november december".split()
@@ -505,10 +511,9 @@ def _report_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
 def _job_role_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'I'm two weeks into a platform lead role at X', 'got a new job at X': where the user works (and as
     what, when the role is named). Someone else's news is read by the third-person rules first."""
-    if c.subject != "user" or re.search(r"(?i)\?\s*$", m.group(0)) or re.search(r"(?i)\b(?:is\s+there|any|looking\s+for|applied)\b", m.group(0)):
+    if c.subject != "user" or re.search(r"(?i)\b(?:is\s+there|any|looking\s+for|applied)\b", m.group(0)):
         return None
-    before = re.findall(r"[\w'’\-]+", m.group(0)[: m.start("v")].casefold())
-    if any(w in RELATION_WORDS or w in _OTHERS_OWN for w in before):
+    if _someone_elses(m.group(0)[: m.start("v")]):
         return None  # "my sister got a job at X": her news
     said = (m["role"] or "").split()
     marks = [i for i, w in enumerate(said) if w.casefold() in _BEFORE_A_ROLE]

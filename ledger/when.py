@@ -115,6 +115,12 @@ def _shift_months(d: date, months: int) -> date:
 _SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
 
 
+def _count(word: str) -> int:
+    """A count said in digits or words ("3", "three", "a couple of")."""
+    word = re.sub(r"\s+", " ", word.casefold())
+    return int(word) if word.isdigit() else NUMBERS[word]
+
+
 def _point(text: str, today: date, future: bool) -> _Period | None:
     """The period a point phrase names, relative to `today`; future=True prefers upcoming occurrences."""
     t = re.sub(r"\s+", " ", text.strip().casefold().rstrip(".,;!?")).replace(".", "")
@@ -136,14 +142,14 @@ def _point(text: str, today: date, future: bool) -> _Period | None:
         return _day(today + timedelta(days=-2 if t.startswith("day before") else 2))
     m = re.fullmatch(rf"(?P<n>{_COUNT}) (?P<unit>day|week)s? from (?P<base>today|now|tomorrow)", t)
     if m:
-        n = int(m["n"]) if m["n"].isdigit() else NUMBERS[m["n"]]
+        n = _count(m["n"])
         base = today + timedelta(days=1 if m["base"] == "tomorrow" else 0)
         return _day(base + timedelta(days=n * (7 if m["unit"] == "week" else 1)))
     if re.fullmatch(_YEAR, t):
         return _Period(date(int(t), 1, 1), date(int(t) + 1, 1, 1))
     m = re.fullmatch(rf"(?P<n>{_COUNT}) (?P<unit>day|week|month|year)s? ago", t)
     if m:
-        n = int(m["n"]) if m["n"].isdigit() else NUMBERS[m["n"]]
+        n = _count(m["n"])
         unit = m["unit"]
         if unit == "day":
             return _day(today - timedelta(days=n))
@@ -360,11 +366,6 @@ def _clause_around(text: str, start: int, end: int) -> str:
     left = max((m.end() for m in _CLAUSE_BOUNDS.finditer(text, 0, start)), default=0)
     right = next((m.start() for m in _CLAUSE_BOUNDS.finditer(text, end)), len(text))
     return text[left:start] + " " + text[end:right]
-
-
-def _count(word: str) -> int:
-    word = re.sub(r"\s+", " ", word.casefold())
-    return int(word) if word.isdigit() else NUMBERS[word]
 
 
 def _day_named(m: re.Match[str], text: str, today: date) -> date | None:

@@ -1329,11 +1329,8 @@ def _fit(lines: list[str], room: int) -> list[str]:
 _VALUE_WORDS_KEPT = 6
 _NAME = re.compile(r"[^\W\d_]{3,}")
 _UNITS = frozenset("mg mcg µg g kg km m cm mm ml l lb lbs oz iu k min mins h hr hrs am pm x".split())
-# Words that start a note without telling what it is about ("new gate code": the gate's)
-_NOT_A_TOPIC = frozenset(
-    "new old current latest next last first my our the remember note fyi also btw monday tuesday wednesday thursday "
-    "friday saturday sunday january february march april may june july august september october november december".split()
-)
+# Words that start a note without telling what it is about ("new gate code": the gate's), dates among them
+_NOT_A_TOPIC = _DATE_WORDS | frozenset("old current latest next last first my our the remember note fyi also btw".split())
 
 
 def _value_groups(value: str, subject: str, predicate: str = "") -> tuple[tuple[str, ...], ...]:
