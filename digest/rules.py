@@ -31,6 +31,7 @@ Handled (the subject is "user", the speaker, unless the clause is about a third 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -100,7 +101,7 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|at|right|nowadays|for|again)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
@@ -111,6 +112,10 @@ _LIVED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+(?:been\s+living|lived|been\s+b
 _MOVED = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+"
     rf"(?:(?:up\s+|down\s+|over\s+|back\s+|out\s+)?to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_TAIL}"
+)
+# "we're moving to X next month": a move said with when it happens (without a time it may be only a plan)
+_MOVING = re.compile(
+    rf"^(?:I|[Ww]e)(?:'m|'re| am| are)(?:\s+(?:finally|actually|now))*\s+(?:moving|relocating)\s+(?:(?:up|down|over|back)\s+)?to\s+{_PROPER}{_TAIL}"
 )
 _LIVED_RANGE = re.compile(rf"^I\s+lived\s+in\s+{_PROPER}\s+(?P<when>(?:from|between)\s+.+?\s+(?:to|until|till|and)\s+[^,.;!]+)")
 _MOVED_OUT = re.compile(rf"^I(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?:moved\s+(?:out\s+of|away\s+from)|left)\s+{_PROPER}{_TAIL}")
@@ -260,6 +265,18 @@ def _named_relation(request: ExtractionRequest, relation: str) -> str | None:
     return named.pop() if len(named) == 1 else None
 
 
+def _known_capitalised(request: ExtractionRequest, text: str) -> str:
+    """`text` with its first word capitalised when that word is a person the ledger holds facts of, as
+    chat writes names small ("anwen's moved to Lisgarth"); else ''."""
+    found = re.match(r"[a-z][a-z\-]+(?=['’]s\b|\s)", text)
+    first = found.group(0) if found else ""
+    if not first or first in _NOT_PEOPLE:
+        return ""
+    key = normalise(first)
+    known = any(c.subject_key == key and c.subject[:1].isupper() for c in request.current)
+    return first.capitalize() + text[len(first):] if known else ""
+
+
 def _known_person(request: ExtractionRequest, name: str) -> str | None:
     """A first name the ledger knows: a subject ("Anna"), or a person named in a held value ("my manager
     is Mira Salo" makes "Mira" that person). None when no one, or several, answer to it."""
@@ -403,6 +420,14 @@ _MONTH_WORDS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec j
                          "august september october november december".split())
 
 
+def _moved(request: ExtractionRequest, unnamed: str, named: str) -> ExtractionRequest:
+    """`request` with what the unnamed relative holds held by `named` (`RulesExtractor._unnamed_named`)."""
+    key, to = normalise(unnamed), normalise(named)
+    current = [dataclasses.replace(c, subject=named, subject_key=to)
+               if c.subject_key == key and c.predicate not in ("relation", "note") else c for c in request.current]
+    return dataclasses.replace(request, current=current)
+
+
 class RulesExtractor:
     """Deterministic first-person patterns; see the module docstring for what it handles."""
 
@@ -415,8 +440,12 @@ class RulesExtractor:
             return []
         drafts: list[Draft] = []
         self._last_third = ""  # "my sister moved to Turku, she got a job at X": she is the sister
+        # What is held as the turn reads on: "Pavel (my brother) left X. He's at Y now" moves the unnamed
+        # brother's facts to Pavel in its first clause, and the second reads them as Pavel's.
+        self._view = request
         previous_third = False
         for clause in _clauses(capital_i(entry.text)):
+            request = self._view
             said = clause.text
             if previous_third and _IMPLICIT_I.match(clause.text):
                 # "he's retraining as X and moved to Y": the second thing done is still his (quoting the words said)
@@ -453,11 +482,15 @@ class RulesExtractor:
         relation = None
         pronoun = _PRONOUN.match(text)
         handled: list[Draft] = []
+        before = request  # what was held before this clause moved an unnamed relative's facts to their name
         if m:
             relation = " ".join(m["rel"].split()).casefold()
             named = " ".join(p for p in (m["name"], m["surname"]) if p)
             subject = named or _named_relation(request, relation) or f"{SUBJECT}'s {relation}"
             rest = m["rest"]
+            if named and self._unnamed_named(request, f"{SUBJECT}'s {relation}", subject, [], text):
+                # read the clause ("Pavel (my brother) left Xanthe Ltd") with the brother's facts as Pavel's
+                request = self._view = _moved(request, f"{SUBJECT}'s {relation}", subject)
             if named:  # "my coworker Ana Roth is leading the X migration": what the user asks Ana about
                 handled = self._everyday(_Clause(f"{named} {rest}", clause.offset, clause.lead), request, SUBJECT, f"{named} {rest}",
                                          only=frozenset({"someone handles X"})) or []
@@ -472,7 +505,7 @@ class RulesExtractor:
             elif pronoun["re"]:
                 rest = "are " + rest
         else:
-            named = _NAMED.match(text)
+            named = _NAMED.match(text) or _NAMED.match(_known_capitalised(request, text))
             if not named or (named["s"] and not _NEWS_AFTER_S.match(named["rest"])):
                 return None
             subject = _known_person(request, named["name"])
@@ -504,8 +537,11 @@ class RulesExtractor:
                 drafts.append(Draft(**{**d.__dict__, "quote": text}))
         drafts += [Draft(**{**d.__dict__, "quote": text}) for d in handled]
         if relation and m and m["name"]:
-            drafts += self._unnamed_ends(request, f"{SUBJECT}'s {relation}", drafts, text)
-            drafts += self._unnamed_named(request, f"{SUBJECT}'s {relation}", subject, drafts, text)
+            unnamed = f"{SUBJECT}'s {relation}"
+            # the move comes first: what the clause then says of the moved facts ("left X") is said of them
+            filled = [d for d in drafts if d.op != "retract"]
+            drafts = (self._unnamed_named(before, unnamed, subject, filled, text) + drafts
+                      + self._unnamed_ends(before, unnamed, drafts, text))
         if relation and m and m["name"] and not _HEDGE.search(text):
             # "my partner Tobiah says hi": whatever else the clause says, it names the user's partner
             drafts.insert(0, self._draft("add", "relation", relation, text, subject=subject))
@@ -604,13 +640,15 @@ class RulesExtractor:
         if m:
             place = (m["v"] or m["v2"]).strip().rstrip(".")
             return [self._timed("retract", "lives_in", place, text, m.group(0), said_at, subject=subject)]
-        for pattern in (_LIVES, _LIVED_SINCE, _MOVED):
+        for pattern in (_LIVES, _LIVED_SINCE, _MOVED, _MOVING):
             m = pattern.match(text)
+            if m and pattern is _MOVING and not find_time_phrase(text[m.end() :]):
+                continue
             if m:
                 replaced = replacement_in_turn(request.entry.text)
                 if pattern is _MOVED and replaced and normalise(replaced[1]) == normalise(m["v"]):
                     return []  # "scratch EKS, we moved to GKE": a tool replaced (read above), not a home
-                return [self._one_timed(who, "lives_in", m["v"], text, m.group(0), said_at)]
+                return [self._one_timed(who, "lives_in", m["v"], text, m.group(0), said_at, ahead=pattern is _MOVING)]
         m = _SWITCHED_FROM.match(text)
         if m:
             return self._switched(who, m)
@@ -703,7 +741,8 @@ class RulesExtractor:
         )
 
     def _timed(
-        self, op: str, predicate: str, value: str, text: str, quote: str, said_at: str, replaces: str | None = None, *, subject: str = SUBJECT
+        self, op: str, predicate: str, value: str, text: str, quote: str, said_at: str, replaces: str | None = None, *,
+        subject: str = SUBJECT, ahead: bool = False,
     ) -> Draft:
         """A draft whose valid time comes from a time phrase after the match (which then joins the quote).
 
@@ -711,7 +750,7 @@ class RulesExtractor:
         """
         rest = text[len(quote) :]
         phrase = find_time_phrase(rest)
-        span = resolve_time_phrase(phrase, said_at) if phrase else None
+        span = resolve_time_phrase(phrase, said_at, ahead=ahead) if phrase else None
         if phrase and span is not None:
             quote = text[: len(quote) + rest.find(phrase) + len(phrase)]
         elif phrase is None:  # patterns with an open-ended value ("I sold my car yesterday") hold it inside
@@ -735,9 +774,9 @@ class RulesExtractor:
         op = "supersede" if who.holds_other(predicate, value, start, valid_to) else "add"
         return self._draft(op, predicate, value, quote, subject=who.subject, valid_from=valid_from, valid_to=valid_to, phrase=phrase)
 
-    def _one_timed(self, who: "_Who", predicate: str, value: str, text: str, quote: str, said_at: str) -> Draft:
+    def _one_timed(self, who: "_Who", predicate: str, value: str, text: str, quote: str, said_at: str, *, ahead: bool = False) -> Draft:
         value = value.strip().rstrip(".")
-        draft = self._timed("add", predicate, value, text, quote, said_at, subject=who.subject)
+        draft = self._timed("add", predicate, value, text, quote, said_at, subject=who.subject, ahead=ahead)
         start = draft.valid_from or said_at
         if who.holds_other(predicate, value, start, draft.valid_to):
             draft = Draft(**{**draft.__dict__, "op": "supersede"})

@@ -242,20 +242,21 @@ def _stamp(d: date) -> str:
     return format_time(datetime(d.year, d.month, d.day, tzinfo=timezone.utc))
 
 
-def resolve_time_phrase(phrase: str | None, said_at: str) -> ValidTime | None:
-    """Turn a time phrase into valid-time bounds, relative to `said_at` (canonical UTC text).
+def resolve_time_phrase(phrase: str | None, said_at: str, *, ahead: bool = False) -> ValidTime | None:
+    """Turn a time phrase into valid-time bounds, relative to `said_at` (canonical UTC text). `ahead`: a
+    bare month or weekday is the next one ("we're moving in June"), not the last ("we moved in June").
 
     Returns None for an empty or unrecognised phrase.
     """
     if not phrase or not phrase.strip():
         return None
     try:
-        return _resolve(phrase, said_at)
+        return _resolve(phrase, said_at, ahead)
     except (ValueError, OverflowError):  # a date outside the calendar ("9999 years ago")
         return None
 
 
-def _resolve(phrase: str, said_at: str) -> ValidTime | None:
+def _resolve(phrase: str, said_at: str, ahead: bool = False) -> ValidTime | None:
     today = to_datetime(said_at).date()
     text = re.sub(r"\s+", " ", phrase.strip())
     m = _RANGE.match(text)
@@ -272,7 +273,7 @@ def _resolve(phrase: str, said_at: str) -> ValidTime | None:
     if m:
         b = _point(m["b"], today, future=True)
         return None if b is None else ValidTime(None, _stamp(b.end))
-    future = bool(re.match(r"(?i)^(next|tomorrow)", text))
+    future = ahead or bool(re.match(r"(?i)^(next|tomorrow)", text))
     p = _point(text, today, future=future)
     return None if p is None else ValidTime(_stamp(p.start), None)
 

@@ -639,6 +639,12 @@ class Recall:
             vector_search, lane = self._start_vector_search(query, seen, kinds, vectors, small)
 
         named = self._exact.named(query, seen.scopes)
+        related = self._exact.relatives(query, named, seen)
+        if related is not named:
+            # "my brother-in-law" is Declan here: the turns naming him are about whom the query asks
+            extra = [w for s in sorted(related.subjects - named.subjects) for w in words(s) if w not in lexical.words]
+            lexical = dataclasses.replace(lexical, words=lexical.words + tuple(extra))
+            named = related
         subject_words = frozenset(w for subject in named.subjects for w in words(subject))
         if config.lexical_weight > 0:
             found: list[tuple[float, Key, bool]] = []

@@ -178,6 +178,10 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
 }
 
 
+RELATION = "relation"  # (Declan, relation, brother-in-law): the digest's word for how someone is related
+_OWNERS = frozenset("my our".split())
+
+
 @dataclass
 class _Vocabulary:
     """Subjects and predicate holders per scope, read incrementally (claim ids only grow)."""
@@ -265,6 +269,31 @@ class ExactLane:
             if (need and set(need) <= stems) or vocab.cues.get(name, frozenset()) & stems
         }
         return NamedSlots(frozenset(subjects), frozenset(predicates), frozenset(facts))
+
+    MAX_RELATIVES = 40  # relation holders read per query; a person's own scopes hold a handful
+
+    def relatives(self, query: str, named: NamedSlots, seen: Visibility) -> NamedSlots:
+        """`named` with the people the query names by their relation to the user: "my brother-in-law"
+        names Declan when (Declan, relation, brother-in-law) is visible, so Declan's facts answer and
+        the turns naming him ("Declan's retraining as a firefighter") are looked up too. The relation
+        is matched as the words after "my"/"our" ("my brother-in-law's job", "our cat")."""
+        vocab = self._vocabulary()
+        holders = sorted({s for scope in seen.scopes for s in vocab.holders.get((scope, RELATION), ())} - named.subjects)
+        if not holders:
+            return named
+        tokens = words(query)
+        owned = [tokens[i + 1 :] for i, token in enumerate(tokens) if token in _OWNERS]
+        if not owned:
+            return named
+        ids = [i for subject in holders[: self.MAX_RELATIVES] for i in self.recorder.slot_claims(subject, RELATION, seen, 5)]
+        found = set()
+        for fact in self.recorder.read_facts(ids, seen):
+            relation = words(fact.claim.value)
+            if relation and any(after[: len(relation)] == relation for after in owned):
+                found.add(fact.claim.subject_key)
+        if not found:
+            return named
+        return NamedSlots(named.subjects | found, named.predicates, named.fact_subjects | found)
 
     def lane(self, named: NamedSlots, seen: Visibility) -> list[LaneHit]:
         if not named.predicates:

@@ -103,6 +103,12 @@ REWORDED = [
     # one person once the turns say so: what "my brother-in-law" held is Fennor's; two people doing one thing
     (("My brother-in-law lives in Greymouth", "Fennor, my brother-in-law, has left the fire service", "Fennor and my sister moved up to Oamaru last month"),
      {("Fennor", "lives_in", "Oamaru"), ("user's sister", "lives_in", "Oamaru")}, {("user's brother-in-law", "lives_in", "Greymouth"), ("Fennor", "lives_in", "Greymouth")}),
+    # the move comes first, so what the naming clause and the next say of the moved facts is said of them
+    (("my brother just started as a line cook at Brightwick", "Corvinel (my brother) left Brightwick. He's head chef at Ollamere now"),
+     {("Corvinel", "works_at", "Ollamere")}, {("Corvinel", "works_at", "Brightwick"), ("user's brother", "works_at", "Brightwick")}),
+    # a name the ledger knows, written small
+    (("my sister Anwen lives in Pellory", "anwen's moved to Lisgarth"), {("Anwen", "lives_in", "Lisgarth")}, {("Anwen", "lives_in", "Pellory")}),
+    (("my sister Anwen lives in Pellory", "anwen is here"), {("Anwen", "lives_in", "Pellory")}, set()),
     # "she" with nobody named before is nobody's we know, unless what she did was to the user
     (("she's accepted a job at Pellmark Robotics",), set(), {("user", "works_at", "Pellmark Robotics")}),
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
@@ -136,6 +142,22 @@ def test_a_change_announced_ahead_starts_when_it_was_said_to(talk) -> None:
     assert rent("2026-04-30") == ["€900 a month"]
     assert rent("2026-05-01") == ["€975"]
     assert rent("2026-06-15") == ["€975"]
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("said", "starts"), [
+    ("we're moving to Corbridge in June", "2026-06-01"),  # the June ahead, not the last one
+    ("I'm moving to Corbridge next month, can't wait", "2026-04-01"),
+    ("we moved to Corbridge in June", "2025-06-01"),  # done: the June before
+    ("I'm moving to Corbridge", None),  # no time said: maybe only a plan
+    ("thinking of moving to Corbridge next month", None),
+])
+def test_a_move_said_ahead_starts_when_it_happens(talk, said: str, starts: str | None) -> None:
+    talk.say(said, "2026-03-01T10:00:00Z")
+    talk.digest()
+    found = [c.valid_from[:10] for c in talk.ledger.as_of([talk.scope], valid_at="2026-12-01T00:00:00Z", predicate="lives_in")]
+    assert found == ([starts] if starts else []), found
 
 
 def test_every_pattern_has_its_own_name():

@@ -64,3 +64,17 @@ def test_bad_search_input_names_the_field(recall, kwargs, field):
     with pytest.raises(ValidationError) as caught:
         recall.search(query, scopes, **kwargs)
     assert caught.value.field == field
+
+
+@pytest.mark.parametrize(("query", "whose"), [
+    ("where does my brother-in-law live?", {"Fennor"}),  # held as (Fennor, relation, brother-in-law)
+    ("where does my sister-in-law live?", set()),  # nobody here is her: the user's own home is no answer
+])
+def test_a_relative_asked_by_relation_is_the_person_held_so(clocked_ledger, clock, recall, query, whose):
+    write(clocked_ledger, clock, "2025-03-01T00:00:00Z", [
+        ("add", "s", "user", "lives_in", "Carnbre", {}),
+        ("add", "s", "Fennor", "lives_in", "Oamaru", {}),
+        ("add", "s", "Fennor", "relation", "brother-in-law", {}),
+    ])
+    block = recall.prompt(query, "s")
+    assert {h.claim.subject for h in block.facts if h.claim.predicate == "lives_in"} == whose, block.text
