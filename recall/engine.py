@@ -1004,6 +1004,7 @@ class Recall:
             latest = _newest_mention(query, hits, facts, beside + episodes, found.named)
             if latest is not None:
                 episodes.append(latest)
+        episodes = self._excerpts_said_since(query, episodes, beside, found.named, seen)
         changed = [_changed_since(fact, later) for fact, later in zip(facts, since)]
         block = self._render(facts, since, changed, episodes, scopes, valid_at, known_at)
         return dataclasses.replace(block, vector_lane=found.vector_lane)
@@ -1148,6 +1149,46 @@ class Recall:
             chosen.sort(key=lambda r: (r.episode.said_at, r.episode.id))
             since.append(tuple(Hit(claim=None, text=r.episode.text, scores=LaneScores(), episode=r.episode) for r in chosen))
         return tuple(since)
+
+    def _excerpts_said_since(
+        self, query: str, episodes: list[Hit], beside: Sequence[Hit], named: NamedSlots, seen: Visibility,
+    ) -> list[Hit]:
+        """`episodes` with, right after a user excerpt, the user's newest later turn that names what the
+        excerpt names ("ditched Tallyho last week, I'm on Corvex now" after "mostly Tallyho, 20 minutes a
+        day"): an older excerpt must not hide a newer turn any more than an older fact may. What it names:
+        its words written as names or with digits ("Tallyho", "N4"), none of the query's own words or a
+        known subject's (what was asked and whom it is about are named by every turn about it). At most
+        `prompt_since_items` such turns a block, each shown once."""
+        room = self.config.prompt_since_items
+        users = [h for h in episodes if h.episode is not None and h.episode.role == "user"]
+        if room == 0 or not users:
+            return episodes
+        asked = set(content_words(query)) | {w for subject in named.subjects for w in words(subject)}
+        probes = []
+        for i, hit in enumerate(users):
+            names = _named_in(hit.text, asked)
+            if names:
+                probes.append(SinceProbe(i, tuple((n,) for n in names), hit.episode.said_at, (hit.episode.id,)))  # type: ignore[union-attr]
+        if not probes:
+            return episodes
+        shown = {h.episode.id for h in [*episodes, *beside] if h.episode is not None}
+        newest: dict[int, EpisodeRecord] = {}
+        for key, record in self._recorder.said_since(probes, seen, 3):
+            episode = record.episode
+            if episode.role != "user" or episode.id in shown or is_question(episode.text):
+                continue
+            if key not in newest or (episode.said_at, episode.id) > (newest[key].episode.said_at, newest[key].episode.id):
+                newest[key] = record
+        out, added = [], 0
+        for hit in episodes:
+            out.append(hit)
+            at = next((i for i, u in enumerate(users) if u is hit), None)
+            record = newest.get(at) if at is not None else None
+            if record is not None and added < room and record.episode.id not in shown:
+                out.append(Hit(claim=None, text=record.episode.text, scores=LaneScores(), episode=record.episode))
+                shown.add(record.episode.id)
+                added += 1
+        return out
 
     def _excerpts(
         self, pool: Sequence[Hit], shown: Sequence[Hit], room: int, before: dict[int, int | None], named: NamedSlots,
@@ -1357,6 +1398,25 @@ def _value_groups(value: str, subject: str, predicate: str = "") -> tuple[tuple[
         if topic is not None and (topic,) not in groups:
             groups.insert(0, (topic,))
     return tuple(groups)
+
+
+# A word written as a name past a sentence's start ("mostly Tallyho"), or letters with digits ("N4", "L5").
+_NAMED_WORD = re.compile(r"(?<=[^\s.!?]\s)[A-Z][\w'’-]{2,}|\b(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])[A-Za-z][\w.-]*\w\b")
+_NOT_NAMED = frozenset(
+    """i im ive id ill monday tuesday wednesday thursday friday saturday sunday january february march april may june
+    july august september october november december""".split()
+)
+
+
+def _named_in(text: str, asked: set[str]) -> list[str]:
+    """The words `text` names things by (`_NAMED_WORD`), stemmed as the lexical index stems them, less
+    the question's own words and the calendar's; at most four, the longest."""
+    found = []
+    for match in _NAMED_WORD.findall(text):
+        for word in words(match):
+            if len(word) >= 2 and word not in asked and word not in _NOT_NAMED and word not in STOP_WORDS and not word.isdigit():
+                found.append(word)
+    return sorted(dict.fromkeys(found), key=len, reverse=True)[:4]
 
 
 def _the_users(hit: Hit) -> bool:

@@ -458,3 +458,26 @@ def test_where_someone_lives_never_said_stays_empty(clocked_ledger, clock, journ
     clock.now = parse_time("2026-03-10")
     assert recall.prompt("where does Ysella live?", SCOPE).text == ""  # named, never said where
     assert "Treswell" in recall.prompt("where does Brannoc live?", SCOPE).text
+
+
+def test_an_older_excerpt_never_hides_a_newer_turn_naming_what_it_names(clocked_ledger, clock, journal, recall, index_dir,
+                                                                       embedder):
+    """No fact holds the app; the excerpt that matches is the older turn, and the turn that replaced what
+    it names shares none of the question's words. It is shown right after the excerpt (the user's newest
+    such turn; an assistant's line or a question never), and not in a block as of before it was said."""
+    say(journal, clock, "2026-01-05T09:00:00Z", "I've been learning Welsh since March, mostly Tallyho, 20 minutes a day.")
+    say(journal, clock, "2026-02-01T09:00:00Z", "Tallyho streak at 30 days!", session="s2")
+    say(journal, clock, "2026-03-02T09:00:00Z", "ditched Tallyho last week, I'm on Corvex now", session="s3")
+    say(journal, clock, "2026-03-02T09:00:30Z", "Tallyho or Corvex, both fine.", role="assistant", session="s3")
+    say(journal, clock, "2026-03-03T09:00:00Z", "is Tallyho any good for grammar?", session="s4")
+    clock.now = parse_time("2026-03-10")
+    block = recall.prompt("which app do I use for Welsh?", SCOPE)
+    said = [h.text for h in block.episodes]
+    assert said[:2] == ["I've been learning Welsh since March, mostly Tallyho, 20 minutes a day.",
+                        "ditched Tallyho last week, I'm on Corvex now"], block.text
+    assert not any("both fine" in text or "grammar" in text for text in said), block.text
+    off = Recall(clocked_ledger, index_dir, config=recall.config.but(prompt_since_items=0), embedder=embedder)
+    assert "Corvex" not in off.prompt("which app do I use for Welsh?", SCOPE).text  # what the step adds
+    off.close()
+    before = recall.prompt("which app do I use for Welsh?", SCOPE, valid_at="2026-02-15", known_at="2026-02-15")
+    assert "Corvex" not in before.text and "Tallyho" in before.text, before.text
