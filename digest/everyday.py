@@ -870,9 +870,22 @@ def replacement_in_turn(turn: str) -> tuple[str, str] | None:
 
 
 _DITCHED = re.compile(
-    r"(?i)\b(?:ditched|dropped|dumped|ripped\s+out|got\s+rid\s+of|killed\s+off|(?:moved|migrated|switched)(?:\s+(?:the|our|my)\s+[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced)\s+"
+    r"(?i)\b(?:ditched|dropped|dumped|ripped\s+out|got\s+rid\s+of|killed\s+off|(?:got|(?:we're|we\s+are)(?:\s+finally)?)\s+off|(?:moved|migrated|switched)(?:\s+(?:(?:the|our|my)\s+)?[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced)\s+"
     r"(?-i:(?P<old>[A-Z][\w.+\-]*(?:\s+\d[\d.]*)?))"
 )
+
+
+def _not_the_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'we're on Corvane, not Pellbrook' when a held value names Pellbrook: it was Corvane all along (a
+    correction holds over the old value's whole valid time). Nothing held names it: nothing is read."""
+    old, new = m["old"].strip(" ,.;:!"), clean_value(m["new"])
+    if not new or not old or normalise(new) == normalise(old) or len(new.split()) > 4:
+        return None
+    held = [h for h in _held_naming(c, old) if h.subject_key == normalise(c.subject)]
+    if not held:
+        return None
+    word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
+    return [held_replaced(c, h, word.sub(new, h.value, count=1), m.group(0), h.valid_from, "") for h in held]
 
 
 def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -1445,10 +1458,21 @@ _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actual
 
 PATTERNS: tuple[Pattern, ...] = (
     Pattern(
+        "Y, not the held X",
+        re.compile(r"(?i)^(?:.*?\b(?:on|at|in|with|use|using|it's|it\s+is|is|was)\s+)?(?:the\s+)?(?P<new>[^,;]{1,40}?),?\s+not\s+(?:the\s+)?(?P<old>[^\s,;.!?][^,;.!?]{0,30}?)\s*[.!]*$"),
+        _not_the_held,
+        examples=((("our warehouse is Pellbrook", "wait, we're on Corvane, not Pellbrook"), (("user", "warehouse", "Corvane"),)),
+                  (("my appointment is on 12 May at 4:15", "3:45, not 4:15. just checked"), (("user", "appointment", "on 12 May at 3:45"),))),
+        counter=("I want tea, not coffee", "we're on Corvane, not Pellbrook"),
+    ),
+    Pattern(
         "ditched X for Y",
         re.compile(_DITCHED.pattern.replace(r"\b(?:ditched", r"^(?:.*?\s)?(?:ditched", 1)),
         _ditched,
         examples=((("CI is Travis", "we ditched Travis, everything runs on Drone now"), (("user", "ci", "Drone"),)),
+                  (("our orchestrator is Pellbrook", "we finally got off Pellbrook, everything's been running on Corvane since last week"),
+                   (("user", "orchestrator", "Corvane"),)),
+                  (("hosting is Pellbrook", "we moved hosting off Pellbrook to Corvane two weeks ago"), (("user", "hosting", "Corvane"),)),
                   (("our stack is Go on Kubernetes (AKS)", "scratch AKS, we moved to DOKS last month"), (("user", "stack", "Go on Kubernetes (DOKS)"),))),
     ),
     Pattern(
@@ -2017,7 +2041,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"Y, not the held X", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:
