@@ -876,14 +876,14 @@ _DITCHED = re.compile(
 
 
 def _not_the_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'we're on Corvane, not Pellbrook' when a held value names Pellbrook: it was Corvane all along (a
+    """'we're on Quistrel, not Pellbrook' when a held value names Pellbrook: it was Quistrel all along (a
     correction holds over the old value's whole valid time). Nothing held names it: nothing is read."""
     old, new = m["old"].strip(" ,.;:!"), clean_value(m["new"])
     if not new or not old or normalise(new) == normalise(old) or len(new.split()) > 4:
         return None
     held = [h for h in _held_naming(c, old) if h.subject_key == normalise(c.subject)]
-    if not held:
-        return None
+    if len(held) != 1:
+        return None  # none, or several it could correct: not a guess (a cue's correction leaves a receipt)
     word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
     return [held_replaced(c, h, word.sub(new, h.value, count=1), m.group(0), h.valid_from, "") for h in held]
 
@@ -1459,20 +1459,20 @@ _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actual
 PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "Y, not the held X",
-        re.compile(r"(?i)^(?:.*?\b(?:on|at|in|with|use|using|it's|it\s+is|is|was)\s+)?(?:the\s+)?(?P<new>[^,;]{1,40}?),?\s+not\s+(?:the\s+)?(?P<old>[^\s,;.!?][^,;.!?]{0,30}?)\s*[.!]*$"),
+        re.compile(r"(?i)^(?:.*?\b(?:on|at|in|with|use|using|it's|it\s+is|is|was|meant)\s+)?(?:the\s+)?(?P<new>[^,;]{1,40}?),?\s+not\s+(?:the\s+)?(?P<old>[^\s,;.!?][^,;.!?]{0,30}?)\s*[.!]*$"),
         _not_the_held,
-        examples=((("our warehouse is Pellbrook", "wait, we're on Corvane, not Pellbrook"), (("user", "warehouse", "Corvane"),)),
+        examples=((("our warehouse is Pellbrook", "wait, we're on Quistrel, not Pellbrook"), (("user", "warehouse", "Quistrel"),)),
                   (("my appointment is on 12 May at 4:15", "3:45, not 4:15. just checked"), (("user", "appointment", "on 12 May at 3:45"),))),
-        counter=("I want tea, not coffee", "we're on Corvane, not Pellbrook"),
+        counter=("I want tea, not coffee", "we're on Quistrel, not Pellbrook"),
     ),
     Pattern(
         "ditched X for Y",
         re.compile(_DITCHED.pattern.replace(r"\b(?:ditched", r"^(?:.*?\s)?(?:ditched", 1)),
         _ditched,
         examples=((("CI is Travis", "we ditched Travis, everything runs on Drone now"), (("user", "ci", "Drone"),)),
-                  (("our orchestrator is Pellbrook", "we finally got off Pellbrook, everything's been running on Corvane since last week"),
-                   (("user", "orchestrator", "Corvane"),)),
-                  (("hosting is Pellbrook", "we moved hosting off Pellbrook to Corvane two weeks ago"), (("user", "hosting", "Corvane"),)),
+                  (("our orchestrator is Pellbrook", "we finally got off Pellbrook, everything's been running on Quistrel since last week"),
+                   (("user", "orchestrator", "Quistrel"),)),
+                  (("hosting is Pellbrook", "we moved hosting off Pellbrook to Quistrel two weeks ago"), (("user", "hosting", "Quistrel"),)),
                   (("our stack is Go on Kubernetes (AKS)", "scratch AKS, we moved to DOKS last month"), (("user", "stack", "Go on Kubernetes (DOKS)"),))),
     ),
     Pattern(

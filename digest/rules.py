@@ -251,7 +251,7 @@ _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(
 
 
 # Statements of a slot that read "…, not Z" as a correction themselves.
-_STATED_CORRECTIONS = frozenset({"Y, not the held X", "Name's X is Y", "my X is Y", "X is Y, said plainly"})
+_STATED_CORRECTIONS = frozenset({"Name's X is Y", "my X is Y", "X is Y, said plainly"})
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
 _USER_FIRST = frozenset({"someone left", "pet gone"})
 _PETS = frozenset({"pets named"})
