@@ -888,6 +888,35 @@ def _not_the_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [held_replaced(c, h, word.sub(new, h.value, count=1), m.group(0), h.valid_from, "") for h in held]
 
 
+_TITLES = ("Dr", "Mr", "Mrs", "Ms", "Mx", "Prof")
+_CAPITALISED_WORD = re.compile(r"(?<![\w'’])[A-Z][\w'’&\-]+")
+
+
+def _switched_from_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Pellbrook broke 3 mugs so I've switched to Quistrel', 'the old place shut, I'm with Dr. Quistrel now': the one
+    held value the turn names (by a capitalised word of it) is replaced by the new one, from when it was
+    said. The held value is the anchor: a turn naming none, or several, is not read."""
+    new = clean_value(m["v"])
+    if not new:
+        return None
+    own = {normalise(x.strip(".")) for x in new.split()}
+    said = {w for w in _CAPITALISED_WORD.findall(c.turn)
+            if normalise(w) not in own and w not in _TITLES}
+    held = {h.id: (h, w) for w in sorted(said) for h in _held_naming(c, w)
+            if h.predicate not in ("name", "relation", "lives_in", "works_at", "birthday")}
+    if len(held) != 1:
+        return None
+    ((h, word),) = held.values()
+    if re.fullmatch(rf"(?:(?:{'|'.join(_TITLES)})\.?\s+)?{re.escape(word)}", h.value):
+        value = new  # "Dr. Ambergate" is the person: the new one is who holds the slot now
+    else:
+        value = re.sub(rf"(?i)(?<!\w){re.escape(word)}(?!\w)", new, h.value, count=1)
+    if normalise(value) == normalise(h.value):
+        return None
+    start, phrase = change_time(c, c.text)
+    return [held_replaced(c, h, value, m.group(0), start, phrase)]
+
+
 def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """Held values naming X now name Y, from when it was said (or its time words)."""
     found = replacement_in_turn(c.turn)
@@ -1457,6 +1486,17 @@ def _allergic(m: re.Match[str], c: Clause) -> list[Draft] | None:
 _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actually|officially))*"
 
 PATTERNS: tuple[Pattern, ...] = (
+    Pattern(
+        "switched to Y, the held X named",
+        re.compile(r"^(?:.*?\s)?(?:(?:switched|changed)(?:\s+over)?\s+to|rebooked\s+(?:at|with)|(?:gone|going|went)\s+with|(?:I'm|I\s+am|we're|we\s+are)\s+(?:now\s+)?with)\s+(?:the\s+)?"
+                   + PROPER + r"(?=\s*(?:$|[,.!;:]|\s(?:now|instead|from|since|last|this|today|yesterday|at|for|and|but|so)\b))"),
+        _switched_from_named,
+        examples=((("shipping is Pellbrook Ground for everything", "Pellbrook broke 3 mugs so I've switched to Quistrel"),
+                   (("user", "shipping", "Quistrel Ground for everything"),)),
+                  (("my GP is Dr. Ambergate", "Dr. Ambergate retired last month, I'm with Dr. Quistrel at the same practice now"),
+                   (("user", "gp", "Dr. Quistrel"),))),
+        counter=("I've switched to Quistrel",),
+    ),
     Pattern(
         "Y, not the held X",
         re.compile(r"(?i)^(?:.*?\b(?:on|at|in|with|use|using|it's|it\s+is|is|was|meant)\s+)?(?:the\s+)?(?P<new>[^,;]{1,40}?),?\s+not\s+(?:the\s+)?(?P<old>[^\s,;.!?][^,;.!?]{0,30}?)\s*[.!]*$"),
@@ -2041,7 +2081,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"Y, not the held X", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:
