@@ -639,13 +639,15 @@ class Recall:
             vector_search, lane = self._start_vector_search(query, seen, kinds, vectors, small)
 
         named = self._exact.named(query, seen.scopes)
-        related = self._exact.relatives(query, named, seen)
-        if related is not named:
-            # "my brother-in-law" is Declan here: the turns naming him are about whom the query asks
-            extra = [w for s in sorted(related.subjects - named.subjects) for w in words(s) if w not in lexical.words]
-            lexical = dataclasses.replace(lexical, words=lexical.words + tuple(extra))
-            named = related
         subject_words = frozenset(w for subject in named.subjects for w in words(subject))
+        about_then = valid_at is not None or known_at is not None or asks_about_past(query)
+        now = Visibility(seen.scopes, self.ledger.clock(), END_OF_TIME) if about_then else None
+        related, also = self._exact.relatives(query, named, seen, now)
+        if also:
+            # "my brother-in-law" is Declan here, and "Declan" the brother-in-law: the turns naming either
+            # are about whom the query asks (looked up as its topic, not only as whose it is)
+            lexical = dataclasses.replace(lexical, words=lexical.words + tuple(w for w in also if w not in lexical.words))
+            named = related
         if config.lexical_weight > 0:
             found: list[tuple[float, Key, bool]] = []
             for kind in KINDS:

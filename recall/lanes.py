@@ -272,28 +272,40 @@ class ExactLane:
 
     MAX_RELATIVES = 40  # relation holders read per query; a person's own scopes hold a handful
 
-    def relatives(self, query: str, named: NamedSlots, seen: Visibility) -> NamedSlots:
-        """`named` with the people the query names by their relation to the user: "my brother-in-law"
-        names Declan when (Declan, relation, brother-in-law) is visible, so Declan's facts answer and
-        the turns naming him ("Declan's retraining as a firefighter") are looked up too. The relation
-        is matched as the words after "my"/"our" ("my brother-in-law's job", "our cat")."""
+    def relatives(self, query: str, named: NamedSlots, seen: Visibility, now: Visibility | None) -> tuple[NamedSlots, tuple[str, ...]]:
+        """`named` with the people the query names by their relation to the user, and the words to look
+        up for them. "my brother-in-law" names Declan when (Declan, relation, brother-in-law) is
+        visible, so Declan's facts answer and the turns naming him ("Declan's retraining as a
+        firefighter") are looked up too; the relation is matched as the words after "my"/"our" ("my
+        brother-in-law's job", "our cat"). And, for a question about the past (`now` given), "Declan"
+        names the user's brother-in-law as the ledger knows him `now` (who someone is does not change
+        with the time asked about): what was said of "my brother-in-law" before his name was ("started
+        as a paramedic") is his. A question about the present has the turns naming him for that."""
         vocab = self._vocabulary()
-        holders = sorted({s for scope in seen.scopes for s in vocab.holders.get((scope, RELATION), ())} - named.subjects)
+        holders = sorted({s for scope in seen.scopes for s in vocab.holders.get((scope, RELATION), ())})
         if not holders:
-            return named
+            return named, ()
         tokens = words(query)
         owned = [tokens[i + 1 :] for i, token in enumerate(tokens) if token in _OWNERS]
-        if not owned:
-            return named
-        ids = [i for subject in holders[: self.MAX_RELATIVES] for i in self.recorder.slot_claims(subject, RELATION, seen, 5)]
-        found = set()
-        for fact in self.recorder.read_facts(ids, seen):
-            relation = words(fact.claim.value)
-            if relation and any(after[: len(relation)] == relation for after in owned):
-                found.add(fact.claim.subject_key)
+        asked = [s for s in holders if s in named.fact_subjects] if now is not None else []
+        unasked = [s for s in holders if s not in named.subjects]
+        ids = [i for subject in (unasked if owned else [])[: self.MAX_RELATIVES] for i in self.recorder.slot_claims(subject, RELATION, seen, 5)]
+        ids += [i for subject in asked[: self.MAX_RELATIVES] for i in self.recorder.slot_claims(subject, RELATION, now, 5)]
+        found, terms = set(), []
+        for fact in self.recorder.read_facts(ids, seen) + (self.recorder.read_facts(ids, now) if now is not None else []):
+            claim, relation = fact.claim, words(fact.claim.value)
+            if not relation:
+                continue
+            if claim.subject_key in named.fact_subjects:
+                found.add(key_normalise(f"user's {claim.value}"))  # the unnamed relative's facts are theirs
+                terms += [w for w in relation if w not in STOP_WORDS]
+            elif any(after[: len(relation)] == relation for after in owned):
+                found.add(claim.subject_key)
+                terms += words(claim.subject_key)
         if not found:
-            return named
-        return NamedSlots(named.subjects | found, named.predicates, named.fact_subjects | found)
+            return named, ()
+        return (NamedSlots(named.subjects | found, named.predicates, named.fact_subjects | found),
+                tuple(dict.fromkeys(terms)))
 
     def lane(self, named: NamedSlots, seen: Visibility) -> list[LaneHit]:
         if not named.predicates:

@@ -481,3 +481,17 @@ def test_an_older_excerpt_never_hides_a_newer_turn_naming_what_it_names(clocked_
     off.close()
     before = recall.prompt("which app do I use for Welsh?", SCOPE, valid_at="2026-02-15", known_at="2026-02-15")
     assert "Corvex" not in before.text and "Tallyho" in before.text, before.text
+
+
+def test_a_person_asked_of_then_is_also_the_relative_said_before_their_name(clocked_ledger, clock, journal, recall):
+    """"my brother-in-law started as a welder" (January), then "Fennor, my brother-in-law, …" (March):
+    asked about February by name, the January turn is his, as the ledger knows him now; a question
+    about the present is not widened so ("when is Fennor's birthday?" was never said)."""
+    define(clocked_ledger, clock, "relation", "many", "{subject} is the user's {value}")
+    say(journal, clock, "2026-01-12T09:00:00Z", "My brother-in-law just started as a welder in Brannel.")
+    named = say(journal, clock, "2026-03-02T09:00:00Z", "Fennor, my brother-in-law, got engaged!", session="s2")
+    hold(clocked_ledger, clock, "2026-03-02T09:05:00Z", "Fennor", "relation", "brother-in-law", source=named)
+    clock.now = parse_time("2026-03-10")
+    then = recall.prompt("what was Fennor's job in February?", SCOPE, valid_at="2026-02-15")
+    assert "welder" in then.text, then.text
+    assert recall.prompt("when is Fennor's birthday?", SCOPE).text == ""
