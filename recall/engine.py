@@ -639,7 +639,7 @@ class Recall:
             vector_search, lane = self._start_vector_search(query, seen, kinds, vectors, small)
 
         named = self._exact.named(query, seen.scopes)
-        subject_words = frozenset(w for subject in named.subjects for w in words(subject))
+        asked_of = named.subjects
         about_then = valid_at is not None or known_at is not None or asks_about_past(query)
         now = Visibility(seen.scopes, self.ledger.clock(), END_OF_TIME) if about_then else None
         related, also = self._exact.relatives(query, named, seen, now)
@@ -648,6 +648,9 @@ class Recall:
             # are about whom the query asks (looked up as its topic, not only as whose it is)
             lexical = dataclasses.replace(lexical, words=lexical.words + tuple(w for w in also if w not in lexical.words))
             named = related
+        # the words naming whom the query is about; the relation a name stands for ("brother", "law") is its topic
+        subject_words = frozenset(w for subject in named.subjects if subject in asked_of or not subject.startswith("user's")
+                                  for w in words(subject))
         if config.lexical_weight > 0:
             found: list[tuple[float, Key, bool]] = []
             for kind in KINDS:

@@ -300,10 +300,10 @@ class ExactLane:
                 found.add(key_normalise(f"user's {claim.value}"))  # the unnamed relative's facts are theirs
                 terms += [w for w in relation if w not in STOP_WORDS]
             elif any(after[: len(relation)] == relation for after in owned):
-                found.add(claim.subject_key)
-                terms += words(claim.subject_key)
+                found.add(claim.subject_key)  # its words are looked up as whose the turn is, not its topic
         if not found:
             return named, ()
+        terms += [w for subject in sorted(found - named.subjects) if not subject.startswith("user's") for w in words(subject)]
         return (NamedSlots(named.subjects | found, named.predicates, named.fact_subjects | found),
                 tuple(dict.fromkeys(terms)))
 
