@@ -1,5 +1,5 @@
 """What a question asks for, read from its shape: the thing it names ("my javelin PB": the
-head word "pb", qualified by "javelin") and the words around it ("at Quenby").
+head word "pb", qualified by "javelin") and the words around it ("at Mardleton").
 
 Recall uses it to tell a question about an unsaid part of a said thing from one the said turns answer:
 "what's my flight number?" when only the flight was said is answered by nothing here, however well the
@@ -148,7 +148,7 @@ SAME_THING: tuple[frozenset[str], ...] = (
 @dataclass(frozen=True)
 class AskedFor:
     """The thing a question names: `head` what is asked ("pb"), `qualifiers` the words before it in
-    its phrase ("javelin"), `anchors` the question's other topical words ("quenby")."""
+    its phrase ("javelin"), `anchors` the question's other topical words ("mardleton")."""
 
     head: str
     qualifiers: tuple[str, ...] = ()
@@ -364,12 +364,20 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
     return None
 
 
+_UNDOTTED = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.")  # "Dr." ends no sentence
+
+
+def _says_role(text: str, role: str) -> bool:
+    """Whether `text` says the role's word, or its plural ("switched vets")."""
+    return any(w == role or w == role + "s" or (w.rstrip("s") == role.rstrip("s") and len(role) > 3) for w in words(text))
+
+
 def names_beside(text: str, role: str) -> bool:
     """Whether a sentence of `text` holds the role word and a name: a title ("with Dr. Achterberg"), or a
     capitalised word that does not start the sentence and is no weekday, month or "I" ("I have two
     cats, Pepper and Tofu"). A looser test than `names_relative`, for the name asked of a role."""
     for part in _SENTENCE.split(text):
-        if not any(w == role or (w.rstrip("s") == role.rstrip("s") and len(role) > 3) for w in words(part)):
+        if not _says_role(part, role):
             continue
         if _TITLES.search(part):
             return True
@@ -378,7 +386,7 @@ def names_beside(text: str, role: str) -> bool:
             if m.group(0).strip("'’") in _NOT_NAMES:
                 continue
             # a sentence's first word is a name when it is what the sentence says something of
-            # ("Teodor is your billing contact"), not when it only starts it ("Physio says …")
+            # ("Pennock is your billing contact"), not when it only starts it ("Physio says …")
             if m.start() > 0 or re.match(r"\s+(?:is|was|will be|has been)\b", part[m.end() :]):
                 return True
     return False
@@ -401,9 +409,10 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
     A name (`NAME`) is asked of the role before it ("my GP"): never said when the role was, but no
     text names whoever holds it ("my GP is Dr Zwanenburg", "Sunniva, my physio")."""
     held = set(held_words)
+    whole = list(texts)
     if asked.person:
         # only what is said beside the person can be theirs ("Wiebke has a new number" is not Bartosz's)
-        texts = [part for text in texts for part in _SENTENCE.split(text) if asked.person in words(part)]
+        texts = [part for text in whole for part in _SENTENCE.split(text) if asked.person in words(part)]
     if asked.head in _SURNAMES and asked.person:
         return not any(_SURNAME_AFTER(asked.person).search(text) for text in texts)
     if asked.person and asked.head != NAME and asked.shape() is None:
@@ -423,7 +432,11 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         roles = {role, " ".join(asked.qualifiers)}  # "my best friend Ana" names the friend
         texts = list(texts)
         if asked.person:  # "Wiebke's partner": named beside her ("her partner Rhod"), not any capitalised word
-            return not any(names_relative(text, r, owner=rf"(?:{re.escape(asked.person)}['’]s|her|his|their)") for text in texts for r in roles)
+            if any(names_relative(text, r, owner=rf"(?:{re.escape(asked.person)}['’]s|her|his|their)") for text in texts for r in roles):
+                return False
+            # "switched vets. Pilchard's with Dr. Ambrey now": the role said in the turn, a titled name beside them
+            return not any(_says_role(text, role) and any(asked.person in words(part) and _TITLES.search(part)
+                                                            for part in _SENTENCE.split(_UNDOTTED.sub(r"\1", text))) for text in whole)
         if any(names_relative(text, r) or names_beside(text, role) for text in texts for r in roles):
             return False
         # "piano lessons with Mrs. Okonjo-Reyes" names the piano teacher without the word
@@ -526,7 +539,10 @@ def age_asked_of(query: str) -> str | None:
 
 
 def states_age(text: str, name: str) -> bool:
-    """Whether a sentence of `text` names `name` and an age ("Crumble's the old man, 13 this year")."""
+    """Whether a sentence of `text` names `name` and an age ("Crumble's the old man, 13 this year"), or
+    gives it in brackets after the name ("Brisket (cat, 14)", "kids are Quenna (7) and Thorbel (4)")."""
+    if re.search(rf"(?i)(?<!\w){re.escape(name)}\s*\((?:[a-z][a-z ]*,\s*)?\d{{1,2}}\)", text):
+        return True
     return any(name in words(part) and _AGE.search(part) for part in _SENTENCE.split(text))
 
 
@@ -558,16 +574,16 @@ _SAYS_HOME = frozenset(
     "relocated rehomed rehome rehoming city town village lease rent rents".split()
 )
 # Where what one clause says of someone ends: a sentence, or a turn to another matter ("… so I'm climbing
-# with Brannoc now"); "and" goes on about the same person ("retired and moved to Treswell").
+# with Tregarron now"); "and" goes on about the same person ("retired and moved to Treswell").
 _CLAUSE_BREAK = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:so|but|while|because)\s+|\n+")
 _PRONOUN_LEAD = re.compile(r"(?i)^(?:he|she|they|his|her|their)\b")
 
 
 def where_of_unsaid(query: str, texts: Iterable[str]) -> bool:
-    """Whether `query` asks where a named person works or lives ("where does Brannoc work?") and what was
+    """Whether `query` asks where a named person works or lives ("where does Tregarron work?") and what was
     found names them but never says it: no clause naming them, nor the clause right after one that goes
-    on with "he"/"she" ("Brannoc and I broke up, he kept the cat"), holds a word of a job or a home. Then
-    every turn naming them is about something else ("my boyfriend Brannoc and I are adopting a cat"), and
+    on with "he"/"she" ("Tregarron and I broke up, he kept the cat"), holds a word of a job or a home. Then
+    every turn naming them is about something else ("my boyfriend Tregarron and I are adopting a cat"), and
     the question was never answered here. False when nothing found names them (other rules decide)."""
     m = _WHERE_OF.search(query)
     if m is None or m["name"] in _NOT_NAMES:

@@ -1047,8 +1047,8 @@ class Recall:
             # partner's job) does not answer, unless it names her
             hits = [h for h in hits if h.kind != FACT or person in words(h.text)]
         if where_of_unsaid(query, [h.text for h in hits]):
-            # "where does Brannoc work?" when every turn naming him is about something else ("my boyfriend
-            # Brannoc and I are adopting a cat"): nothing here says where
+            # "where does Tregarron work?" when every turn naming him is about something else ("my boyfriend
+            # Tregarron and I are adopting a cat"): nothing here says where
             return [h for h in hits if not gated(h)]
         subject_words = {w for subject in named.subjects for w in words(subject)}
         asked = [w for w in dict.fromkeys(content_words(query)) if w not in subject_words and not w.isdigit()]
@@ -1089,7 +1089,7 @@ class Recall:
             # "where does my brother live?" when no brother was ever mentioned: nobody here is him
             return [h for h in hits if not gated(h)]
         if asks_unsaid_thing_of_someone(query, never_said, named.subjects):
-            # "Ottoline's phone number" when only "I report to Ottoline" was said: nothing here is it
+            # "Aubreth's phone number" when only "I report to Aubreth" was said: nothing here is it
             return [h for h in hits if not gated(h)]
         kept, gone, siblings = [], set(), False
         for hit in hits:

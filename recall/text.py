@@ -113,11 +113,16 @@ SAME_RELATIVE: tuple[frozenset[str], ...] = (
     frozenset("wife husband partner spouse".split()),
     frozenset("grandchild grandchildren grandkids grandson granddaughter".split()),
 )
+# Said from the other side: "I'm an aunt!!! baby girl, Hesper" is a niece's birth (a relative asked by one
+# of these words was mentioned when the other was said).
+INVERSE_RELATIVE: dict[str, frozenset[str]] = {
+    "niece": frozenset({"aunt", "uncle", "auntie"}), "nephew": frozenset({"aunt", "uncle", "auntie"}),
+}
 
 
 def relative_words(word: str) -> frozenset[str]:
     """The words for the relative `word` names, itself included."""
-    return frozenset().union(*(group for group in SAME_RELATIVE if word in group), {word})
+    return frozenset().union(*(group for group in SAME_RELATIVE if word in group), {word}, INVERSE_RELATIVE.get(word, ()))
 
 
 def relatives_asked(query: str) -> frozenset[str]:
@@ -183,11 +188,21 @@ _A_NAME = (
 )
 
 
+# "I'm an uncle!!! she had a little boy on the 22nd, Brisk": the child named beside it.
+_BORN_CHILD = re.compile(rf"(?i:\b(?:baby|little|a)\s+(?P<kind>girl|boy)\b)[^.!?]{{0,40}}?[,:]\s*{_A_NAME}")
+_CHILD_KIND = {"niece": "girl", "nephew": "boy"}
+
+
 def names_relative(text: str, relation: str, owner: str = r"(?:my|our|(?:the\s+)?user['’]s)") -> bool:
     """Whether `text` gives a name to the speaker's `relation` ("my wife Liesel", "Joost, my
     father-in-law", "my sister is called Ana", "Tom is user's brother", "user's GP is Dr Okafor").
-    `owner`: whose relation, as a pattern (another person's: "(?:Wiebke's|her)")."""
+    `owner`: whose relation, as a pattern (another person's: "(?:Wiebke's|her)"). A niece or nephew is
+    also named at their birth, said by their aunt or uncle ("I'm an aunt!!! baby girl, Hesper")."""
     r = re.escape(relation)
+    kind = _CHILD_KIND.get(relation.casefold())
+    if kind and re.search(r"(?i)\b(?:I'm|I\s+am|I've\s+become)\s+(?:an?\s+)?(?:aunt|auntie|uncle)\b", text):
+        if any(m["kind"].casefold() == kind for m in _BORN_CHILD.finditer(text)):
+            return True
     return bool(re.search(
         rf"(?i:\b{owner}\s+{r})(?:['’]s\s+name)?,?\s+(?:is\s+)?(?i:(?:called|named)\s+)?{_A_NAME}"
         rf"|\b{_A_NAME},?\s+\(?(?i:{owner}\s+{r})\b"
@@ -197,13 +212,13 @@ def names_relative(text: str, relation: str, owner: str = r"(?:my|our|(?:the\s+)
     ))
 
 
-# "Ottoline's phone number": a capitalised name, its possessive, then the thing (up to three words).
+# "Aubreth's phone number": a capitalised name, its possessive, then the thing (up to three words).
 _THING_OF = re.compile(r"\b(?!(?:What|Who|Where|When|How|Why|Which|That|It|There|Here|He|She|Let)['’]s)([A-Z][\w-]*)['’]s\s+((?:[\w-]+\s*){1,3})")
 
 
 def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: frozenset[str]) -> bool:
-    """Whether `query` asks for a thing of a named person ("Ottoline's phone number") who is neither a fact's
-    subject nor a speaker here (only mentioned: "I report to Ottoline"; a speaker's own turns may answer) and every word of that thing (two or more) was
+    """Whether `query` asks for a thing of a named person ("Aubreth's phone number") who is neither a fact's
+    subject nor a speaker here (only mentioned: "I report to Aubreth"; a speaker's own turns may answer) and every word of that thing (two or more) was
     never said in the searched scopes. Nothing here can answer it: what mentions the person is about something else."""
     if not never_said:
         return False
@@ -302,6 +317,7 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "quit": ("stopped",), "smoking": ("cigarettes", "smoke"), "lesson": ("tutor", "class"), "lessons": ("tutor", "class"),
     "class": ("tutor", "lessons"), "tutor": ("lessons", "class"), "phone": ("mobile",), "mobile": ("phone",),
     "dating": ("boyfriend", "girlfriend", "partner"), "vegetables": ("veg",), "veg": ("vegetables",),
+    "niece": ("aunt", "auntie", "uncle"), "nephew": ("aunt", "auntie", "uncle"),
 }
 
 
@@ -389,7 +405,7 @@ _CHANGE_CUES = re.compile(
     r"downgraded|cancell?ed|rebooked|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated|bump(?:ed|ing)\s+(?:\w+\s+){0,3}(?:up\s+)?to|"
     r"swapp(?:ed|ing)|jump(?:ed|ing)\s+(?:\w+\s+){0,2}to|(?:took|taken|taking)\s+(?:me|him|her|them|us)\s+off|came\s+off)\b"
 )
-# Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Quenby Labs")
+# Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Mardleton Labs")
 # or, right after, that it ended ("Semaphore is gone").
 _ENDED_BEFORE = re.compile(r"(?i)\b(?:not|no\s+longer|from|off|left|quit|ditched|dropped|instead\s+of|replaced|wrapped\s+up\s+at|ex|former|old|previous)\W+(?:\w+\W+){0,2}$")
 _ENDED_AFTER = re.compile(r"(?i)^\W*(?:\w+\W+){0,1}(?:is|was|are|were|has\s+been)?\s*(?:gone|wrong|dead|over|done|cancell?ed|no\s+more|any\s?more)\b|^\W*(?:has\s+|had\s+|just\s+)*(?:left|quit|retired|resigned|moved\s+on|passed\s+away|died)\b(?!\s+(?:me|us|him|her|them|you|a|an|the|my|our|his|their|it)\b)")

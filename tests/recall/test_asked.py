@@ -20,7 +20,7 @@ from .conftest import define
 SHAPES = [
     ("what's my javelin PB?", ("pb", ("javelin",), ())),
     ("what's my flight number?", ("number", ("flight",), ())),
-    ("who's my manager at Quenby?", (NAME, ("manager",), ("quenby",))),
+    ("who's my manager at Mardleton?", (NAME, ("manager",), ("mardleton",))),
     ("what's my GP's name?", (NAME, ("gp",), ())),
     ("what's my swimming coach called?", (NAME, ("swimming", "coach"), ())),
     ("what are my cats called?", (NAME, ("cats",), ())),
@@ -155,7 +155,7 @@ def test_a_held_slot_asked_by_the_head_answers():
     ("been doing physio since last Monday, twice a week", "physio", False),  # a weekday names nobody
     ("the clinic says I'm O negative, the letter from my old GP was wrong", "gp", False),
     ("Physio says 4-6 weeks", "physio", False),  # the sentence's first word is no name
-    ("Good for her. Teodor is your billing contact then.", "contact", True),  # unless the sentence is about it
+    ("Good for her. Pennock is your billing contact then.", "contact", True),  # unless the sentence is about it
 ])
 def test_a_name_beside_a_role(text, role, named):
     assert names_beside(text, role) is named
@@ -186,6 +186,9 @@ def test_the_name_an_age_is_asked_of(query, name):
     ("we adopted a second cat, Tansy! 8 months old", "tansy", False),  # "!" ends the sentence naming her
     ("Tansy is 8 months old now", "tansy", True),
     ("Pesto turned 4 on Sunday", "pesto", True),
+    ("our lurcher is itching. also Brisket (cat, 14) is on renal biscuits", "brisket", True),  # in brackets
+    ("kids are Quenna (7) and Thorbel (4)", "thorbel", True),
+    ("Brisket (my cat) is on renal biscuits", "brisket", False),
 ])
 def test_an_age_stated_of_someone(text, name, stated):
     assert states_age(text, name) is stated
@@ -282,6 +285,11 @@ def test_recall_keeps_siblings_ages_and_other_peoples_facts_apart(clocked_ledger
 @pytest.mark.parametrize(("text", "relation", "named"), [
     ("change of plans, Bartek (my partner) can't get the 14th off", "partner", True),
     ("my partner can't get the 14th off", "partner", False),
+    # a niece or nephew named at their birth, by their aunt or uncle
+    ("i'm an aunt!!! baby girl, Hesper, born tuesday. what do people send", "niece", True),
+    ("I'm an uncle!!! my sister had a little boy on the 22nd, Brisk. what's a good present", "nephew", True),
+    ("I'm an uncle!!! my sister had a little boy on the 22nd, Brisk.", "niece", False),  # a boy
+    ("my uncle has a little boy, Brisk", "nephew", False),  # the user's cousin
 ])
 def test_a_name_with_the_relation_in_brackets(text, relation, named):
     assert names_relative(text, relation) is named
@@ -296,6 +304,9 @@ OF_SOMEONE = [
     ("what's Wiebke's partner called?", ["Wiebke has moved in with her partner in Swansea"], set(), True),
     ("what's Wiebke's partner called?", ["Wiebke moved in with her partner Rhodri"], set(), False),
     ("what's Bartosz's role?", ["Bartosz got promoted to finance director"], {"role", "job", "position", "work"}, False),
+    # the role said in the turn, a titled name beside the person ("Dr." ends no sentence)
+    ("who's Pilchard's vet?", ["note to self - switched vets. Pilchard's with Dr. Ambrey at Oxgate Clinic now"], set(), False),
+    ("who's Pilchard's vet?", ["Pilchard's with Dr. Ambrey now"], set(), True),  # no vet said: a doctor, whose?
 ]
 
 
@@ -321,6 +332,8 @@ def test_whose_thing_a_question_asks(query, person):
     ("where does my gran live?", set(), False),
     ("what's my goddaughter's name?", {"goddaughter"}, True),
     ("where does my brother live?", {"brother"}, True),
+    ("what's my niece called?", {"niece", "nephew"}, False),  # "I'm an aunt!": said from the other side
+    ("what's my niece called?", {"niece", "nephew", "aunt", "auntie", "uncle"}, True),
 ])
 def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     assert asks_about_unnamed_relative(query, frozenset(unsaid)) is absent
@@ -341,17 +354,17 @@ def test_for_a_living_asks_for_a_job_not_a_home():
 
 # (question, what was found, whether it names the person but never says where they work or live)
 WHERE_OF = [
-    ("where does Brannoc work?", ["my boyfriend Brannoc and I are adopting a cat next week!!"], True),
-    ("where does Brannoc work?", ["Brannoc and I broke up. He kept the cat."], True),
-    ("where does Brannoc work?", ["Brannoc got a job at Velloran as a line supervisor"], False),
-    ("where does Brannoc work?", ["Brannoc quit Velloran, he's freelancing now"], False),
-    ("where does Brannoc work?", ["Brannoc moved to Treswell, he hated the commute"], True),  # a home, not a job
-    ("where does Brannoc live?", ["Brannoc retired from the railway and moved to Treswell."], False),  # "and" goes on about him
-    ("where does Brannoc live?", ["Ysella moved to Carnbre so I'm climbing with Brannoc from work now"], True),  # another's move
-    ("where does Brannoc live?", ["update on Brannoc: he's off crutches, went home to Treswell"], False),
-    ("where does Brannoc live?", ["Brannoc is staying with us, he's rehomed his dog"], False),
-    ("where does Brannoc live?", ["my sister moved to Carnbre"], False),  # nobody named: other rules decide
-    ("what does Brannoc like?", ["Brannoc and I broke up"], False),  # not a job or a home
+    ("where does Tregarron work?", ["my boyfriend Tregarron and I are adopting a cat next week!!"], True),
+    ("where does Tregarron work?", ["Tregarron and I broke up. He kept the cat."], True),
+    ("where does Tregarron work?", ["Tregarron got a job at Velloran as a line supervisor"], False),
+    ("where does Tregarron work?", ["Tregarron quit Velloran, he's freelancing now"], False),
+    ("where does Tregarron work?", ["Tregarron moved to Treswell, he hated the commute"], True),  # a home, not a job
+    ("where does Tregarron live?", ["Tregarron retired from the railway and moved to Treswell."], False),  # "and" goes on about him
+    ("where does Tregarron live?", ["Ysella moved to Carnbre so I'm climbing with Tregarron from work now"], True),  # another's move
+    ("where does Tregarron live?", ["update on Tregarron: he's off crutches, went home to Treswell"], False),
+    ("where does Tregarron live?", ["Tregarron is staying with us, he's rehomed his dog"], False),
+    ("where does Tregarron live?", ["my sister moved to Carnbre"], False),  # nobody named: other rules decide
+    ("what does Tregarron like?", ["Tregarron and I broke up"], False),  # not a job or a home
 ]
 
 

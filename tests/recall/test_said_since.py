@@ -452,12 +452,12 @@ def test_a_notes_topic_said_in_another_form_is_said_since(clocked_ledger, clock,
 
 
 def test_where_someone_lives_never_said_stays_empty(clocked_ledger, clock, journal, recall):
-    say(journal, clock, "2026-01-05T09:00:00Z", "my boyfriend Brannoc and I are adopting a cat next week!!")
-    say(journal, clock, "2026-03-02T09:00:00Z", "Brannoc retired from the railway and moved to Treswell.", session="s2")
+    say(journal, clock, "2026-01-05T09:00:00Z", "my boyfriend Tregarron and I are adopting a cat next week!!")
+    say(journal, clock, "2026-03-02T09:00:00Z", "Tregarron retired from the railway and moved to Treswell.", session="s2")
     say(journal, clock, "2026-03-03T09:00:00Z", "Ysella got a job at Velloran", session="s3")
     clock.now = parse_time("2026-03-10")
     assert recall.prompt("where does Ysella live?", SCOPE).text == ""  # named, never said where
-    assert "Treswell" in recall.prompt("where does Brannoc live?", SCOPE).text
+    assert "Treswell" in recall.prompt("where does Tregarron live?", SCOPE).text
 
 
 def test_an_older_excerpt_never_hides_a_newer_turn_naming_what_it_names(clocked_ledger, clock, journal, recall, index_dir,
