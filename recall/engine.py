@@ -1413,10 +1413,15 @@ _NOT_NAMED = frozenset(
 )
 
 
+# A measure's unit after its number ("levothyroxine 50 mcg"): a later turn with the unit ("bumped me up to
+# 75 mcg") may be the new amount, said without the thing's name.
+_MEASURED = re.compile(r"(?i)\d(?:[\d.,]*\d)?\s*(mg|mcg|ml|iu|kg|lb|lbs|km|bpm)\b")
+
+
 def _named_in(text: str, asked: set[str]) -> list[str]:
-    """The words `text` names things by (`_NAMED_WORD`), stemmed as the lexical index stems them, less
-    the question's own words and the calendar's; at most four, the longest."""
-    found = []
+    """The words `text` names things by (`_NAMED_WORD`), and the units of its measures (`_MEASURED`),
+    less the question's own words and the calendar's; at most four, the longest."""
+    found = [unit.casefold() for unit in _MEASURED.findall(text)]
     for match in _NAMED_WORD.findall(text):
         for word in words(match):
             if len(word) >= 2 and word not in asked and word not in _NOT_NAMED and word not in STOP_WORDS and not word.isdigit():

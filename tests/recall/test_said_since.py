@@ -495,3 +495,14 @@ def test_a_person_asked_of_then_is_also_the_relative_said_before_their_name(cloc
     then = recall.prompt("what was Fennor's job in February?", SCOPE, valid_at="2026-02-15")
     assert "welder" in then.text, then.text
     assert recall.prompt("when is Fennor's birthday?", SCOPE).text == ""
+
+
+def test_a_later_turn_with_an_excerpts_unit_is_shown_after_it(clocked_ledger, clock, journal, recall):
+    """"started quelvarin 50 mcg" then "the endocrinologist bumped me up to 75 mcg": the new amount is said
+    without the thing's name, but in its unit."""
+    say(journal, clock, "2026-01-05T09:00:00Z", "Health note: I started quelvarin 50 mcg every morning.")
+    say(journal, clock, "2026-03-02T09:00:00Z", "Bloods came back. The endocrinologist bumped me up to 75 mcg.", session="s2")
+    clock.now = parse_time("2026-03-10")
+    said = [h.text for h in recall.prompt("what dose of quelvarin am I taking?", SCOPE).episodes]
+    assert said == ["Health note: I started quelvarin 50 mcg every morning.",
+                    "Bloods came back. The endocrinologist bumped me up to 75 mcg."], said
