@@ -61,33 +61,31 @@ class _Reporter:
         if self._bar is not None:
             self._bar.advance(self._task)
 
-    def __call__(self, result: TxResult, *, stepped: bool = False) -> None:
-        data = result.to_dict()
+    def _count(self, result: TxResult) -> None:
         self.counts["transactions"] += 1
         self.counts["opened"] += len(result.opened)
         self.counts["closed"] += len(result.closed)
-        self.counts["noops"] += data["noops"]
+        self.counts["noops"] += result.noops
         self.undeclared.extend(result.undeclared)
+
+    def __call__(self, result: TxResult, *, stepped: bool = False) -> None:
+        self._count(result)
         if not stepped:
             self.step()
-        if not self.summary:
-            emit_json(data)
+        if not self.summary:  # the JSON of every opened version is built only when it is printed
+            emit_json(result.to_dict())
         warn_undeclared(result.undeclared)
 
     def keep(self, result: TxResult) -> None:
         """One transaction applied but not committed: counted, and kept on disk (not in memory: a history
         may have millions) until `replay` prints it."""
-        data = result.to_dict()
-        self.counts["transactions"] += 1
-        self.counts["opened"] += len(result.opened)
-        self.counts["closed"] += len(result.closed)
-        self.counts["noops"] += data["noops"]
-        self.undeclared.extend(result.undeclared)
+        self._count(result)
         if self.summary and not result.undeclared:
             return
         if self._kept is None:
             self._kept = tempfile.TemporaryFile("w+", encoding="utf-8")
-        self._kept.write(json.dumps([None if self.summary else data, list(result.undeclared)], ensure_ascii=False) + "\n")
+        data = None if self.summary else result.to_dict()
+        self._kept.write(json.dumps([data, list(result.undeclared)], ensure_ascii=False) + "\n")
 
     def replay(self) -> None:
         """Print what `keep` kept, in order: everything committed."""
