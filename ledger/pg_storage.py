@@ -326,7 +326,7 @@ class PostgresStorage:
         """One write transaction on this thread's connection; nested calls become savepoints. An error
         inside rolls it back whole. `wait=False` (a rolled-back preview served to a reader) gives up on a
         row another transaction holds after a moment (BusyError) rather than waiting for it. `whole=True`
-        (an import, all or nothing): blocks nested in it join it instead of opening savepoints (two
+        on the outermost block (an import, all or nothing): blocks nested in it join it instead of opening savepoints (two
         round trips each); it commits nothing if a nested block failed, even one whose error was caught."""
         if self.read_only:
             raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")

@@ -254,10 +254,10 @@ class Storage:
     def atomic(self, *, wait: bool = True, whole: bool = False) -> Iterator["Storage"]:
         """One write transaction (BEGIN IMMEDIATE), after waiting its turn among the file's writers;
         nested calls become savepoints. `wait=False` (a rolled-back preview served to a reader) does not
-        queue: BusyError at once when another writer holds the file. `whole=True` (an import, all or
-        nothing): blocks nested in it join it instead of opening savepoints, which would copy every page
-        they change into a sub-journal only to be dropped; an error inside rolls all of it back, and
-        it commits nothing if a nested block failed, even one whose error was caught."""
+        queue: BusyError at once when another writer holds the file. `whole=True` on the outermost block
+        (an import, all or nothing): blocks nested in it join it instead of opening savepoints, which
+        would copy every page they change into a sub-journal only to be dropped; an error inside rolls
+        all of it back, and it commits nothing if a nested block failed, even one whose error was caught."""
         if self.read_only:
             raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")
         with self._lock, self._writer_turn(None if wait else 0.0):
