@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal
 
 from .frozen import quick_init
@@ -70,9 +70,14 @@ class ClaimVersion:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        # Every field is a str, an int, None or a tuple of str: a shallow copy is what asdict's deep one
+        # gives, at a tenth of its cost (a transaction's result prints every version it opened).
+        data = {name: getattr(self, name) for name in _CLAIM_FIELDS}
         data["source"] = list(self.source)
         return data
+
+
+_CLAIM_FIELDS = tuple(f.name for f in fields(ClaimVersion))
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,11 @@ class TxResult:
     ops: list[OpResult] = field(default_factory=list)
     undeclared: list[str] = field(default_factory=list)  # predicates registered as `many` because a write named them
 
+    @property
+    def noops(self) -> int:
+        """How many of its operations changed no version."""
+        return sum(1 for op in self.ops if op.noop)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "tx": self.id,
@@ -140,6 +150,6 @@ class TxResult:
             "opened": [v.to_dict() for v in self.opened],
             "closed": list(self.closed),
             "defined": list(self.defined),
-            "noops": sum(1 for op in self.ops if op.noop),
+            "noops": self.noops,
             "undeclared_predicates": list(self.undeclared),
         }

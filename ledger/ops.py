@@ -76,6 +76,12 @@ class LineError(LedgerError):
         Exception.__init__(self, f"line {line}: {error}")
 
 
+_ALLOWED = {op: frozenset(_COMMON | _FIELDS[op]) for op in OPS}
+_ALLOWED_TEXT = {op: ", ".join(sorted(allowed)) for op, allowed in _ALLOWED.items()}
+_TEXT_FIELDS = ("scope", "subject", "predicate", "value", "replaces", "cardinality", "template", "description")
+_TRANSACTION_FIELDS = ("op", "tx", "tx_time", "principal", "reason")
+
+
 def parse_operation(data: object, line: int = 0) -> Operation:
     """Validate one decoded JSON object as an operation; errors name the field at fault."""
     if not isinstance(data, dict):
@@ -83,32 +89,27 @@ def parse_operation(data: object, line: int = 0) -> Operation:
     op = data.get("op")
     if op not in OPS:
         raise ValidationError(f"{op!r} is not an operation; use one of {', '.join(OPS)}", field="op")
-    allowed = _COMMON | _FIELDS[op]
-    for name in data:
-        if name not in allowed:
-            raise ValidationError(f"unknown field for {op!r} (allowed: {', '.join(sorted(allowed))})", field=name)
+    allowed = _ALLOWED[op]
+    if not allowed.issuperset(data):  # the checks below run in the order of the old loop, for the same error
+        for name in data:
+            if name not in allowed:
+                raise ValidationError(f"unknown field for {op!r} (allowed: {_ALLOWED_TEXT[op]})", field=name)
     for name in _REQUIRED[op]:
         if data.get(name) in (None, ""):
             raise ValidationError(f"required for {op!r}", field=name)
-    for name in ("scope", "subject", "predicate", "value", "replaces", "cardinality", "template", "description"):
-        if name in data and data[name] is not None and not isinstance(data[name], str):
-            raise ValidationError(f"must be a string, got {type(data[name]).__name__}", field=name)
+    for name in _TEXT_FIELDS:
+        value = data.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ValidationError(f"must be a string, got {type(value).__name__}", field=name)
     if "all_valid_time" in data and not isinstance(data["all_valid_time"], bool):
         raise ValidationError("must be true or false", field="all_valid_time")
     for name in ("tx", "principal", "reason"):
-        if name in data and data[name] is not None and not isinstance(data[name], (str, int)):
+        value = data.get(name)
+        if value is not None and not isinstance(value, (str, int)):
             raise ValidationError("must be a string", field=name)
-    fields = {k: v for k, v in data.items() if k not in ("op", "tx", "tx_time", "principal", "reason")}
+    fields = {k: v for k, v in data.items() if k not in _TRANSACTION_FIELDS}
     tx = data.get("tx")
-    return Operation(
-        op=op,
-        fields=fields,
-        line=line,
-        tx=None if tx is None else str(tx),
-        tx_time=data.get("tx_time"),
-        principal=data.get("principal"),
-        reason=data.get("reason"),
-    )
+    return Operation(op, fields, line, None if tx is None else str(tx), data.get("tx_time"), data.get("principal"), data.get("reason"))
 
 
 MAX_LINE_DEPTH = 32  # no operation or turn nests deeper; Python's parser would recurse until it fails
@@ -147,8 +148,11 @@ def decode_json_line(text: str, field: str = "line") -> Any:
     return data
 
 
+_NESTING = frozenset((list, dict))  # the only containers the decoder builds
+
+
 def _depth(data: Any) -> int:
-    if isinstance(data, dict) and not any(isinstance(v, (list, dict)) for v in data.values()):
+    if type(data) is dict and _NESTING.isdisjoint(map(type, data.values())):
         return 2 if data else 1  # the common line: one flat object
     depth, level = 0, [data]
     while level:
@@ -326,7 +330,7 @@ def import_history(
     hold: import:<source> principals, tx times later than its last transaction. `progress` is called after
     each of the plan's transactions is applied (not yet committed: a later refusal still writes nothing)."""
     results = []
-    with ledger.storage.atomic():
+    with ledger.storage.atomic(whole=True):  # all or nothing: its transactions need no savepoints
         for batch in plan:
             results.append(apply_batch(ledger, batch, principal=principal, reason=reason))
             if progress is not None:
@@ -407,7 +411,7 @@ def stream_import(
         if on_result is not None:
             on_result(result)
 
-    with ledger.storage.atomic():
+    with ledger.storage.atomic(whole=True):
         if scan.definitions:
             applied(_leading_definitions(scan.definitions, scan.earliest))
         for batch in group_transactions(read()):

@@ -248,6 +248,8 @@ class _ThreadState(threading.local):
     conn: Any = None
     pins = 0  # blocks (atomic, snapshot, pinned) holding `conn`
     depth = 0  # transactions open on `conn` (atomic and snapshot; nested atomics are savepoints)
+    whole = False  # the open transaction is all or nothing (atomic(whole=True)): no savepoints in it
+    whole_failed = False  # a block nested in it failed: it must not commit
 
 
 class PostgresStorage:
@@ -320,26 +322,45 @@ class PostgresStorage:
         return 0.0
 
     @contextmanager
-    def atomic(self, *, wait: bool = True) -> Iterator["PostgresStorage"]:
+    def atomic(self, *, wait: bool = True, whole: bool = False) -> Iterator["PostgresStorage"]:
         """One write transaction on this thread's connection; nested calls become savepoints. An error
         inside rolls it back whole. `wait=False` (a rolled-back preview served to a reader) gives up on a
-        row another transaction holds after a moment (BusyError) rather than waiting for it."""
+        row another transaction holds after a moment (BusyError) rather than waiting for it. `whole=True`
+        on the outermost block (an import, all or nothing): blocks nested in it join it instead of opening savepoints (two
+        round trips each); it commits nothing if a nested block failed, even one whose error was caught."""
         if self.read_only:
             raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")
         state = self._state
+        if state.depth > 0 and state.whole:
+            state.depth += 1
+            try:
+                yield self
+            except BaseException:
+                state.whole_failed = True
+                raise
+            finally:
+                state.depth -= 1
+            return
         with self.pinned() as conn:
+            outermost = state.depth == 0
             try:
                 block = conn.transaction()
                 block.__enter__()
-                if not wait and state.depth == 0:
+                if not wait and outermost:
                     conn.execute("SET LOCAL lock_timeout = '100ms'")
             except self._psycopg.Error as exc:
                 raise _translate(exc) from None
             state.depth += 1
+            if outermost:
+                state.whole, state.whole_failed = whole, False
             try:
                 yield self
+                if outermost and state.whole_failed:
+                    raise StorageError("a block inside an all-or-nothing transaction failed: nothing was written")
             except BaseException as exc:
                 state.depth -= 1
+                if outermost:
+                    state.whole = False
                 try:
                     block.__exit__(type(exc), exc, exc.__traceback__)
                 except self._psycopg.Error:
@@ -347,6 +368,8 @@ class PostgresStorage:
                 raise
             else:
                 state.depth -= 1
+                if outermost:
+                    state.whole = False
                 try:
                     block.__exit__(None, None, None)
                 except self._psycopg.Error as exc:

@@ -85,6 +85,7 @@ class ScrubReport:
 BUSY_TIMEOUT = 30.0
 
 _WRITE = re.compile(r"\s*(?:INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b", re.IGNORECASE)
+_NO_TURN = nullcontext()  # reusable: a statement inside a transaction (nearly all of them) takes no turn
 
 _FTS5 = re.compile(r"\busing\s+fts5\s*\(", re.IGNORECASE)
 def write_denied(path: Path) -> str:
@@ -129,6 +130,8 @@ class Storage:
         self.read_only_reason = "opened read-only" if read_only else ""
         self._lock = threading.RLock()
         self._depth = 0
+        self._whole = False  # the open transaction is all or nothing (atomic(whole=True)): no savepoints in it
+        self._whole_failed = False  # a block nested in it failed: it must not commit
         try:
             is_file = self.path != ":memory:" and Path(self.path).is_file()
         except OSError as exc:  # a name past the file system's limit: a clear error naming the path
@@ -248,14 +251,20 @@ class Storage:
         return self._queue.last_wait if self._queue is not None else 0.0
 
     @contextmanager
-    def atomic(self, *, wait: bool = True) -> Iterator["Storage"]:
+    def atomic(self, *, wait: bool = True, whole: bool = False) -> Iterator["Storage"]:
         """One write transaction (BEGIN IMMEDIATE), after waiting its turn among the file's writers;
         nested calls become savepoints. `wait=False` (a rolled-back preview served to a reader) does not
-        queue: BusyError at once when another writer holds the file."""
+        queue: BusyError at once when another writer holds the file. `whole=True` on the outermost block
+        (an import, all or nothing): blocks nested in it join it instead of opening savepoints, which
+        would copy every page they change into a sub-journal only to be dropped; an error inside rolls
+        all of it back, and it commits nothing if a nested block failed, even one whose error was caught."""
         if self.read_only:
             raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")
         with self._lock, self._writer_turn(None if wait else 0.0):
             depth = self._depth
+            if depth > 0 and self._whole:
+                yield from self._joined()
+                return
             name = f"fl_sp_{depth}"
             try:
                 if depth == 0 and not wait:
@@ -271,10 +280,16 @@ class Storage:
             except sqlite3.Error as exc:
                 raise _translate(exc) from None
             self._depth += 1
+            if depth == 0:
+                self._whole, self._whole_failed = whole, False
             try:
                 yield self
+                if depth == 0 and self._whole_failed:
+                    raise StorageError("a block inside an all-or-nothing transaction failed: nothing was written")
             except BaseException:
                 self._depth -= 1
+                if depth == 0:
+                    self._whole = False
                 try:
                     if depth == 0:
                         self._conn.execute("ROLLBACK")
@@ -286,12 +301,25 @@ class Storage:
                 raise
             else:
                 self._depth -= 1
+                if depth == 0:
+                    self._whole = False
                 try:
                     self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
                 except sqlite3.Error as exc:
                     if depth == 0 and self._conn.in_transaction:
                         self._conn.execute("ROLLBACK")
                     raise _translate(exc) from None
+
+    def _joined(self) -> Iterator["Storage"]:
+        """A block nested in a `whole` transaction: part of it, with no savepoint of its own."""
+        self._depth += 1
+        try:
+            yield self
+        except BaseException:
+            self._whole_failed = True
+            raise
+        finally:
+            self._depth -= 1
 
     @contextmanager
     def snapshot(self) -> Iterator["Storage"]:
@@ -332,7 +360,7 @@ class Storage:
         """A write statement outside a transaction commits on its own: it waits its turn like one."""
         if self._depth == 0 and self._queue is not None and not self._conn.in_transaction and _WRITE.match(sql):
             return self._writer_turn()
-        return nullcontext()
+        return _NO_TURN
 
     def execute(self, sql: str, params: Params = ()) -> int:
         """Run one statement; returns lastrowid (for INSERT) or the row count."""

@@ -234,6 +234,17 @@ _PRINCIPAL = re.compile(r"^(operator|agent|digest|import):\S.*$")
 
 
 def check_principal(principal: object) -> str:
+    # Every transaction asks, and writers repeat one principal: a text's check is kept (it is a pure
+    # function of the text; a refusal raises and is never kept).
+    return _checked_principal(principal) if type(principal) is str else _check_principal(principal)
+
+
+@lru_cache(maxsize=1024)
+def _checked_principal(principal: str) -> str:
+    return _check_principal(principal)
+
+
+def _check_principal(principal: object) -> str:
     if isinstance(principal, str):
         check_identifier(principal, "principal")
     if not isinstance(principal, str) or not _PRINCIPAL.match(principal):

@@ -119,3 +119,18 @@ def test_the_command_reads_a_file_twice_and_prints_after_the_commit(tmp_path) ->
     refused = CliRunner().invoke(cli, ["--db", str(tmp_path / "m.db"), "import", str(bad)])
     assert refused.exit_code != 0 and "line 7: line: not valid UTF-8 (byte 0xe9 at column 35)" in refused.stderr
     assert not (tmp_path / "m.db").exists()
+
+
+def test_the_command_gives_the_collector_its_threshold_back(tmp_path) -> None:
+    # The import runs Python's cyclic collector less often while it works; the process's setting after
+    # it, whether it committed or refused, is the one it had before.
+    import gc
+
+    history = tmp_path / "history.jsonl"
+    history.write_text("".join(json.dumps(line) + "\n" for line in _lines(3)))
+    before = gc.get_threshold()
+    result = CliRunner().invoke(cli, ["--db", str(tmp_path / "l.db"), "import", str(history)])
+    assert result.exit_code == 0, result.output
+    assert gc.get_threshold() == before
+    refused = CliRunner().invoke(cli, ["--db", str(tmp_path / "l.db"), "import", str(history)])  # not later: refused
+    assert refused.exit_code != 0 and gc.get_threshold() == before
