@@ -79,12 +79,12 @@ class PostgresLedgerRecorder:
         return self.storage.one("SELECT tx_time FROM ledger_head WHERE id = 1 FOR UPDATE")[0]
 
     def begin_write_turn(self) -> WriteTurn:
-        # One round trip: the head's lock, its time and id (the change token), and whether any tombstone
-        # exists, all read under the lock.
-        row = self.storage.one(
-            "SELECT tx_time, tx_id, EXISTS (SELECT 1 FROM tombstones) FROM ledger_head WHERE id = 1 FOR UPDATE"
-        )
-        return WriteTurn(row[0], row[1], bool(row[2]))
+        # The head's lock, its time and id (the change token); then, in a statement of its own, whether any
+        # tombstone exists. Not in the locking statement: one that waited for the lock reads the head row
+        # as it is now but everything else as it was when it started, so an erase that committed the
+        # first tombstone meanwhile would go unseen and its value could be written back.
+        row = self.storage.one("SELECT tx_time, tx_id FROM ledger_head WHERE id = 1 FOR UPDATE")
+        return WriteTurn(row[0], row[1], self.has_tombstones())
 
     def token_after_commit(self, tx_id: int, token: object) -> object:
         # The token is the head's transaction id, and this commit moved the head to tx_id.
