@@ -644,7 +644,7 @@ class Recall:
         now = Visibility(seen.scopes, self.ledger.clock(), END_OF_TIME) if about_then else None
         related, also = self._exact.relatives(query, named, seen, now)
         if also:
-            # "my brother-in-law" is Declan here, and "Declan" the brother-in-law: the turns naming either
+            # "my brother-in-law" is Fennor here, and "Fennor" the brother-in-law: the turns naming either
             # are about whom the query asks (looked up as its topic, not only as whose it is)
             lexical = dataclasses.replace(lexical, words=lexical.words + tuple(w for w in also if w not in lexical.words))
             named = related

@@ -178,7 +178,7 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
 }
 
 
-RELATION = "relation"  # (Declan, relation, brother-in-law): the digest's word for how someone is related
+RELATION = "relation"  # (Fennor, relation, brother-in-law): the digest's word for how someone is related
 _OWNERS = frozenset("my our".split())
 
 
@@ -274,13 +274,13 @@ class ExactLane:
 
     def relatives(self, query: str, named: NamedSlots, seen: Visibility, now: Visibility | None) -> tuple[NamedSlots, tuple[str, ...]]:
         """`named` with the people the query names by their relation to the user, and the words to look
-        up for them. "my brother-in-law" names Declan when (Declan, relation, brother-in-law) is
-        visible, so Declan's facts answer and the turns naming him ("Declan's retraining as a
-        firefighter") are looked up too; the relation is matched as the words after "my"/"our" ("my
-        brother-in-law's job", "our cat"). And, for a question about the past (`now` given), "Declan"
+        up for them. "my brother-in-law" names Fennor when (Fennor, relation, brother-in-law) is
+        visible, so Fennor's facts answer and the turns naming him ("Fennor's retraining as a
+        welder") are looked up too; the relation is matched as the words after "my"/"our" ("my
+        brother-in-law's job", "our cat"). And, for a question about the past (`now` given), "Fennor"
         names the user's brother-in-law as the ledger knows him `now` (who someone is does not change
         with the time asked about): what was said of "my brother-in-law" before his name was ("started
-        as a paramedic") is his. A question about the present has the turns naming him for that."""
+        as a welder") is his. A question about the present has the turns naming him for that."""
         vocab = self._vocabulary()
         holders = sorted({s for scope in seen.scopes for s in vocab.holders.get((scope, RELATION), ())})
         if not holders:
