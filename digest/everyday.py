@@ -1747,7 +1747,7 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("we've got two cats, Sesame and Quince", "rough week. Quince died on Sunday"), (("Sesame", "relation", "cat"),)),
                   (("a corn snake called Brisket", "rehomed Brisket with a reptile guy from the club"), ()),
                   (("our old cat Quince (16) is unimpressed", "we had to put Quince to sleep on saturday"), ()),
-                  (("my boyfriend Tobiah and I got a cat, Sesame", "Tobiah and I broke up. He kept Sesame."), ())),
+                  (("my boyfriend Corvinel and I got a cat, Sesame", "Corvinel and I broke up. He kept Sesame."), ())),
         counter=("Quince died on Sunday",),
     ),
     Pattern(
@@ -1955,7 +1955,7 @@ PATTERNS: tuple[Pattern, ...] = (
         _their_attribute,
         examples=((("Please remember my partner Wenna's birthday is 4 November.", "sorry, I got it wrong. Wenna's birthday is 8 November, not the 4th"),
                    (("Wenna", "birthday", "8 November"), ("Wenna", "relation", "partner"))),
-                  (("Tobiah's school is Larchfield Primary",), (("Tobiah", "school", "Larchfield Primary"),)),
+                  (("Corvinel's school is Larchfield Primary",), (("Corvinel", "school", "Larchfield Primary"),)),
                   (("My partner Wenna's birthday is May 3, can you help me think of gift ideas?", "no wait, Wenna's birthday is April 3, not May"),
                    (("Wenna", "birthday", "April 3"),))),
         counter=("What's the plan is unclear", "Anna's idea is great", "Tom's car is red"),

@@ -433,6 +433,7 @@ class RulesExtractor:
 
     name = "rules"
     _last_third = ""
+    _view: ExtractionRequest | None = None  # what is held as the turn being read goes on (`extract`)
 
     def extract(self, request: ExtractionRequest) -> list[Draft]:
         entry = request.entry
@@ -543,7 +544,7 @@ class RulesExtractor:
             drafts = (self._unnamed_named(before, unnamed, subject, filled, text) + drafts
                       + self._unnamed_ends(before, unnamed, drafts, text))
         if relation and m and m["name"] and not _HEDGE.search(text):
-            # "my partner Tobiah says hi": whatever else the clause says, it names the user's partner
+            # "my partner Corvinel says hi": whatever else the clause says, it names the user's partner
             drafts.insert(0, self._draft("add", "relation", relation, text, subject=subject))
         return drafts
 
