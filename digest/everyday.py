@@ -849,6 +849,12 @@ def _cancelled(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [draft("retract", c.subject, "booked", h.value, m.group(0), cardinality="many", template=BOOKED[1], valid_from=c.said_at) for h in held]
 
 
+def _renamed(value: str, old: str, new: str) -> str:
+    """`value` with its word `old` (whole, any case; the first) said as `new`: "Go on Kubernetes (EKS)"
+    with EKS replaced by GKE."""
+    return re.sub(rf"(?i)(?<!\w){re.escape(old)}(?!\w)", lambda _: new, value, count=1)
+
+
 def _held_naming(c: Clause, word: str) -> list[ClaimVersion]:
     pattern = re.compile(rf"(?i)(?<!\w){re.escape(word)}(?!\w)")
     return [h for h in c.open_held() if h.predicate not in ("note", "ended") and pattern.search(h.value)]
@@ -884,8 +890,7 @@ def _not_the_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
     held = [h for h in _held_naming(c, old) if h.subject_key == normalise(c.subject)]
     if len(held) != 1:
         return None  # none, or several it could correct: not a guess (a cue's correction leaves a receipt)
-    word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
-    return [held_replaced(c, h, word.sub(new, h.value, count=1), m.group(0), h.valid_from, "") for h in held]
+    return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), h.valid_from, "") for h in held]
 
 
 _TITLES = ("Dr", "Mr", "Mrs", "Ms", "Mx", "Prof")
@@ -910,7 +915,7 @@ def _switched_from_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if re.fullmatch(rf"(?:(?:{'|'.join(_TITLES)})\.?\s+)?{re.escape(word)}", h.value):
         value = new  # "Dr. Ambergate" is the person: the new one is who holds the slot now
     else:
-        value = re.sub(rf"(?i)(?<!\w){re.escape(word)}(?!\w)", new, h.value, count=1)
+        value = _renamed(h.value, word, new)
     if normalise(value) == normalise(h.value):
         return None
     start, phrase = change_time(c, c.text)
@@ -927,8 +932,7 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.turn)
-    word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
-    return [held_replaced(c, h, word.sub(new, h.value, count=1), m.group(0), start, phrase) for h in held]
+    return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), start, phrase) for h in held]
 
 
 _DIETS = r"vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free"

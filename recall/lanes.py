@@ -289,10 +289,15 @@ class ExactLane:
         owned = [tokens[i + 1 :] for i, token in enumerate(tokens) if token in _OWNERS]
         asked = [s for s in holders if s in named.fact_subjects] if now is not None else []
         unasked = [s for s in holders if s not in named.subjects]
-        ids = [i for subject in (unasked if owned else [])[: self.MAX_RELATIVES] for i in self.recorder.slot_claims(subject, RELATION, seen, 5)]
-        ids += [i for subject in asked[: self.MAX_RELATIVES] for i in self.recorder.slot_claims(subject, RELATION, now, 5)]
+        facts = []
+        for subjects, at in (((unasked if owned else []), seen), (asked, now)):
+            if at is None or not subjects:
+                continue
+            # each read under the visibility its ids were found under
+            ids = [i for subject in subjects[: self.MAX_RELATIVES] for i in self.recorder.slot_claims(subject, RELATION, at, 5)]
+            facts += self.recorder.read_facts(ids, at) if ids else []
         found, terms = set(), []
-        for fact in self.recorder.read_facts(ids, seen) + (self.recorder.read_facts(ids, now) if now is not None else []):
+        for fact in facts:
             claim, relation = fact.claim, words(fact.claim.value)
             if not relation:
                 continue
