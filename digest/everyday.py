@@ -20,6 +20,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from factledger.ledger import ClaimVersion
@@ -1390,7 +1391,7 @@ def _figure_item(text: str) -> re.Match[str] | None:
     if not m:
         return None
     words = m["attr"].casefold().split()
-    if (words[0] in _NOT_FIGURES or words[0] in _NOT_HEADS or words[-1] in _NOT_FIGURES or not _plain_attribute(m["attr"])
+    if (words[0] in _NOT_FIGURES or any(w in _NOT_HEADS for w in words) or words[-1] in _NOT_FIGURES or not _plain_attribute(m["attr"])
             or any(w in _WEEK_AND_MONTH_WORDS for w in words) or words[-1] in _ATTR_STOP or words[-1] in ("times", "x")):
         return None
     q = m["q"]
@@ -1461,6 +1462,153 @@ def _took_offer(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   template=WORKS[1], valid_from=start, phrase=phrase)]
 
 
+def _org_held(c: Clause, org: str) -> ClaimVersion | None:
+    """The held works_at that `org` names: the same name, its first word ("Tallowmere" for "Tallowmere
+    Studio") or its initials ("B&P" for "Brackley & Pumfrey")."""
+    key = normalise(org)
+    for held in c.open_held("works_at"):
+        words = re.findall(r"[A-Za-z][\w'’\-]*", held.value)
+        initials = "".join(w[0] for w in words if w.casefold() not in ("and", "of", "the", "de")).casefold()
+        if key in (held.value_key, normalise(words[0]) if words else "", initials) or (
+            len(key) > 1 and key.replace("&", "").replace(" ", "") == initials
+        ):
+            return held
+    return None
+
+
+def _days_before(said_at: str, days: int) -> str:
+    from factledger.ledger.times import format_time, to_datetime
+
+    moment = to_datetime(said_at) - timedelta(days=days)
+    return format_time(moment.replace(hour=0, minute=0, second=0, microsecond=0))
+
+
+# Places a first day is at that name no employer ("first week at uni done").
+_NOT_WORKPLACES = frozenset(
+    "work uni university college school home camp nursery daycare kindergarten gym church the my our a an this that last "
+    "last least job office hospital clinic practice studio site".split()
+)
+_FIRST_SPAN = {"day": 0, "shift": 0, "morning": 0, "week": 7, "fortnight": 14, "month": 30}
+
+
+_WORKY = re.compile(r"(?i)\b(?:job|work|working|role|position|team|colleagues?|boss|manager|office|onboarding|induction|hired|offer|notice|shift)\b")
+
+
+def _first_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'first week at Tallowmere done', 'first day at Quarlow tomorrow': the user works there, since that
+    first day (a week back for a first week done; the day its time words name, ahead of when said)."""
+    small = m["small"]
+    if small and small.casefold() in _NOT_WORKPLACES:
+        return None  # "first week at uni", "first day at school": no one's name
+    if not (_WORKY.search(c.turn) or any(h.predicate == "works_at" for h in c.held()) or _ORG_WORDS.search(" " + (m["v"] or ""))):
+        return None  # "my first day at Disneyland was magic": a first day, not at a job
+    org = small.capitalize() if small else clean_value(m["v"])
+    if not org or _BAD_VALUE.match(org) or normalise(org) in _CALENDAR_WORDS or _someone_elses(c.text[: m.start("small" if small else "v")]):
+        return None
+    if _org_held(c, org) is not None:
+        return None  # already held there
+    rest = c.text[m.end():]
+    phrase = find_time_phrase(rest) or ""
+    span = resolve_time_phrase(phrase, c.said_at, ahead=True) if phrase else None
+    if span is not None and span.valid_from is not None:
+        start = span.valid_from
+    else:
+        start, phrase = _days_before(c.said_at, _FIRST_SPAN[m["span"].casefold()]), ""
+    return [state_from(c, "works_at", org, m.group(0), template=WORKS[1], start=start, phrase=phrase)]
+
+
+def _last_day_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'last day at B&P is 3 Oct', 'my last day at Pellow was Friday': the held job ends after that day."""
+    org = clean_value(m["v"] or "")
+    held = _org_held(c, org) if org else (c.open_held("works_at")[0] if len(c.open_held("works_at")) == 1 else None)
+    if held is None:
+        return None
+    span = resolve_time_phrase(m["when"], c.said_at, ahead=not re.match(r"(?i)was\b", m["verb"]))
+    if span is None or span.valid_from is None:
+        return None
+    from factledger.ledger.times import format_time, to_datetime
+
+    end = format_time(to_datetime(span.valid_from) + timedelta(days=1))
+    if end <= held.valid_from:
+        return None
+    return [draft("retract", c.subject, "works_at", held.value, m.group(0), cardinality="one", template=WORKS[1],
+                  valid_from=end, phrase=m["when"])]
+
+
+def _start_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I start at Quarlow on Monday', 'starting at Pellory in March': a new job from the day named."""
+    org = clean_value(m["v"])
+    if not org or _BAD_VALUE.match(org) or normalise(org) in _CALENDAR_WORDS or _someone_elses(c.text[: m.start("v")]):
+        return None
+    if _org_held(c, org) is not None:
+        return None
+    span = resolve_time_phrase(m["when"], c.said_at, ahead=True)
+    if span is None or span.valid_from is None:
+        return None
+    return [state_from(c, "works_at", org, m.group(0), template=WORKS[1], start=span.valid_from, phrase=m["when"])]
+
+
+def state_from(c: Clause, predicate: str, value: str, quote: str, *, template: str, start: str, phrase: str) -> Draft:
+    """A `one` slot's new value from `start`: superseding what it holds open, else an add."""
+    held = [h for h in c.open_held(predicate) if h.value_key != normalise(value)]
+    return draft("supersede" if held else "add", c.subject, predicate, value, quote, cardinality="one", template=template,
+                 valid_from=start, phrase=phrase)
+
+
+# A measured value: money, or a number with its unit (the unit is what ties it to a held slot).
+_MEASURE = re.compile(
+    r"(?i)(?P<m>(?P<cur>[£$€])\s?\d[\d,.]*\s*k?\b|\d[\d,.]*(?::\d\d)?\s*(?P<unit>kgs?|kilos|lbs?|km|kms|mi|miles|mg|mcg|ml|iu|bpm|cm|mm|%|k)(?![\w])"
+    r"(?:\s*(?:per|/|a)\s*(?:km|mile|mi|day|week|month))?)"
+)
+_UNITS_ALIKE = {"kgs": "kg", "kilos": "kg", "lb": "lbs", "kms": "km", "miles": "mi"}
+# Words of a slot's name too general to say which slot a figure belongs to ("bench max": "bench" says it).
+_GENERAL_SLOT_WORDS = frozenset("max pb pr best current weekly daily monthly rate level dose amount total number count my new usual".split())
+
+
+_FROM_AHEAD = re.compile(rf"(?i)\b(?:from|starting|as\s+of|come)\s+(?:next\s+)?(?:{'|'.join(sorted(MONTHS))}|{'|'.join(sorted(WEEKDAYS))}|week|month|year)\b")
+
+
+def _unit_of(measure: re.Match[str]) -> str:
+    if measure["cur"]:
+        return measure["cur"]
+    unit = measure["unit"].casefold()
+    return _UNITS_ALIKE.get(unit, unit)  # "42 km a week" is in the unit of a held "20 km" (weekly mileage)
+
+
+def _measure_moved(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'bench finally moved: 75 kg for a single', 'resting heart rate's down to 52 bpm': a figure in the
+    unit of one held slot whose name the clause says is that slot's new value."""
+    measures = list(_MEASURE.finditer(c.text))
+    if len(measures) != 1:
+        return None  # several figures: which is which is for the list patterns
+    measure = measures[0]
+    unit = _unit_of(measure)
+    # the words before it, with the clause's lead ("bench finally moved: 75 kg" splits at the colon)
+    before = {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", f"{c.lead} {c.text[: measure.start()]}")}
+    slots = []
+    for held in c.open_held():
+        said = _MEASURE.search(held.value)
+        if held.cardinality != "one" or held.predicate in ("note", "ended", "name") or said is None or _unit_of(said) != unit:
+            continue
+        named = {w.rstrip("s") for w in held.predicate.split("_") if w not in _GENERAL_SLOT_WORDS}
+        if named and named & before:
+            slots.append(held)
+    if len(slots) != 1:
+        return None
+    value = " ".join(measure["m"].split())
+    held = slots[0]
+    if normalise(value) == held.value_key or re.sub(r"\D", "", value) == re.sub(r"\D", "", held.value):
+        return None
+    if _FROM_AHEAD.search(c.text[measure.end():]):
+        return None  # "… to €975 from May": a change ahead, dated by the patterns that read plans
+    ahead = find_time_phrase(c.text[measure.end():])
+    span = resolve_time_phrase(ahead, c.said_at, ahead=True) if ahead else None
+    if span is not None and span.valid_from is not None and span.valid_from > c.said_at:
+        return None  # "raising the rent to €975 from May": a change ahead, dated by the patterns that read plans
+    start, phrase = change_time(c, c.text[measure.end():] or c.text)
+    return [held_replaced(c, held, value, c.text, start, phrase)]
+
+
 def _pay_bumped(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'got bumped to £64k', 'I was raised to €58,000': the held pay's new value (the one held slot of pay)."""
     value = clean_value(m["v"])
@@ -1490,6 +1638,14 @@ def _allergic(m: re.Match[str], c: Clause) -> list[Draft] | None:
 _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actually|officially))*"
 
 PATTERNS: tuple[Pattern, ...] = (
+    Pattern(
+        "a held figure moved",
+        re.compile(r"(?i)^(?=.*?(?:[£$€]\s?\d|\d\s*(?:kgs?|kilos|lbs?|km|kms|mi|miles|mg|mcg|ml|iu|bpm|cm|mm|%|k)(?![\w])))"),
+        _measure_moved,
+        examples=((("my bench max is 70 kg", "good news though, bench finally moved: 75 kg for a single yesterday"), (("user", "bench_max", "75 kg"),)),
+                  (("resting heart rate 58 bpm", "resting heart rate is down to 52 bpm these days"), (("user", "resting_heart_rate", "52 bpm"),))),
+        counter=("ran 10 km today", "bought 2 kg of flour"),
+    ),
     Pattern(
         "switched to Y, the held X named",
         re.compile(r"^(?:.*?\s)?(?:(?:switched|changed)(?:\s+over)?\s+to|rebooked\s+(?:at|with)|(?:gone|going|went)\s+with|(?:I'm|I\s+am|we're|we\s+are)\s+(?:now\s+)?with)\s+(?:the\s+)?"
@@ -1782,6 +1938,32 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("took the job seriously", "I accepted the offer"),
     ),
     Pattern(
+        "first day at",
+        re.compile(rf"(?i)^(?:.*?\b)?(?:my\s+)?first\s+(?P<span>day|shift|morning|week|fortnight|month)\s+(?:at|with)\s+"
+                   rf"(?:(?-i:{PROPER})|(?P<small>(?-i:[a-z][\w'’\-]{{2,}}))(?=\s*(?:$|[,.!;]|\s+(?:done|over|today|tomorrow|on|is|was|went|starts|and|but|so)\b)))"),
+        _first_at,
+        examples=((("I'm a planner at Mardleton Freight", "first week at Quarlow Labs done, my brain is full"),
+                   (("user", "works_at", "Quarlow Labs"),)),
+                  (("first day at Pellory Labs today, nervous!",), (("user", "works_at", "Pellory Labs"),))),
+        counter=("my first day at Disneyland was magic", "her first week at Quarlow Labs went well"),
+    ),
+    Pattern(
+        "last day at",
+        re.compile(rf"(?i)^(?:.*?\b)?(?:my\s+)?last\s+day(?:\s+(?:at|with)\s+(?-i:{PROPER}))?\s+(?P<verb>is|was|will\s+be|['’]s)\s+"
+                   r"(?:on\s+)?(?P<when>(?:\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+|[a-z]+\s+\d{1,2}(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next\s+\w+))"),
+        _last_day_at,
+        examples=((("I work at Brackley & Pumfrey", "handed in my notice, last day at B&P is 3 October"), ()),),
+        counter=("last day at the beach was lovely",),
+    ),
+    Pattern(
+        "start at",
+        re.compile(rf"(?i)^(?:.*?\b)?I\s+(?:start|begin)\s+(?:at|with)\s+(?-i:{PROPER})\s+"
+                   r"(?P<when>(?:on\s+|in\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+|[a-z]+\s+\d{1,2}(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|tomorrow|next\s+\w+|january|february|march|april|may|june|july|august|september|october|november|december))"),
+        _start_at,
+        examples=((("I work at Mardleton Freight", "I start at Quarlow Labs next month"), (("user", "works_at", "Mardleton Freight"),)),),
+        counter=("I start at the top on Monday",),
+    ),
+    Pattern(
         "pay bumped",
         re.compile(r"(?i)^(?:.*?\b)?(?:got|was|been|am|I'm)\s+(?:just\s+|already\s+|finally\s+)*(?:bumped|raised|upped|moved)(?:\s+up)?\s+to\s+(?P<v>[£$€]\s?\d[\d,.]*\s*k?)"),
         _pay_bumped,
@@ -1798,13 +1980,16 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "role at",
-        re.compile(rf"{_I}\s+(?:(?:started|starting|began|working|now)\s+as\s+)?(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})\s+(?:at|for|with)\s+{PROPER}"),
+        re.compile(rf"{_I}\s+(?:(?:started|starting|began|working|now)\s+as\s+)?(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:(?:[A-Z][a-z]+|[A-Z]{{1,3}})\s+\d{{1,2}}\s+)?(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})"
+                   r"(?:\s+(?:on|in)\s+the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:ward|team|desk|unit|floor|department|squad|line))?"
+                   rf"\s+(?:at|for|with)\s+{PROPER}"),
         _role_at,
         examples=((("I'm a data analyst at Quarrymoor Foods",), (("user", "works_at", "Quarrymoor Foods"), ("user", "job_title", "data analyst"))),
                   (("I'm content strategy lead at Pellory, B2B software",), (("user", "works_at", "Pellory"), ("user", "job_title", "content strategy lead"))),
                   (("from Monday I'm a QA lead at Tovi Labs",), (("user", "works_at", "Tovi Labs"), ("user", "job_title", "QA lead"))),
                   (("I just started as a sous-chef at Harrowgill",), (("user", "works_at", "Harrowgill"), ("user", "job_title", "sous-chef"))),
-                  (("I'm head chef at Tannery Row now",), (("user", "works_at", "Tannery Row"), ("user", "job_title", "head chef")))),
+                  (("I'm head chef at Tannery Row now",), (("user", "works_at", "Tannery Row"), ("user", "job_title", "head chef"))),
+                  (("so I'm a Band 6 staff nurse on the cardiac ward at St Pellan's",), (("user", "works_at", "St Pellan's"), ("user", "job_title", "Band 6 staff nurse")))),
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
     ),
     Pattern(
@@ -2085,7 +2270,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -428,6 +428,26 @@ def _moved(request: ExtractionRequest, unnamed: str, named: str) -> ExtractionRe
     return dataclasses.replace(request, current=current)
 
 
+def _titles_left_behind(drafts: list[Draft], request: ExtractionRequest) -> list[Draft]:
+    """A new employer ends the job title said in the same words as the old one ("I'm a Part 3 assistant at
+    X", then "first week at Y done"): that title was the title at X. A title said apart from an employer,
+    or said again with the new one, stays."""
+    ended: list[Draft] = []
+    for new in drafts:
+        if new.predicate != "works_at" or new.op not in ("add", "supersede") or new.drop_reason:
+            continue
+        key = normalise(new.subject)
+        if any(d.predicate == "job_title" and normalise(d.subject) == key for d in drafts):
+            continue
+        held = [c for c in request.current if c.subject_key == key and c.tx_to is None]
+        jobs = {s for c in held if c.predicate == "works_at" and c.value_key != normalise(new.value or "") for s in c.source}
+        for title in (c for c in held if c.predicate == "job_title" and c.valid_to is None):
+            if jobs & set(title.source):
+                ended.append(Draft(op="retract", subject=title.subject, predicate="job_title", value=title.value, quote=new.quote,
+                                   cardinality=title.cardinality, valid_from=new.valid_from, time_phrase=new.time_phrase))
+    return ended
+
+
 class RulesExtractor:
     """Deterministic first-person patterns; see the module docstring for what it handles."""
 
@@ -462,7 +482,7 @@ class RulesExtractor:
                 drafts.extend(about_user + [d for d in third or () if d.subject != SUBJECT])
                 continue
             drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))
-        return drafts
+        return drafts + _titles_left_behind(drafts, request)
 
     # -- a third person ---------------------------------------------------------------------------
 

@@ -160,6 +160,50 @@ def test_a_move_said_ahead_starts_when_it_happens(talk, said: str, starts: str |
     assert found == ([starts] if starts else []), found
 
 
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+def test_a_job_ends_on_its_last_day_and_the_next_starts_on_its_first(talk) -> None:
+    """A notice with its last day, then a first week done elsewhere: the old job holds through its last
+    day, the new one from that first week, and the title said with the old employer ends with it."""
+    talk.say("so I'm a Grade 4 site surveyor at Brackley & Pumfrey, been here two years", "2025-08-04T19:00:00Z")
+    talk.digest()
+    talk.say("handed in my notice!! last day at B&P is 3 Oct", "2025-08-25T12:30:00Z")
+    talk.digest()
+    talk.say("first week at tallowmere done, my brain is full", "2025-10-20T20:15:00Z")
+    talk.digest()
+
+    def held(day: str, predicate: str) -> list[str]:
+        return [c.value for c in talk.ledger.as_of([talk.scope], valid_at=f"{day}T12:00:00Z", predicate=predicate)]
+
+    assert held("2025-09-15", "works_at") == ["Brackley & Pumfrey"]
+    assert held("2025-10-03", "works_at") == ["Brackley & Pumfrey"]
+    assert held("2025-10-08", "works_at") == []  # the week off between
+    assert held("2025-10-14", "works_at") == ["Tallowmere"]
+    assert [c.value for c in talk.ledger.current([talk.scope]) if c.predicate == "works_at"] == ["Tallowmere"]
+    assert held("2025-09-15", "job_title") == ["Grade 4 site surveyor"]
+    assert held("2025-10-14", "job_title") == []
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("turns", "slot", "value"), [
+    (("my bench max is 70 kg", "bench finally moved: 75 kg for a single yesterday"), "bench_max", "75 kg"),
+    (("current maxes: squat 100 kg, bench 70 kg", "PR day!! squat max is 110 now. bench still stuck at 70", "bench finally moved: 75 kg"),
+     "bench_max", "75 kg"),
+    (("weekly mileage is 20 km", "mileage is up to 42 km a week now"), "weekly_mileage", "42 km a week"),
+    # two held slots in the unit the clause names: which one moved is not said
+    (("squat max 100 kg, bench max 70 kg", "max went up to 105 kg"), "squat_max", "100 kg"),
+    # a figure in another unit is not the held slot's
+    (("my bench max is 70 kg", "bench session was 45 min"), "bench_max", "70 kg"),
+])
+def test_a_held_figure_moves_when_its_slot_is_named_in_its_unit(talk, turns, slot, value) -> None:
+    for day, text in enumerate(turns, start=1):
+        talk.say(text, f"2026-03-{day:02d}T10:00:00Z")
+        talk.digest()
+    assert [c.value for c in talk.ledger.current([talk.scope]) if c.predicate == slot] == [value]
+    assert not [c for c in talk.ledger.current([talk.scope]) if c.predicate.startswith("bench_still")]
+
+
 def test_every_pattern_has_its_own_name():
     """Patterns are chosen by name (FIRST_PATTERNS, a builder's `only=`): two of one name would both run."""
     names = [p.name for p in PATTERNS]
