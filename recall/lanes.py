@@ -294,7 +294,7 @@ class ExactLane:
             if at is None or not subjects:
                 continue
             # each read under the visibility its ids were found under
-            ids = [i for subject in subjects[: self.MAX_RELATIVES] for i in self.recorder.slot_claims(subject, RELATION, at, 5)]
+            ids = self.recorder.slots_claims(subjects[: self.MAX_RELATIVES], RELATION, at, 5)  # one statement
             facts += self.recorder.read_facts(ids, at) if ids else []
         found, terms = set(), []
         for fact in facts:

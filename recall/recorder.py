@@ -75,6 +75,10 @@ class RecallRecorder(Protocol):
     def slot_claims(self, subject_key: str, predicate: str, seen: Visibility, limit: int) -> list[int]:
         """Ids of the slot's visible versions, newest first, at most `limit`."""
 
+    def slots_claims(self, subject_keys: Sequence[str], predicate: str, seen: Visibility, limit: int) -> list[int]:
+        """Ids of the visible versions of `predicate` for each of `subject_keys`, newest first within each
+        subject, at most `limit` a subject: `slot_claims` for many subjects in one statement."""
+
     # -- reads of items ---------------------------------------------------------------------------
     def read_facts(self, ids: Sequence[int], seen: Visibility) -> list[FactRecord]:
         """The visible claim versions among `ids` (the ledger's re-read: it is the judge)."""

@@ -228,6 +228,17 @@ class SqliteRecallRecorder:
         )
         return [r["id"] for r in rows]
 
+    def slots_claims(self, subject_keys: Sequence[str], predicate: str, seen: Visibility, limit: int) -> list[int]:
+        if not subject_keys:
+            return []
+        rows = self.storage.query(
+            "SELECT id FROM (SELECT c.id, c.subject_key, ROW_NUMBER() OVER (PARTITION BY c.subject_key ORDER BY c.id DESC) AS n"
+            " FROM claims c WHERE c.subject_key IN (SELECT value FROM json_each(:subjects)) AND c.predicate = :predicate"
+            f" AND {self.visible}) WHERE n <= {int(limit)} ORDER BY subject_key, id DESC",
+            {**self._params(seen), "subjects": json.dumps(list(subject_keys)), "predicate": predicate},
+        )
+        return [r["id"] for r in rows]
+
     # -- reads of items ---------------------------------------------------------------------------
 
     def read_facts(self, ids: Sequence[int], seen: Visibility) -> list[FactRecord]:

@@ -21,6 +21,8 @@ from factledger.recall.recorder import RECORDERS
 from factledger.recall.text import lexical_query
 from factledger.schema import visibility_predicate
 
+from factledger.ledger.keys import normalise as key_normalise
+
 from .test_lexical_lane import CASES, FACTS, SCOPE
 
 TEMPLATES = {"lives_in": ("one", "{subject} lives in {value}")}
@@ -210,6 +212,13 @@ def test_visibility_decides_every_read(side):
     assert {c.value for c, _ in side.recorder.memories(NOW)} == {v for _, _, v in FACTS} - {"Berlin"}
     assert side.recorder.slot_claims("user", "lives_in", before, 11) == [6]
     assert side.recorder.slot_claims("user", "lives_in", NOW, 11) == []
+    # many subjects' slots in one statement: each subject's as slot_claims reads it
+    assert side.recorder.slots_claims(["user", "nobody"], "lives_in", before, 11) == [6]
+    assert side.recorder.slots_claims([], "lives_in", before, 11) == []
+    for predicate in {p for _, p, _ in FACTS}:
+        subjects = sorted({key_normalise(s) for s, _, _ in FACTS})
+        each = [i for subject in subjects for i in side.recorder.slot_claims(subject, predicate, before, 1)]
+        assert sorted(side.recorder.slots_claims(subjects, predicate, before, 1)) == sorted(each), predicate
     other = Visibility(("other",), "2025-01-01T00:00:00.000000Z", END_OF_TIME)
     assert _lexical(side, "Berlin", EPISODE) == [] and [h.id for h in _lexical(side, "Berlin", EPISODE, other)] == [1]
     assert side.recorder.episodes(Visibility(("other",), "2024-05-01T00:00:00.000000Z", END_OF_TIME), session=None, limit=None) == []
