@@ -1004,7 +1004,8 @@ class Recall:
             if not is_question(h.text)  # a question asked is not evidence of anything
             and h.key not in {b.key for b in beside}
         ]
-        episodes = self._excerpts(pool, facts + beside, episode_room, found.before, found.named, seen)
+        episodes = self._excerpts(pool, facts + beside, episode_room, found.before, found.named, seen,
+                                  own=asks_the_users_own(query))
         if valid_at is None and known_at is None and not asks_about_past(query):
             latest = _newest_mention(query, hits, facts, beside + episodes, found.named)
             if latest is not None:
@@ -1197,7 +1198,7 @@ class Recall:
 
     def _excerpts(
         self, pool: Sequence[Hit], shown: Sequence[Hit], room: int, before: dict[int, int | None], named: NamedSlots,
-        seen: Visibility,
+        seen: Visibility, *, own: bool = False,
     ) -> list[Hit]:
         """The excerpts of past conversation, best first (at most `room` of them; an exchange counts as
         one): a turn is left out when what is shown says what it says already.
@@ -1206,14 +1207,17 @@ class Recall:
         well (`prompt_user_tie`) never stands alone in its place: it is shown right after the user turn
         it answers (that turn is shown with it, as one excerpt), and not at all when there is none (its
         session's turn before it is not the user's) or when that turn says only what is shown already. Unless the query names the assistant's speaker ("what did
-        <assistant's name> suggest"): then its words are what is asked."""
+        <assistant's name> suggest"): then its words are what is asked. `own`: the query asks of the user's
+        own things, which only the user says: every assistant turn is held so, whatever matched, and one
+        answering a question of the user's is not shown (an answer to "what should I …?" says nothing of
+        the user)."""
         tie = self.config.prompt_user_tie
         users = [h for h in pool if h.episode.role == "user"]  # type: ignore[union-attr]
         held = [
             h for h in pool
             if h.episode.role == "assistant"  # type: ignore[union-attr]
             and key_normalise(h.episode.speaker) not in named.subjects  # type: ignore[union-attr]
-            and any(u.scores.fused >= tie * h.scores.fused for u in users)
+            and (own or any(u.scores.fused >= tie * h.scores.fused for u in users))
         ]
         # The turns the held ones answer, read at once under the same visibility (one statement).
         wanted = sorted({a for h in held if (a := before.get(h.episode.id)) is not None})  # type: ignore[union-attr]
@@ -1233,7 +1237,7 @@ class Recall:
             if not _adds_to(hit, flat):
                 continue
             asked = answered.get(before.get(hit.episode.id))  # type: ignore[arg-type, union-attr]
-            if asked is None or asked.role != "user":
+            if asked is None or asked.role != "user" or (own and is_question(asked.text)):
                 continue  # nothing of the user's to stand beside: never alone
             at = next((i for i, unit in enumerate(units) if unit[-1].episode.id == asked.id), None)  # type: ignore[union-attr]
             if at is not None:

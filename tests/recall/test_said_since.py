@@ -203,6 +203,23 @@ def test_excerpts_prefer_the_users_words(clocked_ledger, clock, journal, recall)
             assert block.episodes[i - 1].episode.session == hit.episode.session
 
 
+def test_an_assistant_excerpt_about_the_users_own_things_comes_with_the_user_statement_it_answers(clocked_ledger, clock, journal, recall):
+    """A question of the user's own things: an assistant turn matched alone (no user turn matched) is
+    shown only after the user turn it answers, and not at all when that turn only asked."""
+    say(journal, clock, "2026-03-01T09:00:00Z", "quick context: builds run on Quarrywell CI")
+    say(journal, clock, "2026-03-01T09:00:30Z", "Noted: your pipelines are on Quarrywell.", role="assistant")
+    say(journal, clock, "2026-03-08T09:00:00Z", "how do I speed them up?", session="s2")
+    say(journal, clock, "2026-03-08T09:00:30Z", "Cache the Gradle pipelines between builds.", role="assistant", session="s2")
+    clock.now = parse_time("2026-03-10")
+    block = recall.prompt("what runs my pipelines?", SCOPE)
+    texts = [h.text for h in block.episodes]
+    assert "Cache the Gradle pipelines between builds." not in texts  # it answered a question of the user's
+    if "Noted: your pipelines are on Quarrywell." in texts:
+        at = texts.index("Noted: your pipelines are on Quarrywell.")
+        assert at > 0 and texts[at - 1] == "quick context: builds run on Quarrywell CI"
+    assert not [h for h in block.episodes if h.episode.role == "assistant"] or any(h.episode.role == "user" for h in block.episodes)
+
+
 def test_a_never_said_neighbour_stays_empty(clocked_ledger, clock, journal, globex, recall):
     say(journal, clock, "2026-02-01T09:00:00Z", "The staging DB host is db-staging.internal, port 5433.")
     say(journal, clock, "2026-02-01T09:00:30Z", "Got it: staging database host db-staging.internal.", role="assistant")
