@@ -181,6 +181,13 @@ def corrected_state(c: Clause, predicate: str, value: str, quote: str, *, templa
     stays in transaction time."""
     value = clean_value(value)
     others = [v for v in c.open_held(predicate) if v.value_key != normalise(value)]
+    against = _NOT_THAT.match(quote)
+    if not others and not c.open_held(predicate) and against:
+        # "the school is Brindlecote, not Brindlemoor" when the son's school is the one held naming it
+        theirs = _someone_elses_slot(c, predicate, against["old"])
+        if theirs is not None:
+            c = dataclasses.replace(c, subject=theirs.subject)
+            others = [theirs]
     if not others:
         return state(c, predicate, value, quote, template=template, changed=False)
     return draft("supersede", c.subject, predicate, value, quote, cardinality=others[0].cardinality, template=template,
@@ -206,11 +213,17 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if len(value.split()) > 8 or value.endswith("?"):
         return None
     value, corrected = _as_said(value)
+    # "the school is Brindlecote Academy, not Brindlemoor": the value said against the one it replaces
+    corrected = corrected or bool(re.search(r",\s+not\s+(?:the\s+|a\s+|an\s+)?[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3}[.!]?$", m.group(0)))
+    value = re.sub(r"(?i)^(?:at|about|around|roughly)\s+(?=[£$€]?\d)", "", value)  # "the fund is at £4,000": £4,000
     noun = " ".join(_ATTR_MODS.sub("", _ARTICLES.sub("", attr)).split())
     if corrected:
         return [corrected_state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}")]
     changed = (bool(m.groupdict().get("mods") and re.search(r"(?i)new|interim|acting", m["mods"] or ""))
                or bool(m.groupdict().get("acting")) or bool(_CHANGE.search(m.group(0))) or "officially" in m.group(0))
+    if changed and _held_key(c, key) != key:
+        key = _held_key(c, key)  # "my teacher is now Mr. Pashek": the piano teacher held
+        noun = key.replace("_", " ")
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed)]
 
 
@@ -219,6 +232,15 @@ _REQUEST_AFTER = re.compile(r",\s+(?:can|could|would|will|please|any|so|but|whic
 _NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z])")
 # "Ines not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
 _NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3})$")
+
+
+def _someone_elses_slot(c: Clause, predicate: str, old: str) -> ClaimVersion | None:
+    """The one open `predicate` held of someone else whose value names `old` (a correction the user says
+    without saying whose: "the school is Y, not Z")."""
+    word = re.compile(rf"(?i)(?<!\w){re.escape(old.strip())}(?!\w)")
+    held = [h for h in c.request.current if h.tx_to is None and h.valid_to is None and h.predicate == predicate
+            and h.subject_key != normalise(c.subject) and word.search(h.value)]
+    return held[0] if len(held) == 1 else None
 
 
 def _as_said(value: str) -> tuple[str, bool]:
@@ -774,7 +796,18 @@ def _new_one(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     value = clean_value(m["v"])
     noun = " ".join(m["attr"].split())
-    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=True)]
+    key = _held_key(c, key)
+    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {key.replace('_', ' ')} is {{value}}", changed=True)]
+
+
+def _held_key(c: Clause, key: str) -> str:
+    """The held slot a change names by its last word ("new teacher is Mr. Pashek" when the piano teacher
+    is held): that slot's key when exactly one held open slot ends so and none is `key` itself."""
+    if c.open_held(key):
+        return key
+    ends = {h.predicate for h in c.open_held() if h.cardinality == "one" and h.predicate.endswith("_" + key)
+            and h.predicate not in ("name", "note", "ended")}
+    return ends.pop() if len(ends) == 1 else key
 
 
 def _passed_away(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -861,7 +894,7 @@ def _held_naming(c: Clause, word: str) -> list[ClaimVersion]:
     return [h for h in c.open_held() if h.predicate not in ("note", "ended") and pattern.search(h.value)]
 
 
-_NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by)\s+(?:[a-z][\w\-]*\s+){{0,2}}?(?-i:{PROPER.replace('<v>', '<new>')})|(?-i:{PROPER.replace('<v>', '<new2>')})\s+(?:all\s+the\s+way\s+)?(?:now|instead)\b)")
+_NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by|bought|got)\s+(?:[a-z][\w\-]*\s+){{0,2}}?(?-i:{PROPER.replace('<v>', '<new>')})|(?-i:{PROPER.replace('<v>', '<new2>')})\s+(?:all\s+the\s+way\s+)?(?:now|instead)\b)")
 
 
 def replacement_in_turn(turn: str) -> tuple[str, str] | None:
@@ -877,8 +910,8 @@ def replacement_in_turn(turn: str) -> tuple[str, str] | None:
 
 
 _DITCHED = re.compile(
-    r"(?i)\b(?:ditched|dropped|dumped|ripped\s+out|got\s+rid\s+of|killed\s+off|(?:got|(?:we're|we\s+are)(?:\s+finally)?)\s+off|(?:moved|migrated|switched)(?:\s+(?:(?:the|our|my)\s+)?[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced)\s+"
-    r"(?-i:(?P<old>[A-Z][\w.+\-]*(?:\s+\d[\d.]*)?))"
+    r"(?i)\b(?:ditched|dropped|dumped|ripped\s+out|got\s+rid\s+of|killed\s+off|(?:got|(?:we're|we\s+are)(?:\s+finally)?)\s+off|(?:moved|migrated|switched)(?:\s+(?:(?:the|our|my)\s+)?[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced|sold|traded\s+in|(?:moved|migrated|switched)\s+(?:all\s+)?(?:(?:the|our|my)\s+)?[a-z]+(?:\s+[a-z]+)?\s+from)\s+"
+    r"(?:(?:the|my|our)\s+)?(?-i:(?P<old>[A-Z][\w.+\-]*(?:\s+\d[\d.]*)?))"
 )
 
 
@@ -889,6 +922,13 @@ def _not_the_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not new or not old or normalise(new) == normalise(old) or len(new.split()) > 4:
         return None
     held = [h for h in _held_naming(c, old) if h.subject_key == normalise(c.subject)]
+    if not held:
+        # "the school is Brindlemoor, not Brindlecote" when the son's school is the one held naming it
+        word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
+        held = [h for h in c.request.current if h.tx_to is None and h.valid_to is None and h.predicate not in ("note", "ended", "relation")
+                and word.search(h.value)]
+        if len(held) == 1:
+            c = dataclasses.replace(c, subject=held[0].subject)
     if len(held) != 1:
         return None  # none, or several it could correct: not a guess (a cue's correction leaves a receipt)
     return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), h.valid_from, "") for h in held]
@@ -933,6 +973,9 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.turn)
+    if re.search(r"(?i)\b(?:sold|traded\s+in)\b", m.group(0)):
+        # "sold the Corvanne and bought a Tessly Fabrin": the thing is replaced whole, not renamed ("Corvanne 3")
+        return [held_replaced(c, h, new, m.group(0), start, phrase) for h in held]
     return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), start, phrase) for h in held]
 
 
@@ -1568,6 +1611,10 @@ _GENERAL_SLOT_WORDS = frozenset("max pb pr best current weekly daily monthly rat
 _FROM_AHEAD = re.compile(rf"(?i)\b(?:from|starting|as\s+of|come)\s+(?:next\s+)?(?:{'|'.join(sorted(MONTHS))}|{'|'.join(sorted(WEEKDAYS))}|week|month|year)\b")
 
 
+# Words saying a figure moved without naming what moved ("so we're down to", "it's now at").
+_MOVED_WORDS = frozenset("so and but we re i m it s is are was were now at down up back to dropped fell rose went gone our my".split())
+
+
 def _unit_of(measure: re.Match[str]) -> str:
     if measure["cur"]:
         return measure["cur"]
@@ -1579,12 +1626,23 @@ def _measure_moved(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'bench finally moved: 75 kg for a single', 'resting heart rate's down to 52 bpm': a figure in the
     unit of one held slot whose name the clause says is that slot's new value."""
     measures = list(_MEASURE.finditer(c.text))
+    if len(measures) > 1:
+        # "ate £600 of the fund, so we're down to £3,400": the figure the thing moved to
+        moved_to = [f for f in measures if re.search(r"(?i)\b(?:(?:down|up|back)\s+to|now(?:\s+at)?|at)\s*$", c.text[: f.start()])]
+        measures = moved_to
     if len(measures) != 1:
         return None  # several figures: which is which is for the list patterns
     measure = measures[0]
+    if re.match(r"(?i)\s+(?:of|out\s+of|from|off)\b", c.text[measure.end():]):
+        return None  # "ate £600 of the emergency fund", "took £80 out of savings": an amount taken, not the value
     unit = _unit_of(measure)
     # the words before it, with the clause's lead ("bench finally moved: 75 kg" splits at the colon)
-    before = {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", f"{c.lead} {c.text[: measure.start()]}")}
+    own = {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", f"{c.lead} {c.text[: measure.start()]}")}
+    if not own - _MOVED_WORDS:
+        # nothing named before the figure ("so we're down to £3,400"): what the turn named before the clause
+        at = c.turn.find(c.text)
+        own |= {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", c.turn[:at] if at > 0 else "")}
+    before = own
     slots = []
     for held in c.open_held():
         said = _MEASURE.search(held.value)
@@ -1607,6 +1665,44 @@ def _measure_moved(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None  # "raising the rent to €975 from May": a change ahead, dated by the patterns that read plans
     start, phrase = change_time(c, c.text[measure.end():] or c.text)
     return [held_replaced(c, held, value, c.text, start, phrase)]
+
+
+_SCHOOL_NAME = re.compile(r"\s(?:School|Academy|Primary|College|University|Nursery|High|Secondary|Kindergarten|Montessori|Grammar)$")
+
+
+def _goes_to_school(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'my son goes to Harwick Primary', 'she started at Tollard Academy': the school someone goes to."""
+    school = clean_value(m["v"])
+    if not _SCHOOL_NAME.search(" " + school if " " not in school else school):
+        return None
+    return [state(c, "school", school, m.group(0), template="{subject} goes to {value}",
+                  changed=bool(m["started"]) or bool(_CHANGE.search(m.group(0))))]
+
+
+_SHARES_A_HOME = frozenset("flatmate roommate housemate lodger flat-mate room-mate house-mate".split())
+
+
+def _moved_out(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Ondine moved out': a flatmate (roommate, lodger) held by that name no longer is one, from when said."""
+    held = [h for h in c.held(m["who"]) if h.valid_to is None and h.predicate == "relation" and h.value.casefold() in _SHARES_A_HOME]
+    if not held:
+        return None
+    start, phrase = change_time(c, c.text)
+    return [draft("retract", h.subject, "relation", h.value, m.group(0), cardinality="many", template="{subject} is the user's {value}",
+                  valid_from=max(start, h.valid_from) if start else None, phrase=phrase) for h in held]
+
+
+def _pastime_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I swim at Ridgeway Leisure Centre', 'now I climb at Greyholm Walls': where the user does it (one
+    place a pastime; a new one replaces it)."""
+    place = clean_value(m["v"])
+    if not place or _BAD_VALUE.match(place) or normalise(place) in _CALENDAR_WORDS:
+        return None
+    act = " ".join(m["act"].casefold().split())
+    verb, _, rest = act.partition(" ")
+    said = {"do": "does", "box": "boxes"}.get(verb, verb + "s") + (f" {rest}" if rest else "")
+    key = attribute_key(f"{act} at".replace("do ", ""))
+    return [state(c, key, place, m.group(0), template=f"{{subject}} {said} at {{value}}", changed=bool(_CHANGE.search(c.turn)))]
 
 
 def _pay_bumped(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -1673,11 +1769,13 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("our orchestrator is Pellbrook", "we finally got off Pellbrook, everything's been running on Quistrel since last week"),
                    (("user", "orchestrator", "Quistrel"),)),
                   (("hosting is Pellbrook", "we moved hosting off Pellbrook to Quistrel two weeks ago"), (("user", "hosting", "Quistrel"),)),
-                  (("our stack is Go on Kubernetes (AKS)", "scratch AKS, we moved to DOKS last month"), (("user", "stack", "Go on Kubernetes (DOKS)"),))),
+                  (("our stack is Go on Kubernetes (AKS)", "scratch AKS, we moved to DOKS last month"), (("user", "stack", "Go on Kubernetes (DOKS)"),)),
+                  (("I drive a Corvanne 3", "sold the Corvanne and bought a Tessly Fabrin"), (("user", "drives", "Tessly Fabrin"),)),
+                  (("I use Quillnote for notes", "moved all my notes from Quillnote to Obsivault"), (("user", "uses", "Obsivault for notes"),))),
     ),
     Pattern(
         "version bump",
-        re.compile(r"^(?:.*?\s)?(?:(?:bumped|upgraded|updated|moved|migrated|went)\s+(?:(?P<thing>the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|[a-z][\w\-]*)\s+)?(?:up\s+)?to|(?:we're|we\s+are|I'm|I\s+am|it's|it\s+is)\s+(?:now\s+)?on)\s+(?P<name>[A-Z][\w.+\-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)(?!\w)(?P<now>\s+now\b)?"),
+        re.compile(r"^(?:.*?\s)?(?:(?:bumped|upgraded|updated|moved|migrated|went)\s+(?:(?P<thing>the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|[a-z][\w\-]*)\s+)?(?:up\s+)?to|(?:we're|we\s+are|I'm|I\s+am|it's|it\s+is)\s+(?:now\s+)?on)\s+(?:(?:a|an|the)\s+)?(?P<name>[A-Z][\w.+\-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)(?!\w)(?P<now>\s+now\b)?"),
         _version_bump,
         examples=((("our stack is Django 4.2 on Postgres 15", "we bumped to Django 5.1 last week"), (("user", "stack", "Django 5.1 on Postgres 15"),)),
                   (("ops upgraded the db to MariaDB 11.4 over the weekend",), (("user", "db", "MariaDB 11.4"),))),
@@ -1916,7 +2014,8 @@ PATTERNS: tuple[Pattern, ...] = (
                    r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but)\b))"),
         _new_one,
         examples=((("fyi my landlord is Mr. Penhallow", "we have a new landlord, Mrs. Ivanova-Tull"), (("user", "landlord", "Mrs. Ivanova-Tull"),)),
-                  (("my manager is Ruben Vos", "we have a new manager called Radka Ferreiro"), (("user", "manager", "Radka Ferreiro"),))),
+                  (("my manager is Ruben Vos", "we have a new manager called Radka Ferreiro"), (("user", "manager", "Radka Ferreiro"),)),
+                  (("my piano teacher is Mrs. Olvey", "Mrs. Olvey retired, new teacher is Mr. Pashek"), (("user", "piano_teacher", "Mr. Pashek"),))),
         counter=("got a new phone, Pixel 9", "new job: Acme"),
     ),
     Pattern(
@@ -1962,6 +2061,30 @@ PATTERNS: tuple[Pattern, ...] = (
         _start_at,
         examples=((("I work at Mardleton Freight", "I start at Quarlow Labs next month"), (("user", "works_at", "Mardleton Freight"),)),),
         counter=("I start at the top on Monday",),
+    ),
+    Pattern(
+        "goes to school",
+        re.compile(rf"^(?:I\s+|[Ww]e\s+)?(?:(?:still|now)\s+)?(?:(?:go|goes|going|went)\s+to|(?P<started>start(?:ed|s)?(?:\s+school)?\s+at|moved\s+schools?\s+to))\s+(?:the\s+)?{PROPER}"),
+        _goes_to_school,
+        examples=((("my son goes to Harwick Primary",), (("user's son", "school", "Harwick Primary"),)),
+                  (("my daughter Senara goes to Harwick Primary", "Senara started at Tollard Academy this week"), (("Senara", "school", "Tollard Academy"),))),
+        counter=("I went to Harwick Park", "we go to Tollard Church"),
+    ),
+    Pattern(
+        "moved out",
+        re.compile(r"^(?P<who>[A-Z][a-z][\w'’\-]*)\s+(?:has\s+|just\s+|finally\s+)*(?:moved|'s\s+moved)\s+out\b"),
+        _moved_out,
+        examples=((("my flatmate is Ondrey", "Ondrey moved out, my new flatmate is Petroc"), (("Petroc", "relation", "flatmate"),)),),
+        counter=("Ondrey moved out",),
+    ),
+    Pattern(
+        "pastime at",
+        re.compile(r"(?i)^(?:.*?\b(?:so|and|but)\s+)?(?:now\s+)?(?:I|we)(?:\s+(?:now|still|usually|mostly|also|just))*\s+(?P<act>swim|climb|boulder|train|row|box|skate|surf|dance|"
+                   r"do\s+(?:yoga|pilates|spin|crossfit|parkrun)|play\s+(?:tennis|squash|padel|badminton|football|golf|chess))\s+at\s+(?:the\s+)?(?-i:" + PROPER + ")"),
+        _pastime_at,
+        examples=((("I swim at Pellow Baths",), (("user", "swim_at", "Pellow Baths"),)),
+                  (("I swim at Pellow Baths", "Pellow Baths closed so now I swim at Ridgeway Leisure Centre"), (("user", "swim_at", "Ridgeway Leisure Centre"),))),
+        counter=("I swim at night", "we train at 6am"),
     ),
     Pattern(
         "pay bumped",
@@ -2270,7 +2393,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"moved out", "goes to school", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

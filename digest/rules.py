@@ -51,6 +51,7 @@ SUBJECT = "user"
 PREDICATES: dict[str, tuple[str, str]] = {
     "lives_in": ("one", "{subject} lives in {value}"),
     "works_at": ("one", "{subject} works at {value}"),
+    "school": ("one", "{subject} goes to {value}"),
     "name": ("one", "{subject}'s name is {value}"),
     "birthday": ("one", "{subject}'s birthday is {value}"),
     "likes": ("many", "{subject} likes {value}"),
@@ -101,7 +102,7 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
@@ -117,6 +118,8 @@ _MOVED = re.compile(
 _MOVING = re.compile(
     rf"^(?:I|[Ww]e)(?:'m|'re| am| are)(?:\s+(?:finally|actually|now))*\s+(?:moving|relocating)\s+(?:(?:up|down|over|back)\s+)?to\s+{_PROPER}{_TAIL}"
 )
+# The last word of a school's name: moving "to" it is changing schools.
+_SCHOOL = re.compile(r"\s(?:School|Academy|Primary|College|University|Nursery|High|Secondary|Kindergarten|Montessori|Grammar)$")
 _LIVED_RANGE = re.compile(rf"^I\s+lived\s+in\s+{_PROPER}\s+(?P<when>(?:from|between)\s+.+?\s+(?:to|until|till|and)\s+[^,.;!]+)")
 _MOVED_OUT = re.compile(rf"^I(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?:moved\s+(?:out\s+of|away\s+from)|left)\s+{_PROPER}{_TAIL}")
 
@@ -253,7 +256,7 @@ _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(
 # Statements of a slot that read "…, not Z" as a correction themselves.
 _STATED_CORRECTIONS = frozenset({"Name's X is Y", "my X is Y", "X is Y, said plainly"})
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
-_USER_FIRST = frozenset({"someone left", "pet gone"})
+_USER_FIRST = frozenset({"someone left", "pet gone", "moved out"})
 _PETS = frozenset({"pets named"})
 # What is left of a clause once its pets are cut out ("I live in X with" -> "I live in X")
 _PET_TRAIL = re.compile(r"(?i)(?:\s*,)?\s+(?:with|and|plus|,)?\s*(?:,\s*)?$")
@@ -669,6 +672,8 @@ class RulesExtractor:
                 replaced = replacement_in_turn(request.entry.text)
                 if pattern is _MOVED and replaced and normalise(replaced[1]) == normalise(m["v"]):
                     return []  # "scratch EKS, we moved to GKE": a tool replaced (read above), not a home
+                if _SCHOOL.search(m["v"]):  # "my son moved to Tollard Academy": the school he goes to, not a home
+                    return [self._one_timed(who, "school", m["v"], text, m.group(0), said_at, ahead=pattern is _MOVING)]
                 return [self._one_timed(who, "lives_in", m["v"], text, m.group(0), said_at, ahead=pattern is _MOVING)]
         m = _SWITCHED_FROM.match(text)
         if m:

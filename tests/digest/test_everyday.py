@@ -111,6 +111,16 @@ REWORDED = [
     (("my sister Anwen lives in Pellory", "anwen is here"), {("Anwen", "lives_in", "Pellory")}, set()),
     # "she" with nobody named before is nobody's we know, unless what she did was to the user
     (("she's accepted a job at Pellmark Robotics",), set(), {("user", "works_at", "Pellmark Robotics")}),
+    # a school moved to is a school, not a home; a correction naming someone else's held value corrects theirs
+    (("my son goes to Harwick Primary", "my son moved to Tollard Academy in September"),
+     {("user's son", "school", "Tollard Academy")}, {("user's son", "lives_in", "Tollard Academy"), ("user's son", "school", "Harwick Primary")}),
+    (("My son Tavish started at Pellory Academy this week", "correction: the school is Quarlow Academy, not Pellory"),
+     {("Tavish", "school", "Quarlow Academy")}, {("user", "school", "Quarlow Academy"), ("Tavish", "school", "Pellory Academy")}),
+    # the figure a held thing moved to, not the amount taken from it; a figure of another thing is not the held one's
+    (("our emergency fund is at £4,000", "car repair ate £600 of the emergency fund, so we're down to £3,400"),
+     {("user", "emergency_fund", "£3,400")}, {("user", "emergency_fund", "£600"), ("user", "emergency_fund", "at £4,000")}),
+    (("mugs are $42", "the courier broke 3 mugs so I've switched couriers. and I launched a planters line, $55 each"),
+     {("user", "mugs", "$42")}, {("user", "mugs", "$55")}),
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
     (("my gym membership is at Fitforge", "I cancelled my gym membership"), set(), {("user", "gym_membership", "at Fitforge")}),
 ]
