@@ -183,7 +183,7 @@ def corrected_state(c: Clause, predicate: str, value: str, quote: str, *, templa
     others = [v for v in c.open_held(predicate) if v.value_key != normalise(value)]
     against = _NOT_THAT.match(quote)
     if not others and not c.open_held(predicate) and against:
-        # "the school is Brindlecote, not Brindlemoor" when the son's school is the one held naming it
+        # "the school is Quarlow, not Pellory" when the son's school is the one held naming it
         theirs = _someone_elses_slot(c, predicate, against["old"])
         if theirs is not None:
             c = dataclasses.replace(c, subject=theirs.subject)
@@ -213,7 +213,7 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if len(value.split()) > 8 or value.endswith("?"):
         return None
     value, corrected = _as_said(value)
-    # "the school is Brindlecote Academy, not Brindlemoor": the value said against the one it replaces
+    # "the school is Quarlow Academy, not Pellory": the value said against the one it replaces
     corrected = corrected or bool(re.search(r",\s+not\s+(?:the\s+|a\s+|an\s+)?[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3}[.!]?$", m.group(0)))
     value = re.sub(r"(?i)^(?:at|about|around|roughly)\s+(?=[£$€]?\d)", "", value)  # "the fund is at £4,000": £4,000
     noun = " ".join(_ATTR_MODS.sub("", _ARTICLES.sub("", attr)).split())
@@ -923,7 +923,7 @@ def _not_the_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     held = [h for h in _held_naming(c, old) if h.subject_key == normalise(c.subject)]
     if not held:
-        # "the school is Brindlemoor, not Brindlecote" when the son's school is the one held naming it
+        # "the school is Quarlow, not Pellory" when the son's school is the one held naming it
         word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
         held = [h for h in c.request.current if h.tx_to is None and h.valid_to is None and h.predicate not in ("note", "ended", "relation")
                 and word.search(h.value)]
@@ -1667,18 +1667,6 @@ def _measure_moved(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [held_replaced(c, held, value, c.text, start, phrase)]
 
 
-_SCHOOL_NAME = re.compile(r"\s(?:School|Academy|Primary|College|University|Nursery|High|Secondary|Kindergarten|Montessori|Grammar)$")
-
-
-def _goes_to_school(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'my son goes to Harwick Primary', 'she started at Tollard Academy': the school someone goes to."""
-    school = clean_value(m["v"])
-    if not _SCHOOL_NAME.search(" " + school if " " not in school else school):
-        return None
-    return [state(c, "school", school, m.group(0), template="{subject} goes to {value}",
-                  changed=bool(m["started"]) or bool(_CHANGE.search(m.group(0))))]
-
-
 _SHARES_A_HOME = frozenset("flatmate roommate housemate lodger flat-mate room-mate house-mate".split())
 
 
@@ -2063,14 +2051,6 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("I start at the top on Monday",),
     ),
     Pattern(
-        "goes to school",
-        re.compile(rf"^(?:I\s+|[Ww]e\s+)?(?:(?:still|now)\s+)?(?:(?:go|goes|going|went)\s+to|(?P<started>start(?:ed|s)?(?:\s+school)?\s+at|moved\s+schools?\s+to))\s+(?:the\s+)?{PROPER}"),
-        _goes_to_school,
-        examples=((("my son goes to Harwick Primary",), (("user's son", "school", "Harwick Primary"),)),
-                  (("my daughter Senara goes to Harwick Primary", "Senara started at Tollard Academy this week"), (("Senara", "school", "Tollard Academy"),))),
-        counter=("I went to Harwick Park", "we go to Tollard Church"),
-    ),
-    Pattern(
         "moved out",
         re.compile(r"^(?P<who>[A-Z][a-z][\w'’\-]*)\s+(?:has\s+|just\s+|finally\s+)*(?:moved|'s\s+moved)\s+out\b"),
         _moved_out,
@@ -2393,7 +2373,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"moved out", "goes to school", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -114,7 +114,7 @@ REWORDED = [
     # a school moved to is a school, not a home; a correction naming someone else's held value corrects theirs
     (("my son goes to Harwick Primary", "my son moved to Tollard Academy in September"),
      {("user's son", "school", "Tollard Academy")}, {("user's son", "lives_in", "Tollard Academy"), ("user's son", "school", "Harwick Primary")}),
-    (("My son Tavish started at Pellory Academy this week", "correction: the school is Quarlow Academy, not Pellory"),
+    (("my son Tavish's school is Pellory Academy", "correction: the school is Quarlow Academy, not Pellory"),
      {("Tavish", "school", "Quarlow Academy")}, {("user", "school", "Quarlow Academy"), ("Tavish", "school", "Pellory Academy")}),
     # the figure a held thing moved to, not the amount taken from it; a figure of another thing is not the held one's
     (("our emergency fund is at £4,000", "car repair ate £600 of the emergency fund, so we're down to £3,400"),
