@@ -995,9 +995,11 @@ class Recall:
         since = self._said_since(facts, seen)
         beside = [h for shown in since for h in shown]
         episode_room = config.prompt_episode_items
-        if not asks_about_past(query) and any(f.scores.exact is not None for f in facts):
+        if not asks_about_past(query) and any(f.scores.exact is not None for f in facts) and _facts_say_all_asked(query, facts, found.named):
             # A question about the present that a fact answers directly: what was said before is noise
-            # at best and a stale value at worst (what was said since is beside the fact already).
+            # at best and a stale value at worst (what was said since is beside the fact already). Not
+            # when the question asks more than the facts say ("am I working days or nights?" beside
+            # where the user works): the turns may say the rest.
             episode_room = min(episode_room, config.prompt_episode_items_present)
         pool = [
             h for h in _above_floor([h for h in hits if h.kind == EPISODE and h.scores.grounded], config.prompt_relative_floor)
@@ -1482,6 +1484,14 @@ def _above_floor(hits: list[Hit], share: float) -> list[Hit]:
         return []
     floor = hits[0].scores.fused * share
     return [h for h in hits if h.scores.fused >= floor]
+
+
+def _facts_say_all_asked(query: str, facts: Sequence[Hit], named: NamedSlots) -> bool:
+    """Whether every topical word of the query (not a named subject's) is a word, in some form, of a
+    fact shown: its sentence or its slot's name."""
+    subject_words = {w for subject in named.subjects for w in words(subject)}
+    said = {w for f in facts for w in words(f.text) + f.claim.predicate.split("_")}  # type: ignore[union-attr]
+    return all(any(same_word(w, s) for s in said) for w in content_words(query) if w not in subject_words and not w.isdigit())
 
 
 def _newest_mention(query: str, hits: Sequence[Hit], facts: Sequence[Hit], shown: Sequence[Hit], named: NamedSlots) -> Hit | None:

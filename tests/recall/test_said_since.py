@@ -220,6 +220,17 @@ def test_an_assistant_excerpt_about_the_users_own_things_comes_with_the_user_sta
     assert not [h for h in block.episodes if h.episode.role == "assistant"] or any(h.episode.role == "user" for h in block.episodes)
 
 
+def test_a_fact_answering_part_of_a_question_leaves_room_for_the_turns(clocked_ledger, clock, journal, globex, recall):
+    """A present question a fact answers whole shows no excerpts (what was said before is noise); one
+    asking more than the fact says ("days or nights") gets the turns that may say the rest."""
+    say(journal, clock, "2026-02-01T09:00:00Z", "rota's changed, I'm on nights for the whole of spring")
+    clock.now = parse_time("2026-02-05")
+    whole = recall.prompt("Where do I work?", SCOPE)
+    assert whole.facts and not whole.episodes
+    part = recall.prompt("Am I working days or nights?", SCOPE)
+    assert part.facts and any("nights" in h.text for h in part.episodes)
+
+
 def test_a_never_said_neighbour_stays_empty(clocked_ledger, clock, journal, globex, recall):
     say(journal, clock, "2026-02-01T09:00:00Z", "The staging DB host is db-staging.internal, port 5433.")
     say(journal, clock, "2026-02-01T09:00:30Z", "Got it: staging database host db-staging.internal.", role="assistant")
