@@ -1490,8 +1490,14 @@ def _facts_say_all_asked(query: str, facts: Sequence[Hit], named: NamedSlots) ->
     """Whether every topical word of the query (not a named subject's) is a word, in some form, of a
     fact shown: its sentence or its slot's name."""
     subject_words = {w for subject in named.subjects for w in words(subject)}
-    said = {w for f in facts for w in words(f.text) + f.claim.predicate.split("_")}  # type: ignore[union-attr]
-    return all(any(same_word(w, s) for s in said) for w in content_words(query) if w not in subject_words and not w.isdigit())
+    said = {w for f in facts for w in words(f.text) + f.claim.predicate.split("_")  # type: ignore[union-attr]
+            + list(PREDICATE_CUES.get(f.claim.predicate, ()))}  # type: ignore[union-attr]  # "city": what lives_in answers
+    return all(any(same_word(w, s) for s in said) for w in content_words(query)
+               if w not in subject_words and w not in _NOW_WORDS and not w.isdigit())
+
+
+# Words of "now" in a question ("these days", "right now", "at the moment"): when, not what is asked.
+_NOW_WORDS = frozenset("now currently nowadays these days today right moment still anymore present".split())
 
 
 def _newest_mention(query: str, hits: Sequence[Hit], facts: Sequence[Hit], shown: Sequence[Hit], named: NamedSlots) -> Hit | None:
