@@ -425,10 +425,11 @@ def dated_day_words(text: str, said_at: str) -> str:
         return text
     out: list[str] = []
     last = 0
-    for m in _RELATIVE_DAY.finditer(text):
-        if _DATED_AFTER.match(text, m.end()):
+    found = sorted([*_RELATIVE_DAY.finditer(text), *_ORDINAL_DAY.finditer(text)], key=lambda m: m.start())
+    for m in found:
+        if m.start() < last or _DATED_AFTER.match(text, m.end()):
             continue
-        day = _day_named(m, text, today)
+        day = _ordinal_named(m, text, today) if m.re is _ORDINAL_DAY else _day_named(m, text, today)
         if day is None or day == today:
             continue  # not one day, or the day it was said (the reader has the turn's own date)
         out.append(text[last:m.end()])
@@ -436,3 +437,46 @@ def dated_day_words(text: str, said_at: str) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+# "the 19th" with no month beside it ("the 4th of June", "July 9th" are dated as said).
+_ORDINAL_DAY = re.compile(rf"(?i)\bthe\s+(?P<n>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?{_MONTH}(?![a-z]))")
+_MONTH_WORD = re.compile(rf"(?i)\b(?P<m>{_MONTH})(?![a-z])")
+
+
+def _ordinal_named(m: re.Match[str], text: str, today: date) -> date | None:
+    """The day "the 19th" names: of the month the text named last before it ("flying out March 27, back
+    on the 31st"), in the year nearest the day it was said; with no month, of this month or the next
+    when its clause looks ahead ("the physio is on the 19th"), this month or the last when it looks back,
+    and no day when it says neither."""
+    n = int(m.group("n"))
+    if not 1 <= n <= 31:
+        return None
+    # a month word written small may be a verb ("may I"); "May" is the month
+    named = [w for w in _MONTH_WORD.finditer(text, 0, m.start())
+             if w.group("m").rstrip(".") != "may" and w.group("m").casefold().rstrip(".") in MONTHS]
+    candidates: list[date] = []
+    if named:
+        month = MONTHS[named[-1].group("m").casefold().rstrip(".")]
+        first = re.match(r"\s+(\d{1,2})\b", text[named[-1].end():])
+        if first and n < int(first.group(1)):
+            month = month % 12 + 1  # "out April 27, back on the 3rd": the 3rd after it, in May
+        for year in (today.year - 1, today.year, today.year + 1):
+            try:
+                candidates.append(date(year, month, n))
+            except ValueError:
+                pass
+        return min(candidates, key=lambda d: abs((d - today).days)) if candidates else None
+    ahead = _weekday_ahead("", _clause_around(text, m.start(), m.end()))
+    if ahead is None:
+        return None
+    for shift in ((0, 1) if ahead else (0, -1)):
+        month = (today.month - 1 + shift) % 12 + 1
+        year = today.year + (today.month - 1 + shift) // 12
+        try:
+            day = date(year, month, n)
+        except ValueError:
+            continue
+        if (day >= today) if ahead else (day <= today):
+            return day
+    return None

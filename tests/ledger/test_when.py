@@ -152,6 +152,15 @@ def test_what_is_not_one_event_time(phrase: str) -> None:
         ("signed it yesterday [2026-03-13]", "signed it yesterday [2026-03-13]"),
         ("today's special", "today's special"),
         ("Saturday mornings with the tutor", "Saturday mornings with the tutor"),
+        # "the 19th": of the month named before it, else this month or the next/last by its clause
+        ("correction: the scan is on the 19th, not the 18th", "correction: the scan is on the 19th [2026-03-19], not the 18th"),
+        ("flying out April 27, back on the 3rd", "flying out April 27, back on the 3rd [2026-05-03]"),  # after it
+        ("flying out April 2, back on the 9th", "flying out April 2, back on the 9th [2026-04-09]"),
+        ("rent is due on the 1st", "rent is due on the 1st [2026-04-01]"),
+        ("I got the keys on the 2nd", "I got the keys on the 2nd [2026-03-02]"),
+        ("we land the 16th", "we land the 16th"),  # neither way: left as said
+        ("fitting booked for the 4th of June", "fitting booked for the 4th of June"),  # its month beside it
+        ("flying out December 30, back on the 2nd of January", "flying out December 30, back on the 2nd of January"),
     ],
 )
 def test_relative_day_words_are_dated_as_said(text, dated):
