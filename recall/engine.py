@@ -1177,25 +1177,46 @@ class Recall:
             names = _named_in(hit.text, asked)
             if names:
                 probes.append(SinceProbe(i, tuple((n,) for n in names), hit.episode.said_at, (hit.episode.id,)))  # type: ignore[union-attr]
-        if not probes:
-            return episodes
         shown = {h.episode.id for h in [*episodes, *beside] if h.episode is not None}
-        newest: dict[int, EpisodeRecord] = {}
-        for key, record in self._recorder.said_since(probes, seen, 3):
+        newest: dict[int, Episode] = {}
+        for key, record in self._recorder.said_since(probes, seen, 3) if probes else ():
             episode = record.episode
             if episode.role != "user" or episode.id in shown or is_question(episode.text):
                 continue
-            if key not in newest or (episode.said_at, episode.id) > (newest[key].episode.said_at, newest[key].episode.id):
-                newest[key] = record
+            if key not in newest or (episode.said_at, episode.id) > (newest[key].said_at, newest[key].id):
+                newest[key] = episode
+        newest.update(self._coded_since(users, newest, shown, seen))
+        if not newest:
+            return episodes
         out, added = [], 0
         for hit in episodes:
             out.append(hit)
             at = next((i for i, u in enumerate(users) if u is hit), None)
-            record = newest.get(at) if at is not None else None
-            if record is not None and added < room and record.episode.id not in shown:
-                out.append(Hit(claim=None, text=record.episode.text, scores=LaneScores(), episode=record.episode))
-                shown.add(record.episode.id)
+            episode = newest.get(at) if at is not None else None
+            if episode is not None and added < room and episode.id not in shown:
+                out.append(Hit(claim=None, text=episode.text, scores=LaneScores(), episode=episode))
+                shown.add(episode.id)
                 added += 1
+        return out
+
+    def _coded_since(self, users: Sequence[Hit], found: dict[int, Episode], shown: set[int], seen: Visibility) -> dict[int, Episode]:
+        """For user excerpts no name or unit tied to a later turn: the user's newest later turn with the
+        next value of a code the excerpt says ("salary band L4" → "I'm L5 now", "go 1.21" → "on 1.23
+        now"): the same letters with other digits, the same major version with another minor. Read from
+        the scopes' latest `CODED_WINDOW` turns (one statement), only when an excerpt has such a code."""
+        coded = {i: _codes(hit.text) for i, hit in enumerate(users) if i not in found}
+        coded = {i: c for i, c in coded.items() if c}
+        if not coded:
+            return {}
+        recent = [e for e in self._recorder.episodes(seen, session=None, limit=CODED_WINDOW)
+                  if e.role == "user" and e.id not in shown and not is_question(e.text)]
+        out: dict[int, Episode] = {}
+        for i, patterns in coded.items():
+            said = users[i].episode
+            later = [e for e in recent if (e.said_at, e.id) > (said.said_at, said.id)  # type: ignore[union-attr]
+                     and any(p.search(e.text) for p in patterns)]
+            if later:
+                out[i] = max(later, key=lambda e: (e.said_at, e.id))
         return out
 
     def _excerpts(
@@ -1422,6 +1443,21 @@ _NOT_NAMED = frozenset(
 # A measure's unit after its number ("levothyroxine 50 mcg"): a later turn with the unit ("bumped me up to
 # 75 mcg") may be the new amount, said without the thing's name.
 _MEASURED = re.compile(r"(?i)\d(?:[\d.,]*\d)?\s*(mg|mcg|ml|iu|kg|lb|lbs|km|bpm)\b")
+
+
+CODED_WINDOW = 200  # the latest turns read for a code's next value (`Recall._coded_since`)
+_CODE = re.compile(r"(?<![\w.-])(?P<letters>[A-Za-z]{1,3})(?P<digits>\d{1,3})(?![\w.-])")
+_VERSION = re.compile(r"(?<![\w.])(?P<major>\d{1,2})\.(?P<minor>\d{1,3})(?![\w.])")
+
+
+def _codes(text: str) -> list[re.Pattern[str]]:
+    """Patterns of a code's other values: "L4" → L and other digits, "1.21" → 1 and another minor."""
+    patterns = []
+    for m in _CODE.finditer(text):
+        patterns.append(re.compile(rf"(?i)(?<![\w.-]){re.escape(m['letters'])}(?!{m['digits']}(?![\w.-]))\d{{1,3}}(?![\w.-])"))
+    for m in _VERSION.finditer(text):
+        patterns.append(re.compile(rf"(?<![\w.]){m['major']}\.(?!{m['minor']}(?![\w.]))\d{{1,3}}(?![\w.])"))
+    return patterns[:4]
 
 
 def _named_in(text: str, asked: set[str]) -> list[str]:

@@ -231,6 +231,20 @@ def test_a_fact_answering_part_of_a_question_leaves_room_for_the_turns(clocked_l
     assert part.facts and any("nights" in h.text for h in part.episodes)
 
 
+def test_a_later_turn_with_a_codes_next_value_is_shown_after_the_excerpt(clocked_ledger, clock, journal, recall):
+    """'salary band Q4' then 'I'm Q5 now': no name or unit ties the later turn to the excerpt, the code's
+    next value does (the same letters, other digits; a version's same major, another minor)."""
+    say(journal, clock, "2026-01-20T09:00:00Z", "budget help: I'm in salary band Q4 at work and our services run on tern 2.14")
+    say(journal, clock, "2026-03-02T09:00:00Z", "promo went through, I'm Q5 now", session="s2")
+    say(journal, clock, "2026-03-09T09:00:00Z", "still Q5, no change", session="s3")
+    say(journal, clock, "2026-03-10T09:00:00Z", "unrelated: the Q word is quiet", session="s4")
+    clock.now = parse_time("2026-04-01")
+    texts = [h.text for h in recall.prompt("what salary band am I in?", SCOPE).episodes]
+    at = texts.index("budget help: I'm in salary band Q4 at work and our services run on tern 2.14")
+    assert texts[at + 1] == "still Q5, no change"  # the newest later turn with the code's next value
+    assert "unrelated: the Q word is quiet" not in texts
+
+
 def test_a_never_said_neighbour_stays_empty(clocked_ledger, clock, journal, globex, recall):
     say(journal, clock, "2026-02-01T09:00:00Z", "The staging DB host is db-staging.internal, port 5433.")
     say(journal, clock, "2026-02-01T09:00:30Z", "Got it: staging database host db-staging.internal.", role="assistant")
