@@ -445,7 +445,7 @@ def _titles_left_behind(drafts: list[Draft], request: ExtractionRequest) -> list
         held = [c for c in request.current if c.subject_key == key and c.tx_to is None]
         jobs = {s for c in held if c.predicate == "works_at" and c.value_key != normalise(new.value or "") for s in c.source}
         for title in (c for c in held if c.predicate == "job_title" and c.valid_to is None):
-            if jobs & set(title.source):
+            if jobs & set(title.source) and not any(e.subject == title.subject and e.value == title.value for e in ended):
                 ended.append(Draft(op="retract", subject=title.subject, predicate="job_title", value=title.value, quote=new.quote,
                                    cardinality=title.cardinality, valid_from=new.valid_from, time_phrase=new.time_phrase))
     return ended
