@@ -184,16 +184,17 @@ def apply_cmd(app: AppContext, file: str, all_or_nothing: bool, reason: str, sum
         report = _Reporter(summary, total)
         applied_any = False
         try:
-            for batch in batches:
-                try:
-                    report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
-                except LineError as exc:
-                    if not isinstance(exc.error, BusyError):
-                        raise
-                    if all_or_nothing:
-                        raise CliError(f"{exc.error}; nothing was applied: run the same command again") from None
-                    raise CliError(_resume_hint(exc.error, file, batch.first.line, applied_any)) from None
-                applied_any = True
+            with _rare_collections():  # a bulk command in a process of its own, as import
+                for batch in batches:
+                    try:
+                        report(apply_batch(ledger, batch, principal=app.principal, reason=reason))
+                    except LineError as exc:
+                        if not isinstance(exc.error, BusyError):
+                            raise
+                        if all_or_nothing:
+                            raise CliError(f"{exc.error}; nothing was applied: run the same command again") from None
+                        raise CliError(_resume_hint(exc.error, file, batch.first.line, applied_any)) from None
+                    applied_any = True
         except LineError as exc:
             raise CliError(str(exc)) from None
         finally:
