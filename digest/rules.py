@@ -169,7 +169,9 @@ _ADJECTIVES = {"new", "little", "small", "big", "old", "young", "cute", "lovely"
 _REMEMBER = re.compile(r"(?i)^(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)$")
 _COMMAND_LEAD = re.compile(r"(?i)\b(?:remember|note(?:\s+to\s+self)?|fyi|for\s+the\s+record|memo|save\s+this|keep\s+in\s+mind)\b")
 _CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait|scratch\s+that|my\s+bad)\b")
-_CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>[^,.;!]+?)\s*[.!]?$")
+_I_MEANT = re.compile(r"(?i)^I\s+meant\b")
+# (a number's own commas and points are inside what is corrected: "I meant £1,540, not £1,450")
+_CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>(?:[^,.;!]|(?<=\d)[,.](?=\d))+?)\s*[.!]?$")
 
 _NOT_A_LIKE = re.compile(
     r"(?i)^(?:it|that|this|them|those|these|you|him|her|to\b|when|how|what|the\s+way|being|having|it's|that's|"
@@ -615,7 +617,8 @@ class RulesExtractor:
         if remember:
             value = remember.group("v").strip(" ,")
             return [self._draft("add", "note", value, remember.group(0), subject=subject)] if value else []
-        correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) else None
+        # the cue is a lead-in word ("actually, …") or the clause's own "I meant …"
+        correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) or _I_MEANT.match(text) else None
         if correction:
             # "no wait, Wenna's birthday is April 3, not May": a statement of the slot, said against the old
             # value, corrects the slot it names; other corrections find the held value they name

@@ -121,6 +121,9 @@ REWORDED = [
      {("user", "emergency_fund", "£3,400")}, {("user", "emergency_fund", "£600"), ("user", "emergency_fund", "at £4,000")}),
     (("mugs are $42", "the courier broke 3 mugs so I've switched couriers. and I launched a planters line, $55 each"),
      {("user", "mugs", "$42")}, {("user", "mugs", "$55")}),
+    # "I meant Y, not X" corrects the held X, a number's own comma inside it
+    (("Rent is £1,275 a month.", "ugh, I meant £1,725, not £1,275. typo on my part."),
+     {("user", "rent", "£1,725 a month")}, {("user", "rent", "£1,275 a month")}),
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
     (("my gym membership is at Fitforge", "I cancelled my gym membership"), set(), {("user", "gym_membership", "at Fitforge")}),
 ]
