@@ -979,20 +979,25 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), start, phrase) for h in held]
 
 
-_DIETS = r"vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free"
+_DIETS = r"vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free|veggie|veggo"
+_DIET_SAID_SHORT = {"veggie": "vegetarian", "veggo": "vegetarian"}  # "not veggie anymore" ends "vegetarian"
 _DIET_WORD = re.compile(rf"(?i)\b(?:{_DIETS})\b")
 
 
 def _diet(m: re.Match[str], c: Clause) -> list[Draft] | None:
     value = m["v"].casefold().replace(" ", "-")
+    value = _DIET_SAID_SHORT.get(value, value)
     if m["no"]:
         if m["no"].casefold() == "not" and not re.search(r"(?i)any\s?more", m.group(0)):
             return None
         held = [h for h in c.open_held("diet") if h.value_key == normalise(value)]
         start, phrase = change_time(c, c.text)
-        then = _DIET_WORD.search(c.turn, c.turn.find(m.group(0)) + len(m.group(0)))
-        if then and held:  # "no longer vegetarian, so pescatarian I guess": the diet is the new one
-            return [draft("supersede", c.subject, "diet", then[0].casefold().replace(" ", "-"), m.group(0), cardinality="one",
+        # what the turn says after the ending (the turn may differ in case from the clause: "i" read as "I")
+        at = c.turn.casefold().find(m.group(0).casefold())
+        then = _DIET_WORD.search(c.turn, at + len(m.group(0))) if at >= 0 else _DIET_WORD.search(c.text, m.end())
+        new = _DIET_SAID_SHORT.get(then[0].casefold(), then[0].casefold().replace(" ", "-")) if then else ""
+        if new and new != value and held:  # "no longer vegetarian, so pescatarian I guess": the diet is the new one
+            return [draft("supersede", c.subject, "diet", new, m.group(0), cardinality="one",
                           template="{subject}'s diet is {value}", valid_from=start, phrase=phrase)]
         return [draft("retract", c.subject, "diet", h.value, m.group(0), cardinality="one", template="{subject}'s diet is {value}",
                       valid_from=start, phrase=phrase) for h in held] or None
@@ -2199,10 +2204,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "diet",
-        re.compile(rf"(?i)^(?:(?:I'm\s+|I\s+am\s+)?(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?)(?P<v>{_DIETS})\b(?:\s+any\s?more)?"),
+        re.compile(rf"(?i)^(?:.*?,\s+(?=(?:no\s+longer|not)\s))?(?:(?:I'm\s+|I\s+am\s+)?(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?)(?P<v>{_DIETS})\b(?:\s+any\s?more)?"),
         _diet,
         examples=((("I'm vegan fyi",), (("user", "diet", "vegan"),)), (("I'm vegetarian", "no longer vegetarian btw, so pescatarian"), (("user", "diet", "pescatarian"),)),
-                  (("I'm vegan", "I'm not vegan any more, eating eggs again. flexitarian I suppose"), (("user", "diet", "flexitarian"),))),
+                  (("I'm vegan", "I'm not vegan any more, eating eggs again. flexitarian I suppose"), (("user", "diet", "flexitarian"),)),
+                  (("I'm vegetarian", "and i eat fish again, not veggie anymore"), ())),
         counter=("not vegetarian food though",),
     ),
     Pattern(

@@ -124,6 +124,9 @@ REWORDED = [
     # "I meant Y, not X" corrects the held X, a number's own comma inside it
     (("Rent is £1,275 a month.", "ugh, I meant £1,725, not £1,275. typo on my part."),
      {("user", "rent", "£1,725 a month")}, {("user", "rent", "£1,275 a month")}),
+    # a diet ended in its short word, after another clause, "i" written small
+    (("I'm vegetarian", "rehomed the snake, couldn't give him the attention. and i eat fish again, not veggie anymore"),
+     set(), {("user", "diet", "vegetarian")}),
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
     (("my gym membership is at Fitforge", "I cancelled my gym membership"), set(), {("user", "gym_membership", "at Fitforge")}),
 ]
