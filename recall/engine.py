@@ -1202,14 +1202,22 @@ class Recall:
     def _coded_since(self, users: Sequence[Hit], found: dict[int, Episode], shown: set[int], seen: Visibility) -> dict[int, Episode]:
         """For user excerpts no name or unit tied to a later turn: the user's newest later turn with the
         next value of a code the excerpt says ("salary band L4" → "I'm L5 now", "go 1.21" → "on 1.23
-        now"): the same letters with other digits, the same major version with another minor. Read from
-        the scopes' latest `CODED_WINDOW` turns (one statement), only when an excerpt has such a code."""
+        now"): the same letters with other digits, the same major version with another minor. Only when
+        an excerpt has such a code and the scopes hold at most `local_scan_items` turns (two bounded
+        statements)."""
         coded = {i: _codes(hit.text) for i, hit in enumerate(users) if i not in found}
         coded = {i: c for i, c in coded.items() if c}
         if not coded:
             return {}
-        recent = [e for e in self._recorder.episodes(seen, session=None, limit=CODED_WINDOW)
-                  if e.role == "user" and e.id not in shown and not is_question(e.text)]
+        # Only where the scopes' turns are few enough to read (`local_scan_items`, one bounded statement):
+        # a code's next value has no word to look it up by, and sorting a large store's turns by time on
+        # every prefetch would cost more than this line of evidence is worth.
+        texts = self._recorder.visible_texts(EPISODE, seen, self.config.local_scan_items)
+        if not texts:
+            return {}
+        wanted = sorted(i for i, text in texts.items() if i not in shown and any(p.search(text) for c in coded.values() for p in c))
+        recent = [r.episode for r in self._recorder.read_episodes(wanted, seen)
+                  if r.episode.role == "user" and not is_question(r.episode.text)] if wanted else []
         out: dict[int, Episode] = {}
         for i, patterns in coded.items():
             said = users[i].episode
@@ -1445,7 +1453,6 @@ _NOT_NAMED = frozenset(
 _MEASURED = re.compile(r"(?i)\d(?:[\d.,]*\d)?\s*(mg|mcg|ml|iu|kg|lb|lbs|km|bpm)\b")
 
 
-CODED_WINDOW = 200  # the latest turns read for a code's next value (`Recall._coded_since`)
 _CODE = re.compile(r"(?<![\w.-])(?P<letters>[A-Za-z]{1,3})(?P<digits>\d{1,3})(?![\w.-])")
 _VERSION = re.compile(r"(?<![\w.])(?P<major>\d{1,2})\.(?P<minor>\d{1,3})(?![\w.])")
 

@@ -5,11 +5,13 @@ stays empty when only a neighbouring thing was said; the block stays within its 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from factledger.digest import Digester, Journal, RulesExtractor, Turn
 from factledger.ledger.times import parse_time
-from factledger.recall import CHANGED_HEADING, EPISODES_HEADING, FACTS_HEADING, Recall
+from factledger.recall import CHANGED_HEADING, EPISODES_HEADING, FACTS_HEADING, Recall, RecallConfig
 
 from .conftest import define
 
@@ -231,7 +233,7 @@ def test_a_fact_answering_part_of_a_question_leaves_room_for_the_turns(clocked_l
     assert part.facts and any("nights" in h.text for h in part.episodes)
 
 
-def test_a_later_turn_with_a_codes_next_value_is_shown_after_the_excerpt(clocked_ledger, clock, journal, recall):
+def test_a_later_turn_with_a_codes_next_value_is_shown_after_the_excerpt(clocked_ledger, clock, journal, recall, index_dir, embedder):
     """'salary band Q4' then 'I'm Q5 now': no name or unit ties the later turn to the excerpt, the code's
     next value does (the same letters, other digits; a version's same major, another minor)."""
     say(journal, clock, "2026-01-20T09:00:00Z", "budget help: I'm in salary band Q4 at work and our services run on tern 2.14")
@@ -243,6 +245,13 @@ def test_a_later_turn_with_a_codes_next_value_is_shown_after_the_excerpt(clocked
     at = texts.index("budget help: I'm in salary band Q4 at work and our services run on tern 2.14")
     assert texts[at + 1] == "still Q5, no change"  # the newest later turn with the code's next value
     assert "unrelated: the Q word is quiet" not in texts
+    # only where the scopes' turns are few enough to read whole (`local_scan_items`): a code's next value
+    # has no word to look it up by, and a large store's turns are not read on every prefetch for it
+    few = Recall(clocked_ledger, index_dir, config=dataclasses.replace(RecallConfig(), local_scan_items=3), embedder=embedder)
+    try:
+        assert "still Q5, no change" not in [h.text for h in few.prompt("what salary band am I in?", SCOPE).episodes]
+    finally:
+        few.close()
 
 
 def test_a_never_said_neighbour_stays_empty(clocked_ledger, clock, journal, globex, recall):
