@@ -1053,7 +1053,7 @@ class Recall:
             # "where does Tregarron work?" when every turn naming him is about something else ("my boyfriend
             # Tregarron and I are adopting a cat"): nothing here says where
             return [h for h in hits if not gated(h)]
-        subject_words = {w for subject in named.subjects for w in words(subject)}
+        subject_words = named.subject_words
         asked = [w for w in dict.fromkeys(content_words(query)) if w not in subject_words and not w.isdigit()]
         if not asked or not hits:
             return hits
@@ -1171,7 +1171,7 @@ class Recall:
         users = [h for h in episodes if h.episode is not None and h.episode.role == "user"]
         if room == 0 or not users:
             return episodes
-        asked = set(content_words(query)) | {w for subject in named.subjects for w in words(subject)}
+        asked = set(content_words(query)) | named.subject_words
         probes = []
         for i, hit in enumerate(users):
             names = _named_in(hit.text, asked)
@@ -1532,7 +1532,7 @@ def _above_floor(hits: list[Hit], share: float) -> list[Hit]:
 def _facts_say_all_asked(query: str, facts: Sequence[Hit], named: NamedSlots) -> bool:
     """Whether every topical word of the query (not a named subject's) is a word, in some form, of a
     fact shown: its sentence or its slot's name."""
-    subject_words = {w for subject in named.subjects for w in words(subject)}
+    subject_words = named.subject_words
     said = {w for f in facts for w in words(f.text) + f.claim.predicate.split("_")  # type: ignore[union-attr]
             + list(PREDICATE_CUES.get(f.claim.predicate, ()))}  # type: ignore[union-attr]  # "city": what lives_in answers
     return all(any(same_word(w, s) for s in said) for w in content_words(query)
@@ -1551,7 +1551,7 @@ def _newest_mention(query: str, hits: Sequence[Hit], facts: Sequence[Hit], shown
     subject's name). None when a shown item is as new, or when nothing newer matches."""
     if not shown:
         return None
-    subject_words = {w for subject in named.subjects for w in words(subject)}
+    subject_words = named.subject_words
     topical = {w for w in content_words(query) if w not in subject_words and not w.isdigit()}
     if not topical:
         return None

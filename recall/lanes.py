@@ -205,6 +205,11 @@ class NamedSlots:
     # The named subjects that facts are about (the others are only speakers of episodes).
     fact_subjects: frozenset[str] = frozenset()
 
+    @property
+    def subject_words(self) -> frozenset[str]:
+        """The words of the subjects' names ("fennor", "user", "sister"): whom a query is about, not what."""
+        return frozenset(w for subject in self.subjects for w in words(subject))
+
 
 class ExactLane:
     """A query naming a known subject and predicate gets that slot's visible values directly.
