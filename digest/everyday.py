@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
+from factledger.ledger.times import format_time, to_datetime
 
 from .model import Draft
 from factledger.ledger.when import MONTHS, WEEKDAYS, find_time_phrase, resolve_time_phrase
@@ -184,7 +185,7 @@ def corrected_state(c: Clause, predicate: str, value: str, quote: str, *, templa
     against = _NOT_THAT.match(quote)
     if not others and not c.open_held(predicate) and against:
         # "the school is Quarlow, not Pellory" when the son's school is the one held naming it
-        theirs = _someone_elses_slot(c, predicate, against["old"])
+        theirs = _someone_elses_slot(c, against["old"], predicate)
         if theirs is not None:
             c = dataclasses.replace(c, subject=theirs.subject)
             others = [theirs]
@@ -234,11 +235,12 @@ _NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-
 _NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3})$")
 
 
-def _someone_elses_slot(c: Clause, predicate: str, old: str) -> ClaimVersion | None:
-    """The one open `predicate` held of someone else whose value names `old` (a correction the user says
-    without saying whose: "the school is Y, not Z")."""
+def _someone_elses_slot(c: Clause, old: str, predicate: str | None = None) -> ClaimVersion | None:
+    """The one open value held of someone else (in `predicate`, when given) that names `old`: a correction
+    the user says without saying whose ("the school is Y, not Z" of the son's school)."""
     word = re.compile(rf"(?i)(?<!\w){re.escape(old.strip())}(?!\w)")
-    held = [h for h in c.request.current if h.tx_to is None and h.valid_to is None and h.predicate == predicate
+    held = [h for h in c.request.current if h.tx_to is None and h.valid_to is None
+            and h.predicate not in ("note", "ended", "relation") and (predicate is None or h.predicate == predicate)
             and h.subject_key != normalise(c.subject) and word.search(h.value)]
     return held[0] if len(held) == 1 else None
 
@@ -922,13 +924,9 @@ def _not_the_held(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not new or not old or normalise(new) == normalise(old) or len(new.split()) > 4:
         return None
     held = [h for h in _held_naming(c, old) if h.subject_key == normalise(c.subject)]
-    if not held:
-        # "the school is Quarlow, not Pellory" when the son's school is the one held naming it
-        word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
-        held = [h for h in c.request.current if h.tx_to is None and h.valid_to is None and h.predicate not in ("note", "ended", "relation")
-                and word.search(h.value)]
-        if len(held) == 1:
-            c = dataclasses.replace(c, subject=held[0].subject)
+    theirs = _someone_elses_slot(c, old) if not held else None
+    if theirs is not None:  # "the school is Quarlow, not Pellory" when the son's school is the one held naming it
+        c, held = dataclasses.replace(c, subject=theirs.subject), [theirs]
     if len(held) != 1:
         return None  # none, or several it could correct: not a guess (a cue's correction leaves a receipt)
     return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), h.valid_from, "") for h in held]
@@ -1488,7 +1486,9 @@ class _Swapped:
 
 
 _ORG = r"[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,3}"
-_STARTS = re.compile(r"(?i)\bstart(?:s|ing)?\s+(?:on\s+|in\s+)?(?P<when>(?:\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+|[a-z]+\s+\d{1,2}(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|next\s+\w+))")
+# A day said for a job's start or end ("4 August", "August 4th", "monday", "next week").
+_DAY_SAID = r"\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+|[a-z]+\s+\d{1,2}(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|next\s+\w+"
+_STARTS = re.compile(rf"(?i)\bstart(?:s|ing)?\s+(?:on\s+|in\s+)?(?P<when>(?:{_DAY_SAID}))")
 
 
 def _took_offer(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -1525,8 +1525,6 @@ def _org_held(c: Clause, org: str) -> ClaimVersion | None:
 
 
 def _days_before(said_at: str, days: int) -> str:
-    from factledger.ledger.times import format_time, to_datetime
-
     moment = to_datetime(said_at) - timedelta(days=days)
     return format_time(moment.replace(hour=0, minute=0, second=0, microsecond=0))
 
@@ -1574,8 +1572,6 @@ def _last_day_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     span = resolve_time_phrase(m["when"], c.said_at, ahead=not re.match(r"(?i)was\b", m["verb"]))
     if span is None or span.valid_from is None:
         return None
-    from factledger.ledger.times import format_time, to_datetime
-
     end = format_time(to_datetime(span.valid_from) + timedelta(days=1))
     if end <= held.valid_from:
         return None
@@ -1604,8 +1600,9 @@ def state_from(c: Clause, predicate: str, value: str, quote: str, *, template: s
 
 
 # A measured value: money, or a number with its unit (the unit is what ties it to a held slot).
+_MEASURE_UNITS = r"kgs?|kilos|lbs?|km|kms|mi|miles|mg|mcg|ml|iu|bpm|cm|mm|%|k"
 _MEASURE = re.compile(
-    r"(?i)(?P<m>(?P<cur>[£$€])\s?\d[\d,.]*\s*k?\b|\d[\d,.]*(?::\d\d)?\s*(?P<unit>kgs?|kilos|lbs?|km|kms|mi|miles|mg|mcg|ml|iu|bpm|cm|mm|%|k)(?![\w])"
+    rf"(?i)(?P<m>(?P<cur>[£$€])\s?\d[\d,.]*\s*k?\b|\d[\d,.]*(?::\d\d)?\s*(?P<unit>{_MEASURE_UNITS})(?![\w])"
     r"(?:\s*(?:per|/|a)\s*(?:km|mile|mi|day|week|month))?)"
 )
 _UNITS_ALIKE = {"kgs": "kg", "kilos": "kg", "lb": "lbs", "kms": "km", "miles": "mi"}
@@ -1647,14 +1644,13 @@ def _measure_moved(m: re.Match[str], c: Clause) -> list[Draft] | None:
         # nothing named before the figure ("so we're down to £3,400"): what the turn named before the clause
         at = c.turn.find(c.text)
         own |= {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", c.turn[:at] if at > 0 else "")}
-    before = own
     slots = []
     for held in c.open_held():
         said = _MEASURE.search(held.value)
         if held.cardinality != "one" or held.predicate in ("note", "ended", "name") or said is None or _unit_of(said) != unit:
             continue
         named = {w.rstrip("s") for w in held.predicate.split("_") if w not in _GENERAL_SLOT_WORDS}
-        if named and named & before:
+        if named and named & own:
             slots.append(held)
     if len(slots) != 1:
         return None
@@ -1729,7 +1725,7 @@ _I = r"^I(?:'ve|\s+have|'m|\s+am)?(?:\s+(?:just|finally|recently|now|also|actual
 PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "a held figure moved",
-        re.compile(r"(?i)^(?=.*?(?:[£$€]\s?\d|\d\s*(?:kgs?|kilos|lbs?|km|kms|mi|miles|mg|mcg|ml|iu|bpm|cm|mm|%|k)(?![\w])))"),
+        re.compile(rf"(?i)^(?=.*?(?:[£$€]\s?\d|\d\s*(?:{_MEASURE_UNITS})(?![\w])))"),
         _measure_moved,
         examples=((("my bench max is 70 kg", "good news though, bench finally moved: 75 kg for a single yesterday"), (("user", "bench_max", "75 kg"),)),
                   (("resting heart rate 58 bpm", "resting heart rate is down to 52 bpm these days"), (("user", "resting_heart_rate", "52 bpm"),))),
@@ -2042,7 +2038,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "last day at",
         re.compile(rf"(?i)^(?:.*?\b)?(?:my\s+)?last\s+day(?:\s+(?:at|with)\s+(?-i:{PROPER}))?\s+(?P<verb>is|was|will\s+be|['’]s)\s+"
-                   r"(?:on\s+)?(?P<when>(?:\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+|[a-z]+\s+\d{1,2}(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next\s+\w+))"),
+                   rf"(?:on\s+)?(?P<when>(?:{_DAY_SAID}|saturday|sunday|tomorrow))"),
         _last_day_at,
         examples=((("I work at Brackley & Pumfrey", "handed in my notice, last day at B&P is 3 October"), ()),),
         counter=("last day at the beach was lovely",),
@@ -2050,7 +2046,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "start at",
         re.compile(rf"(?i)^(?:.*?\b)?I\s+(?:start|begin)\s+(?:at|with)\s+(?-i:{PROPER})\s+"
-                   r"(?P<when>(?:on\s+|in\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+|[a-z]+\s+\d{1,2}(?:st|nd|rd|th)?|monday|tuesday|wednesday|thursday|friday|tomorrow|next\s+\w+|january|february|march|april|may|june|july|august|september|october|november|december))"),
+                   rf"(?P<when>(?:on\s+|in\s+)?(?:{_DAY_SAID}|tomorrow|january|february|march|april|may|june|july|august|september|october|november|december))"),
         _start_at,
         examples=((("I work at Mardleton Freight", "I start at Quarlow Labs next month"), (("user", "works_at", "Mardleton Freight"),)),),
         counter=("I start at the top on Monday",),
