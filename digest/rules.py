@@ -675,9 +675,9 @@ class RulesExtractor:
                 replaced = replacement_in_turn(request.entry.text)
                 if pattern is _MOVED and replaced and normalise(replaced[1]) == normalise(m["v"]):
                     return []  # "scratch EKS, we moved to GKE": a tool replaced (read above), not a home
-                if _SCHOOL.search(m["v"]):  # "my son moved to Tollard Academy": the school he goes to, not a home
-                    return [self._one_timed(who, "school", m["v"], text, m.group(0), said_at, ahead=pattern is _MOVING)]
-                return [self._one_timed(who, "lives_in", m["v"], text, m.group(0), said_at, ahead=pattern is _MOVING)]
+                # "my son moved to Tollard Academy": the school he goes to, not a home
+                predicate = "school" if _SCHOOL.search(m["v"]) else "lives_in"
+                return [self._one_timed(who, predicate, m["v"], text, m.group(0), said_at, ahead=pattern is _MOVING)]
         m = _SWITCHED_FROM.match(text)
         if m:
             return self._switched(who, m)

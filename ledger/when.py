@@ -455,12 +455,12 @@ def _ordinal_named(m: re.Match[str], text: str, today: date) -> date | None:
     # a month word written small may be a verb ("may I"); "May" is the month
     named = [w for w in _MONTH_WORD.finditer(text, 0, m.start())
              if w.group("m").rstrip(".") != "may" and w.group("m").casefold().rstrip(".") in MONTHS]
-    candidates: list[date] = []
     if named:
         month = MONTHS[named[-1].group("m").casefold().rstrip(".")]
         first = re.match(r"\s+(\d{1,2})\b", text[named[-1].end():])
         if first and n < int(first.group(1)):
             month = month % 12 + 1  # "out April 27, back on the 3rd": the 3rd after it, in May
+        candidates: list[date] = []
         for year in (today.year - 1, today.year, today.year + 1):
             try:
                 candidates.append(date(year, month, n))
