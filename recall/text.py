@@ -317,7 +317,8 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "quit": ("stopped",), "smoking": ("cigarettes", "smoke"), "lesson": ("tutor", "class"), "lessons": ("tutor", "class"),
     "class": ("tutor", "lessons"), "tutor": ("lessons", "class"), "phone": ("mobile",), "mobile": ("phone",),
     "dating": ("boyfriend", "girlfriend", "partner"), "vegetables": ("veg",), "veg": ("vegetables",),
-    "niece": ("aunt", "auntie", "uncle"), "nephew": ("aunt", "auntie", "uncle"),
+    # a niece or nephew said from the other side ("I'm an aunt!!!"), as `INVERSE_RELATIVE` has it
+    **{relative: tuple(sorted(said)) for relative, said in INVERSE_RELATIVE.items()},
 }
 
 
