@@ -1511,7 +1511,7 @@ def _took_offer(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _org_held(c: Clause, org: str) -> ClaimVersion | None:
-    """The held works_at that `org` names: the same name, its first word ("Tallowmere" for "Tallowmere
+    """The held works_at that `org` names: the same name, its first word ("Carnhallow" for "Carnhallow
     Studio") or its initials ("B&P" for "Brackley & Pumfrey")."""
     key = normalise(org)
     for held in c.open_held("works_at"):
@@ -1541,7 +1541,7 @@ _WORKY = re.compile(r"(?i)\b(?:job|work|working|role|position|team|colleagues?|b
 
 
 def _first_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'first week at Tallowmere done', 'first day at Quarlow tomorrow': the user works there, since that
+    """'first week at Carnhallow done', 'first day at Quarlow tomorrow': the user works there, since that
     first day (a week back for a first week done; the day its time words name, ahead of when said)."""
     small = m["small"]
     if small and small.casefold() in _NOT_WORKPLACES:

@@ -272,7 +272,7 @@ def _named_relation(request: ExtractionRequest, relation: str) -> str | None:
 
 def _known_capitalised(request: ExtractionRequest, text: str) -> str:
     """`text` with its first word capitalised when that word is a person the ledger holds facts of, as
-    chat writes names small ("anwen's moved to Lisgarth"); else ''."""
+    chat writes names small ("eluned's moved to Lisgarth"); else ''."""
     found = re.match(r"[a-z][a-z\-]+(?=['’]s\b|\s)", text)
     first = found.group(0) if found else ""
     if not first or first in _NOT_PEOPLE:

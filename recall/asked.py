@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from factledger.recall.text import STOP_WORDS, names_relative, same_word, words
+from factledger.recall.text import RELATIVES, STOP_WORDS, names_relative, same_word, words
 
 # The head of "who is my physio?", "what's my GP's name?", "what's my coach called?": a name, which a
 # turn gives without the word ("my GP is Dr Zwanenburg").
@@ -35,6 +35,33 @@ _NOT_NAMES = frozenset(
     "Ok".split()
 )
 
+def names_said(texts: Iterable[str]) -> frozenset[str]:
+    """The casefolded words `texts` write capitalised ("new flatmate moved in!! Keziah."): names, as
+    far as the turns say; a word capitalised only by a sentence's start is among them, which matters only
+    where a question puts it in a person's place ("what's keziah's surname?"). Weekdays, months, "I"
+    and stop words are none."""
+    found = set()
+    for text in texts:
+        for m in _CAPITALISED.finditer(text):
+            word = words(m.group(0))[0]
+            if m.group(0).rstrip("'’") in _NOT_NAMES or word in RELATIVES:
+                continue  # "Mum" is a relative, asked as one
+            found.add(word)
+    return frozenset(found - STOP_WORDS)
+
+
+def recased(query: str, names: Iterable[str]) -> str:
+    """`query` with the words `names` holds capitalised: users type "what's keziah's surname?" in lower
+    case, and a question's shape reads a person by their capital ("Keziah's surname")."""
+    known = set(names)
+    if not known:
+        return query
+    return _LOWER_WORD.sub(lambda m: m.group(0).capitalize() if m.group(0) in known else m.group(0), query)
+
+
+_LOWER_WORD = re.compile(r"(?<![\w'’])[a-z][a-z-]*(?![\w-])")
+
+
 # "Dev's phone number": a capitalised name owning the thing (not "What's", "It's").
 _POSSESSIVE = re.compile(
     r"(?<!\bmy\s)(?<!\bour\s)(?<!\bthe\s)(?<!\bher\s)(?<!\bhis\s)(?<!\byour\s)"
@@ -47,6 +74,8 @@ _AUX = _BE | frozenset("do does did will can could should has have had".split())
 _FRAMES = frozenset("what which who".split())
 # Past participles that end a question's phrase as its verb ("what is the site built with?").
 _PARTICIPLES = frozenset("built made written run done kept held hosted deployed stored based located paid taught".split())
+# Who a verb ending a question's phrase is done to ("charging me"; "my chess rating" has none).
+_OBJECTS = frozenset("me us you him her them".split())
 # Words that end the phrase naming the thing without being part of it.
 _PHRASE_ENDS = frozenset("called named now currently right today these days again due".split())
 
@@ -112,6 +141,15 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
             "".join(f"(?<!{m} )" for m in _MONTHS) + r"(?<![\w.,:/-])\d{1,3}(?:,\d{3})*(?:k\b|(?![\w.:/-]|,\d))"
             r"|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twenty|thirty|forty|fifty|hundred)\b",
             re.I,
+        ),
+    ),
+    (
+        frozenset("address".split()),
+        # a street with its number or its kind ("14 Vell Row", "on Hartop Terrace"), or a postcode
+        re.compile(
+            r"\b(?:\d{1,4}[A-Za-z]?,?\s+)?(?:[A-Z][\w'’-]+\s+){1,3}(?i:street|st|road|rd|lane|ln|avenue|ave|terrace|close|way|drive"
+            r"|place|court|crescent|gardens|grove|square|row|hill|boulevard|blvd|mews|walk|parade|strasse|straße|rue|via|calle)\b"
+            r"|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b",
         ),
     ),
     (
@@ -291,6 +329,8 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                 after = rest[n + 1 + len(thing) :]
                 if thing[-1] in _PARTICIPLES or (thing[-1].endswith("ed") and len(thing[-1]) > 4):
                     return None  # "what is the checkout built with?": a verb ends the phrase, no thing is named
+                if len(thing) >= 2 and thing[-1].endswith("ing") and after and after[0] in _OBJECTS:
+                    return None  # "what's the accountant charging me?": what they do, not a thing of theirs
                 if thing == [NAME] and len(after) >= 3 and after[0] == "of" and after[1] in _OWNERS:
                     # "what's the name of my dentist?": a name asked of a role ("the name of Ana's dog" is
                     # not read: a person's things are often said without the role's word)
@@ -563,6 +603,8 @@ def person_asked_of(query: str) -> str | None:
 _WHERE_OF = re.compile(
     r"(?i)\b(?:where|who)\s+(?:does|did|is|was)\s+(?P<name>[A-Z][\w'’-]*)\s+(?:(?P<work>work(?:ing)?|employed|work\s+for)"
     r"|(?P<live>live|living|based|staying))\b"
+    # "what does Tregarron do for work?", "what does she do for a living now?": a job asked too
+    r"|(?i:\bwhat\s+(?:does|did)\s+)(?P<doer>[A-Z][\w'’-]*)(?i:\s+do(?P<job>\s+for\s+(?:work|a\s+living))?(?:\s+(?:now|these\s+days|nowadays))?\s*[?.!]*\s*$)"
 )
 _SAYS_WORK = frozenset(
     "work works worked working job jobs employer employed company office hired joined quit left retired freelance "
@@ -572,6 +614,11 @@ _SAYS_WORK = frozenset(
 _SAYS_HOME = frozenset(
     "live lives lived living moved move moves moving based home house flat apartment place staying stays settled "
     "relocated rehomed rehome rehoming city town village lease rent rents".split()
+)
+# "Tregarron's a nurse", "she's now an architect", "trained as a welder": a trade said of someone.
+_A_TRADE = (
+    r"(?i)(?:\b(?:{name}|she|he|they)\s*(?:is|was|are|were|became|['’]s|['’]re)|\b(?:works|worked|working|trained|qualified)\s+as)"
+    r"\s+(?:now\s+|still\s+)?(?:a|an)\s+(?!lot\b|bit\b|little\b|few\b|mess\b|wreck\b)[a-z]"
 )
 # Where what one clause says of someone ends: a sentence, or a turn to another matter ("… so I'm climbing
 # with Tregarron now"); "and" goes on about the same person ("retired and moved to Treswell").
@@ -586,10 +633,10 @@ def where_of_unsaid(query: str, texts: Iterable[str]) -> bool:
     every turn naming them is about something else ("my boyfriend Tregarron and I are adopting a cat"), and
     the question was never answered here. False when nothing found names them (other rules decide)."""
     m = _WHERE_OF.search(query)
-    if m is None or m["name"] in _NOT_NAMES:
+    if m is None or (m["name"] or m["doer"]) in _NOT_NAMES:
         return False
-    name = words(m["name"])[0]
-    cues = _SAYS_WORK if m["work"] else _SAYS_HOME
+    name = words(m["name"] or m["doer"])[0]
+    cues = _SAYS_WORK if m["work"] or m["doer"] else _SAYS_HOME
     named = False
     for text in texts:
         clauses = [c for c in _CLAUSE_BREAK.split(text) if c.strip()]
@@ -597,9 +644,11 @@ def where_of_unsaid(query: str, texts: Iterable[str]) -> bool:
             if name not in words(clause):
                 continue
             named = True
-            told = words(clause)
+            told, said = words(clause), clause
             if at + 1 < len(clauses) and _PRONOUN_LEAD.match(clauses[at + 1].strip()):
-                told = told + words(clauses[at + 1])
+                told, said = told + words(clauses[at + 1]), f"{clause} {clauses[at + 1]}"
             if any(same_word(w, cue) for w in told for cue in cues):
                 return False
+            if m["doer"] and re.search(_A_TRADE.format(name=re.escape(name)), said):
+                return False  # "Tregarron's a radiographer": what she does, without a word of work
     return named

@@ -26,7 +26,10 @@ from factledger.ledger.when import dated_day_words
 
 from factledger.ledger.keys import normalise as key_normalise
 
-from .asked import age_asked_of, asked_for, asks_unsaid_part, person_asked_of, sibling_instead, states_age, where_of_unsaid, words_share
+from .asked import (
+    age_asked_of, asked_for, asks_unsaid_part, names_said, person_asked_of, recased, sibling_instead, states_age, where_of_unsaid,
+    words_share,
+)
 from .config import RecallConfig
 from .index_meta import IndexStatus, index_home, quick_status
 from .lanes import PREDICATE_CUES, ExactLane, NamedSlots, TermStats, lexical_lane
@@ -1034,6 +1037,8 @@ class Recall:
         one holder's works_at when no wife was ever mentioned. Words naming a known subject or speaker
         are never such a qualifier (they have their own handling: boosts and `named_subject_facts_only`).
         An assistant turn answering a turn left out so goes with it. `facts_only`: leave the turns be."""
+        # a name typed in lower case ("keziah's surname") is read as the turns write it
+        query = recased(query, names_said(h.text for h in hits))
         if not facts_only and hits:
             relation = asks_relatives_name(query)
             if relation is not None and not any(names_relative(h.text, relation) for h in hits):

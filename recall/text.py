@@ -317,6 +317,11 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "quit": ("stopped",), "smoking": ("cigarettes", "smoke"), "lesson": ("tutor", "class"), "lessons": ("tutor", "class"),
     "class": ("tutor", "lessons"), "tutor": ("lessons", "class"), "phone": ("mobile",), "mobile": ("phone",),
     "dating": ("boyfriend", "girlfriend", "partner"), "vegetables": ("veg",), "veg": ("vegetables",),
+    "seeing": ("dating", "boyfriend", "girlfriend"),
+    "weigh": ("weight", "weighed", "kg", "lbs"), "weight": ("weigh", "weighed", "kg", "lbs"),
+    "pet": ("cat", "dog"), "pets": ("cat", "cats", "dog", "dogs"),
+    "charge": ("fee", "fees", "price", "quote"), "charging": ("fee", "fees", "price", "quote"), "charges": ("fee", "fees", "price"),
+    "fee": ("charge", "charges", "costs"), "travelling": ("coming", "joining"), "traveling": ("coming", "joining"),
     # a niece or nephew said from the other side ("I'm an aunt!!!"), as `INVERSE_RELATIVE` has it
     **{relative: tuple(sorted(said)) for relative, said in INVERSE_RELATIVE.items()},
 }

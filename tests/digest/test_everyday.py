@@ -107,8 +107,8 @@ REWORDED = [
     (("my brother just started as a line cook at Brightwick", "Corvinel (my brother) left Brightwick. He's head chef at Ollamere now"),
      {("Corvinel", "works_at", "Ollamere")}, {("Corvinel", "works_at", "Brightwick"), ("user's brother", "works_at", "Brightwick")}),
     # a name the ledger knows, written small
-    (("my sister Anwen lives in Pellory", "anwen's moved to Lisgarth"), {("Anwen", "lives_in", "Lisgarth")}, {("Anwen", "lives_in", "Pellory")}),
-    (("my sister Anwen lives in Pellory", "anwen is here"), {("Anwen", "lives_in", "Pellory")}, set()),
+    (("my sister Eluned lives in Pellory", "eluned's moved to Lisgarth"), {("Eluned", "lives_in", "Lisgarth")}, {("Eluned", "lives_in", "Pellory")}),
+    (("my sister Eluned lives in Pellory", "eluned is here"), {("Eluned", "lives_in", "Pellory")}, set()),
     # "she" with nobody named before is nobody's we know, unless what she did was to the user
     (("she's accepted a job at Pellmark Robotics",), set(), {("user", "works_at", "Pellmark Robotics")}),
     # a school moved to is a school, not a home; a correction naming someone else's held value corrects theirs
@@ -185,7 +185,7 @@ def test_a_job_ends_on_its_last_day_and_the_next_starts_on_its_first(talk) -> No
     talk.digest()
     talk.say("handed in my notice!! last day at B&P is 3 Oct", "2025-08-25T12:30:00Z")
     talk.digest()
-    talk.say("first week at tallowmere done, my brain is full", "2025-10-20T20:15:00Z")
+    talk.say("first week at carnhallow done, my brain is full", "2025-10-20T20:15:00Z")
     talk.digest()
 
     def held(day: str, predicate: str) -> list[str]:
@@ -194,8 +194,8 @@ def test_a_job_ends_on_its_last_day_and_the_next_starts_on_its_first(talk) -> No
     assert held("2025-09-15", "works_at") == ["Brackley & Pumfrey"]
     assert held("2025-10-03", "works_at") == ["Brackley & Pumfrey"]
     assert held("2025-10-08", "works_at") == []  # the week off between
-    assert held("2025-10-14", "works_at") == ["Tallowmere"]
-    assert [c.value for c in talk.ledger.current([talk.scope]) if c.predicate == "works_at"] == ["Tallowmere"]
+    assert held("2025-10-14", "works_at") == ["Carnhallow"]
+    assert [c.value for c in talk.ledger.current([talk.scope]) if c.predicate == "works_at"] == ["Carnhallow"]
     assert held("2025-09-15", "job_title") == ["Grade 4 site surveyor"]
     assert held("2025-10-14", "job_title") == []
 

@@ -9,8 +9,8 @@ import pytest
 from factledger.digest import Journal, Turn
 from factledger.ledger.times import parse_time
 from factledger.recall.asked import (
-    NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, person_asked_of, sibling_instead, states_age,
-    where_of_unsaid,
+    NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, names_said, person_asked_of, recased,
+    sibling_instead, states_age, where_of_unsaid,
 )
 from factledger.recall.text import asks_about_unnamed_relative, lexical_query, names_relative, says_changed
 
@@ -49,6 +49,9 @@ SHAPES = [
     ("when's my boiler service due?", ("service", ("boiler",), ())),
     ("when is the wedding?", ("wedding", (), ())),
     ("when is my car booked?", None),  # a verb ends the phrase
+    ("what's the accountant charging me?", None),  # ... and so does one in -ing before whom it is done to
+    ("what's my running pace?", ("pace", ("running",), ())),
+    ("what's my chess rating?", ("rating", ("chess",), ())),  # a noun in -ing
     ("what's the name of Pickle's vet?", None),  # a person's: not read
     ("what is the name of my dentist?", (NAME, ("dentist",), ())),
 ]
@@ -307,7 +310,25 @@ OF_SOMEONE = [
     # the role said in the turn, a titled name beside the person ("Dr." ends no sentence)
     ("who's Pilchard's vet?", ["note to self - switched vets. Pilchard's with Dr. Ambrey at Oxgate Clinic now"], set(), False),
     ("who's Pilchard's vet?", ["Pilchard's with Dr. Ambrey now"], set(), True),  # no vet said: a doctor, whose?
+    # an address is a street or a postcode said beside them, with or without the word
+    ("what's Bartosz's address?", ["the spare key is with my brother Bartosz now"], {"address"}, True),
+    ("what's Bartosz's address?", ["Bartosz moved to 14 Vell Row last week"], {"address"}, False),
+    ("what's Bartosz's address?", ["Bartosz is on Hartop Terrace now, flat 3"], {"address"}, False),
+    ("what's Bartosz's address?", ["post for Bartosz goes to LS6 2QT"], {"address"}, False),
 ]
+
+
+@pytest.mark.parametrize(("texts", "query", "read"), [
+    # a name typed in lower case is read with the capital the turns give it, also at a sentence's start
+    (["new flatmate moved in!! Ottavia. works nights"], "what's ottavia's surname?", "what's Ottavia's surname?"),
+    (["my son Benedek is in class 3B"], "who is benedek's best friend?", "who is Benedek's best friend?"),
+    (["On Monday I start"], "what's on monday?", "what's on monday?"),  # a weekday is no name
+    (["Mum's booked the table"], "what time was mum's dinner?", "what time was mum's dinner?"),  # a relative, asked as one
+    (["I'd rather not"], "what do i like?", "what do i like?"),
+    ([], "what's ottavia's surname?", "what's ottavia's surname?"),
+])
+def test_a_name_typed_in_lower_case(texts, query, read):
+    assert recased(query, names_said(texts)) == read
 
 
 @pytest.mark.parametrize(("query", "texts", "unsaid", "empty"), OF_SOMEONE)
@@ -365,6 +386,12 @@ WHERE_OF = [
     ("where does Tregarron live?", ["Tregarron is staying with us, he's rehomed his dog"], False),
     ("where does Tregarron live?", ["my sister moved to Carnbre"], False),  # nobody named: other rules decide
     ("what does Tregarron like?", ["Tregarron and I broke up"], False),  # not a job or a home
+    ("what does Tregarron do for work?", ["my father-in-law Tregarron avoids gluten"], True),  # a job asked, none said
+    ("what does Tregarron do for work?", ["the party was a hit, Tregarron came too"], True),  # "was a hit" is no trade
+    ("what does Tregarron do for a living now?", ["Tregarron's a radiographer at the county hospital"], False),
+    ("what does Tregarron do?", ["Tregarron is an architect, he says"], False),
+    ("what does Tregarron do?", ["Tregarron got hired by a bakery"], False),
+    ("what does Tregarron do on weekends?", ["Tregarron avoids gluten"], False),  # not a job asked
 ]
 
 

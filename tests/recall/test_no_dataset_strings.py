@@ -62,6 +62,8 @@ GENERIC = {
     "vegetarian", "pescatarian", "telescope", "vitamin D", "A positive",
     "PostgreSQL", "Postgres", "Python", "GitLab", "GitHub", "Bitbucket", "CircleCI", "Buildkite", "Jenkins",
     "Checkpoint", "Honda", "Lisbon", "Porto", "platform",
+    "SQLite", "electrician", "reporting", "Slack",  # the product's own engine; common words (a trade, a verb)
+    "Tokyo",  # a city in the docs' prompt-rendering table, before any set named it
 }
 
 
