@@ -347,7 +347,9 @@ _RELATIVE_DAY = re.compile(
     rf"|\b(?:yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening)"
     rf"|{_COUNT}\s+(?:day|week)s?\s+ago)(?![\w'’-])"
 )
-_CLAUSE_BOUNDS = re.compile(r"[.!?;,]|\s+(?:and|but|so)\s+")
+_CLAUSE_BOUNDS = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)[.!?;,]|\s+(?:and|but|so)\s+")
+# A sentence's end ("Prof." and "Dr." end none): where a clause saying no direction looks for its verb.
+_SENTENCE_BOUNDS = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)[.!?;]")
 # A clause that looks back: a past form or "since". One that looks ahead: a future form or a booking.
 _LOOKS_BACK = re.compile(
     r"(?i)\b(?:since|was|were|did|had|got|went|came|died|born|passed|gave|left|moved|started|finished|ran|took"
@@ -363,10 +365,20 @@ _BOOKED_FOR = re.compile(r"(?i)\b(?:booked|scheduled|planned|moved|pushed|resche
 _DATED_AFTER = re.compile(r"\s*(?:\[|\(?\d{4}-\d{2}-\d{2}|\(?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b)")
 
 
-def _clause_around(text: str, start: int, end: int) -> str:
-    left = max((m.end() for m in _CLAUSE_BOUNDS.finditer(text, 0, start)), default=0)
-    right = next((m.start() for m in _CLAUSE_BOUNDS.finditer(text, end)), len(text))
+def _clause_around(text: str, start: int, end: int, bounds: re.Pattern[str] = _CLAUSE_BOUNDS) -> str:
+    left = max((m.end() for m in bounds.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in bounds.finditer(text, end)), len(text))
     return text[left:start] + " " + text[end:right]
+
+
+def _direction(lead: str, text: str, start: int, end: int) -> bool | None:
+    """Whether a day word at text[start:end] looks ahead (True) or back (False), by its clause; when the
+    clause says neither ("…into a flat on Hartop Row, Ellbury on saturday"), by its sentence's other
+    clauses ("moved out of my old place and into a flat …, on saturday": moved)."""
+    ahead = _weekday_ahead(lead, _clause_around(text, start, end))
+    if ahead is None and not _LOOKS_BACK.search(_clause_around(text, start, end)):
+        ahead = _weekday_ahead(lead, _clause_around(text, start, end, _SENTENCE_BOUNDS))
+    return ahead
 
 
 def _day_named(m: re.Match[str], text: str, today: date) -> date | None:
@@ -379,13 +391,13 @@ def _day_named(m: re.Match[str], text: str, today: date) -> date | None:
         return base + timedelta(days=_count(m.group("n_from")) * (7 if m.group("unit_from").casefold() == "week" else 1))
     if m.group("n_in"):
         # "in three weeks": a day ahead only when the clause looks ahead ("lost 2 kg in three weeks" is a span)
-        if _weekday_ahead("", _clause_around(text, m.start(), m.end())) is not True:
+        if _direction("", text, m.start(), m.end()) is not True:
             return None
         return today + timedelta(days=_count(m.group("n_in")) * (7 if m.group("unit_in").casefold() == "week" else 1))
     phrase = re.sub(r"(?i)^(?:since|from|on)\s+", "", m.group(0))
     lead = (m.group("lead") or "").casefold()
     if m.group("day") is not None and lead not in ("last", "this", "next"):
-        ahead = _weekday_ahead(lead, _clause_around(text, m.start(), m.end()))
+        ahead = _direction(lead, text, m.start(), m.end())
         if ahead is None:
             return None
     else:

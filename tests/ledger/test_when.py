@@ -143,6 +143,11 @@ def test_what_is_not_one_event_time(phrase: str) -> None:
         ("deadline is two weeks from today", "deadline is two weeks from today [2026-03-28]"),
         ("my defence is in three weeks", "my defence is in three weeks [2026-04-04]"),
         ("lost 2 kg in three weeks", "lost 2 kg in three weeks"),  # a span, not a day ahead
+        # "Prof." ends no clause; a clause saying no direction takes its sentence's ("moved … , on saturday")
+        ("my viva is with Prof. Pardew in three weeks", "my viva is with Prof. Pardew in three weeks [2026-04-04]"),
+        ("moved out of the old flat and into one on Vell Row, Hartby on friday. boxes everywhere",
+         "moved out of the old flat and into one on Vell Row, Hartby on friday [2026-03-13]. boxes everywhere"),
+        ("so tired. gym on monday, swim on tuesday", "so tired. gym on monday, swim on tuesday"),  # no verb anywhere
         # left as said: neither way, a habit, a plural, a period longer than a day, already dated
         ("we rehearse on Monday at the hall", "we rehearse on Monday at the hall"),
         ("swimming on mondays", "swimming on mondays"),
