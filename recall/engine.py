@@ -38,7 +38,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    SAID_OTHERWISE, STOP_WORDS, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    QUESTION_TIME_WORDS, SAID_OTHERWISE, STOP_WORDS, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -633,7 +633,8 @@ class Recall:
             for kind in KINDS:
                 for word, n in self._terms[kind].df(list(lexical.words)).items():
                     counts[word] += n
-            if sum(1 for n in counts.values() if n == 0) <= 1:
+            # (a word of when, "at the moment", "in May", is no such part)
+            if sum(1 for w, n in counts.items() if n == 0 and w not in _NOW_WORDS and w not in QUESTION_TIME_WORDS) <= 1:
                 lexical = lexical_query(query, said_otherwise=True)
         small = self._small_sets(seen, kinds)
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.

@@ -310,14 +310,18 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "salary": ("pay", "paid", "earn"), "earn": ("salary", "pay"), "earning": ("salary", "pay"), "pay": ("salary",),
     "medication": ("meds", "prescribed", "dose"), "meds": ("medication", "prescribed"), "medicine": ("meds", "medication"),
     "allergic": ("allergy", "allergies"), "allergy": ("allergic",), "allergies": ("allergic",),
-    "injure": ("hurt", "tweaked", "strained"), "injured": ("hurt", "tweaked", "strained"), "injury": ("hurt", "tweaked", "strained"),
+    "injure": ("hurt", "tweaked", "strained"), "injured": ("hurt", "tweaked", "strained"), 
     "hotel": ("staying",), "staying": ("hotel",), "stay": ("hotel",),
     "car": ("drive", "driving"), "drive": ("car",), "birthday": ("born", "turns"), "born": ("birthday",),
     "trip": ("holiday", "travel"), "holiday": ("trip", "vacation"), "vacation": ("trip", "holiday"),
     "quit": ("stopped",), "smoking": ("cigarettes", "smoke"), "lesson": ("tutor", "class"), "lessons": ("tutor", "class"),
     "class": ("tutor", "lessons"), "tutor": ("lessons", "class"), "phone": ("mobile",), "mobile": ("phone",),
     "dating": ("boyfriend", "girlfriend", "partner"), "vegetables": ("veg",), "veg": ("vegetables",),
-    "seeing": ("dating", "boyfriend", "girlfriend"),
+    "seeing": ("dating", "boyfriend", "girlfriend"), "marrying": ("fiance", "fiancé", "fiancee", "engaged"),
+    "diet": ("vegetarian", "vegan", "pescatarian", "veggie", "eat", "eating"), "weighing": ("weight", "weighed", "kg", "lbs"),
+    "database": ("db",), "db": ("database",), "building": ("bldg",), "team": ("squad",), "squad": ("team",),
+    "injury": ("hurt", "tweaked", "strained", "sprained", "pulled", "torn", "physio"),
+    "office": ("coworking", "based"), "hosted": ("host", "hosting", "runs"),
     "weigh": ("weight", "weighed", "kg", "lbs"), "weight": ("weigh", "weighed", "kg", "lbs"),
     "pet": ("cat", "dog"), "pets": ("cat", "cats", "dog", "dogs"),
     "charge": ("fee", "fees", "price", "quote"), "charging": ("fee", "fees", "price", "quote"), "charges": ("fee", "fees", "price"),
@@ -330,9 +334,15 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
 _FOR_A_LIVING = re.compile(r"(?i)\bfor\s+a\s+living\b")
 
 
+# "what Go version are we on?", "what go version were we running?": the language, not the stop word.
+_GO_LANGUAGE = re.compile(
+    r"(?<=[\w,]\s)Go\b(?!['’])|(?i:\bgo\s+(?:version|\d|services?|modules?|backend|code|toolchain|release|binary|runtime)\b)"
+)
+
+
 def lexical_query(text: str, *, said_otherwise: bool = False) -> LexicalQuery:
     """The query's lexical terms; `said_otherwise`: with the words its words are said as (`SAID_OTHERWISE`)."""
-    terms = list(dict.fromkeys(content_words(text)))
+    terms = list(dict.fromkeys(content_words(text) + (["go"] if _GO_LANGUAGE.search(text) else [])))
     if said_otherwise:
         # "what does she do for a living" asks for a job, not a home
         kept = [w for w in terms if not (w == "living" and _FOR_A_LIVING.search(text))]
@@ -360,6 +370,8 @@ _PAST_CUES = frozenset(
     """.split()
 )
 _YEAR = re.compile(r"\b(?:1[89]|2[01])\d\d\b")
+# A question's words of when ("in May", "back in feb", "at the start of March"): no part of what it asks.
+QUESTION_TIME_WORDS = _PAST_CUES | _TIME_WORDS | frozenset("jan feb mar apr jun jul aug sep sept oct nov dec mid".split())
 # Characters that must not reach a prompt as themselves: controls, line and paragraph separators, and
 # zero-width or direction marks that can hide text.
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]+")

@@ -364,9 +364,24 @@ def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     ("where was Brunhild living in May?", {"moved", "home"}),  # "moved into the care home" says where
     ("who was I dating last spring?", {"boyfriend", "girlfriend", "partner"}),
     ("where did my vegetables come from?", {"veg"}),
+    ("what's my diet these days?", {"vegetarian", "pescatarian"}),
+    ("what do I weigh at the moment?", {"weight", "kg"}),
+    ("which building is my desk in?", {"bldg"}),
 ])
 def test_a_questions_words_said_otherwise(query, also):
     assert also <= set(lexical_query(query, said_otherwise=True).words)
+
+
+@pytest.mark.parametrize(("query", "go"), [
+    ("what Go version are we on?", True),
+    ("what go version were we running in May?", True),  # written small, before what it versions
+    ("which go services are on k8s?", True),
+    ("Go to the gym today?", False),  # the verb
+    ("where do I go on fridays?", False),
+    ("Go's version?", False),
+])
+def test_the_go_language_is_a_word_of_the_query(query, go):
+    assert ("go" in lexical_query(query).words) is go
 
 
 def test_for_a_living_asks_for_a_job_not_a_home():
@@ -398,3 +413,19 @@ WHERE_OF = [
 @pytest.mark.parametrize(("query", "texts", "unsaid"), WHERE_OF)
 def test_where_someone_works_or_lives_never_said(query, texts, unsaid):
     assert where_of_unsaid(query, texts) is unsaid
+
+
+@pytest.mark.both_engines
+def test_recall_reads_lower_case_names_and_words_said_otherwise(clocked_ledger, clock, recall):
+    journal = Journal(clocked_ledger)
+    say(journal, clock, "2026-03-02T09:00:00Z", "new flatmate moved in!! Keziah. works nights, has a ferret")
+    say(journal, clock, "2026-03-03T09:00:00Z", "logging again. 94.2 kg this morning, goal is under 90")
+    say(journal, clock, "2026-03-04T09:00:00Z", "ctx: payments service, we're on go 1.22 now")
+    say(journal, clock, "2026-03-05T09:00:00Z", "the spare key is with my brother Bartosz now")
+    clock.now = parse_time("2026-03-10")
+    # the name typed small is still a person: her surname, his address were never said
+    assert recall.prompt("what's keziah's surname?", SCOPE).text == ""
+    assert recall.prompt("what's bartosz's address?", SCOPE).text == ""
+    # "weigh" never said, "moment" a word of when: the weight is looked up as said
+    assert "94.2" in recall.prompt("what do I weigh at the moment?", SCOPE).text
+    assert "1.22" in recall.prompt("what go version are we on?", SCOPE).text
