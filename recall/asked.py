@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from factledger.recall.text import RELATIVES, STOP_WORDS, names_relative, same_word, words
+from factledger.recall.text import RELATIVES, SAID_OTHERWISE, STOP_WORDS, names_relative, same_word, words
 
 # The head of "who is my physio?", "what's my GP's name?", "what's my coach called?": a name, which a
 # turn gives without the word ("my GP is Dr Zwanenburg").
@@ -88,6 +88,9 @@ TYPE_HEADS = frozenset(
 
 # Heads that sum up what was said rather than name one thing of it ("my gym routine" is answered by
 # "squats, then intervals on the rower" without the word): a turn need not say them, so their absence proves nothing.
+# Heads a title answers without their word ("i'm treasurer of the allotment society" for "my role there").
+TITLE_HEADS = frozenset("role job position title occupation profession".split())
+
 SUMMARY_HEADS = frozenset(
     "routine routines schedule plan plans setup situation status goal goals progress budget commute stack "
     "diet habit habits hobby hobbies preference preferences favourite favourites favorite update updates news "
@@ -156,7 +159,15 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
         frozenset("dose dosage".split()),
         re.compile(r"\b\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|iu|units?|tablets?|pills?|puffs?|drops?)\b", re.I),
     ),
-    (frozenset("pb record best max 1rm pr time".split()), re.compile(r"\b\d{1,2}:\d\d\b|\b\d+(?:\.\d+)?\s*(?:min|mins|minutes|secs?|seconds|kg|km)\b")),
+    (
+        frozenset("pb record best max 1rm pr time".split()),
+        # a clock time or a duration ("7:30", "3pm", "51:07", "45 min"), or a lift's weight
+        re.compile(r"\b\d{1,2}:\d\d\b|\b\d{1,2}(?:[.:]\d\d)?\s*(?:am|pm)\b|\b(?:noon|midday)\b|\b\d+(?:\.\d+)?\s*(?:min|mins|minutes|secs?|seconds|kg|km)\b", re.I),
+    ),
+    (
+        frozenset("weigh weighs weighed weight".split()),
+        re.compile(r"\b\d+(?:\.\d+)?\s*(?:kg|kgs|kilos?|lbs?|pounds|st|stone)\b", re.I),
+    ),
     (frozenset("rate percentage apr interest".split()), re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b")),
     (
         frozenset("price cost fee fees charge charges rent salary pay wage payment payments bill premium deposit balance".split()),
@@ -412,15 +423,21 @@ def _says_role(text: str, role: str) -> bool:
     return any(w == role or w == role + "s" or (w.rstrip("s") == role.rstrip("s") and len(role) > 3) for w in words(text))
 
 
+_CALLED = re.compile(r"\b(?:called|named)\s+[A-Z]")
+
+
 def names_beside(text: str, role: str) -> bool:
     """Whether a sentence of `text` holds the role word and a name: a title ("with Dr. Achterberg"), or a
     capitalised word that does not start the sentence and is no weekday, month or "I" ("I have two
     cats, Pepper and Tofu"). A looser test than `names_relative`, for the name asked of a role."""
-    for part in _SENTENCE.split(text):
+    parts = _SENTENCE.split(text)
+    for at, part in enumerate(parts):
         if not _says_role(part, role):
             continue
         if _TITLES.search(part):
             return True
+        if at + 1 < len(parts) and _CALLED.search(parts[at + 1]):
+            return True  # "first paying customer!!! a little nursery called Pellow Farm"
         part = part.lstrip("\"'“ ")
         for m in _CAPITALISED.finditer(part):
             if m.group(0).strip("'’") in _NOT_NAMES:
@@ -481,7 +498,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
             return False
         # "piano lessons with Mrs. Okonjo-Reyes" names the piano teacher without the word
         return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
-    if asked.head in SUMMARY_HEADS or (not asked.person and any(word in held for word in asked.alternatives())):
+    if asked.head in SUMMARY_HEADS or asked.head in TITLE_HEADS or (not asked.person and any(word in held for word in asked.alternatives())):
         return False  # a summary need not say its word; a held slot asked by the head answers (the user's own)
     if any(word in never_said and any(c.isdigit() for c in word) for word in asked.qualifiers):
         return True  # "my 403b balance" beside a card's: a thing named by a code never said is absent
@@ -515,9 +532,10 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # (or starting the clause after it: "booked my flight to Halifax! QX 416, June 8")
         for text in texts:
             clauses = _value_clauses(asked, text)
+            others = set(asked.others).union(*(SAID_OTHERWISE.get(word, ()) for word in asked.others))
             for at, clause in enumerate(clauses):
-                if asked.others and not _shares(words(clause), asked.others):
-                    continue
+                if others and not _shares(words(clause), others):
+                    continue  # ("flying Brantair BT212" is the flight's: "flight" said as "flying")
                 after = clauses[at + 1].lstrip(" ,.;:!?-") if at + 1 < len(clauses) else ""
                 if shape.search(clause) or (after and shape.match(after)):
                     return False

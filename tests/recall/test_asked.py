@@ -133,6 +133,13 @@ RULE = [
     ("what's my deadlift max?", ["deadlifts felt heavy, three sets of five"], {"max", "pb", "record", "best", "1rm", "pr"}, True),
     ("what is my sertavex dose now?", ["sertavex went up to 75 mg after the review"], {"dose"}, False),
     ("what is my sertavex dose now?", ["started sertavex this week, it makes me sleepy"], {"dose"}, True),
+    # a clock time said with am/pm; a weight asked by its verb; a flight said as "flying"; a role as a title
+    ("what time is my physio?", ["physio moved to thursday, 3pm"], {"time"}, False),
+    ("what time is my physio?", ["physio moved to thursday"], {"time"}, True),
+    ("how much does the puppy weigh?", ["the puppy's 6.4 kg already"], {"weigh"}, False),
+    ("how much does the puppy weigh?", ["the puppy ate a sock"], {"weigh"}, True),
+    ("what's my flight number to Tromsø?", ["booked! Tromsø 3 to 9 May, flying Brantair BT212 out of Leeds"], {"number", "flight"}, False),
+    ("what was my role at the chess club?", ["i'm treasurer of the chess club now"], {"role", "job", "position", "work"}, False),
 ]
 
 
@@ -153,6 +160,8 @@ def test_a_held_slot_asked_by_the_head_answers():
 
 
 @pytest.mark.parametrize(("text", "role", "named"), [
+    ("first paying customer!!! a little bakery called Pellow Farm, 9 a month", "customer", True),
+    ("first paying customer!!! so happy", "customer", False),
     ("my daughter has an orthodontist appointment on Feb 11 with Dr. Achterberg", "orthodontist", True),
     ("I have two cats, Pepper and Tofu, plus a dog", "cats", True),
     ("been doing physio since last Monday, twice a week", "physio", False),  # a weekday names nobody
