@@ -88,7 +88,7 @@ TYPE_HEADS = frozenset(
 
 # Heads that sum up what was said rather than name one thing of it ("my gym routine" is answered by
 # "squats, then intervals on the rower" without the word): a turn need not say them, so their absence proves nothing.
-# Heads a title answers without their word ("i'm treasurer of the allotment society" for "my role there").
+# Heads a title answers without their word ("i'm secretary of the chess club" for "my role there").
 TITLE_HEADS = frozenset("role job position title occupation profession".split())
 
 SUMMARY_HEADS = frozenset(

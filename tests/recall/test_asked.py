@@ -139,7 +139,7 @@ RULE = [
     ("how much does the puppy weigh?", ["the puppy's 6.4 kg already"], {"weigh"}, False),
     ("how much does the puppy weigh?", ["the puppy ate a sock"], {"weigh"}, True),
     ("what's my flight number to Tromsø?", ["booked! Tromsø 3 to 9 May, flying Brantair BT212 out of Leeds"], {"number", "flight"}, False),
-    ("what was my role at the chess club?", ["i'm treasurer of the chess club now"], {"role", "job", "position", "work"}, False),
+    ("what was my role at the chess club?", ["i'm secretary of the chess club now"], {"role", "job", "position", "work"}, False),
 ]
 
 
