@@ -13,7 +13,7 @@ from factledger.ledger.keys import normalise as key_normalise
 
 from .model import EPISODE, FACT, LaneHit, Terms, Visibility
 from .recorder import RecallRecorder
-from .text import STOP_WORDS, LexicalQuery, stem, words
+from .text import STOP_WORDS, UNTOPICAL_WORDS, LexicalQuery, stem, words
 
 __all__ = ["EPISODE", "FACT", "LaneHit", "Visibility", "ExactLane", "NamedSlots", "TermStats", "lexical_lane"]
 
@@ -138,8 +138,9 @@ def lexical_lane(
         extra = _ranked(recorder, kind, plan.rest, seen, depth, body_weight, context_weight, newest=True, among=among)
         hits.extend(h for h in extra if h.id not in seen_ids)
         hits = hits[:depth]
-    topical = [w for w in query.words if w not in subject_words]
-    if hits and topical and len(topical) < len(query.words):
+    # (a word of when or a light verb is no topic: "who's Orlaith going out with these days?" is about Orlaith)
+    topical = [w for w in query.words if w not in subject_words and w not in UNTOPICAL_WORDS]
+    if hits and topical and any(w in subject_words for w in query.words):
         # The hits matching a topical (non-subject) word anywhere, each marked `own` when its own
         # sentence does: two id-restricted lookups, cheap next to the ranked one.
         anywhere, own = recorder.about_topic(kind, [h.id for h in hits], topical)

@@ -372,6 +372,9 @@ _PAST_CUES = frozenset(
 _YEAR = re.compile(r"\b(?:1[89]|2[01])\d\d\b")
 # A question's words of when ("in May", "back in feb", "at the start of March"): no part of what it asks.
 QUESTION_TIME_WORDS = _PAST_CUES | _TIME_WORDS | frozenset("jan feb mar apr jun jul aug sep sept oct nov dec mid".split())
+# Words that say nothing of a question's topic: its time ("these days", "at the moment") and light verbs
+# ("who's Orlaith going out with these days?" asks about Orlaith).
+UNTOPICAL_WORDS = QUESTION_TIME_WORDS | _LIGHT_VERBS | frozenset("now currently nowadays these right moment still anymore present".split())
 # Characters that must not reach a prompt as themselves: controls, line and paragraph separators, and
 # zero-width or direction marks that can hide text.
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]+")

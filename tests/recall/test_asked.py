@@ -438,3 +438,16 @@ def test_recall_reads_lower_case_names_and_words_said_otherwise(clocked_ledger, 
     # "weigh" never said, "moment" a word of when: the weight is looked up as said
     assert "94.2" in recall.prompt("what do I weigh at the moment?", SCOPE).text
     assert "1.22" in recall.prompt("what go version are we on?", SCOPE).text
+
+
+@pytest.mark.both_engines
+def test_a_question_about_someone_with_only_light_words_beside_finds_them(clocked_ledger, clock, recall):
+    journal = Journal(clocked_ledger)
+    define(clocked_ledger, clock, "works_at", "one", "{subject} works at {value}")
+    say(journal, clock, "2026-03-02T09:00:00Z", "orlaith gossip: she split up with her bf, she's seeing a guy called Tamhas now")
+    clock.now = parse_time("2026-03-04T10:00:00Z")
+    with clocked_ledger.transaction(principal="digest:test") as tx:  # Orlaith is a known subject
+        tx.add(SCOPE, "Orlaith", "works_at", "Voltmark", valid_from="2026-03-04T09:00:00Z")
+    clock.now = parse_time("2026-03-10")
+    # "going" and "these days" say nothing of the topic: the turn about Orlaith answers
+    assert "Tamhas" in recall.prompt("who's Orlaith going out with these days?", SCOPE).text
