@@ -1360,6 +1360,7 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
     core = [w for w in content_words(claim.value) if not w.isdigit() and w not in _UNITS]
     if len(core) == 1 and len(core[0]) >= 4 and core[0] not in (n.casefold() for n in names):
         names.append(core[0])
+    slot = [w for w in [*claim.predicate.split("_"), *PREDICATE_CUES.get(claim.predicate, ())] if w not in STOP_WORDS]
     for hit in later:
         if hit.episode is None or hit.episode.role != "user":
             continue
@@ -1369,7 +1370,7 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
         # A note is free text, its slot what it is about: a later turn about the same thing ("dentist
         # moved to 3 Mar" beside "dentist Dr. Ode, appt 11 Mar") may change it without repeating it.
         about_note = claim.predicate == NOTE and bool(_note_words(claim.value) & _note_words(hit.text))
-        if (claim.cardinality == "one" or names_value or about_note) and says_changed(hit.text, claim.value):
+        if (claim.cardinality == "one" or names_value or about_note) and says_changed(hit.text, claim.value, slot):
             return True
         if any(says_changed(hit.text, name) for name in named):  # that name said ended
             return True

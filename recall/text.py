@@ -423,7 +423,7 @@ _CHANGE_CUES = re.compile(
     r"(?i)\b(?:now|no\s+longer|any\s?more|instead|switch(?:ed|ing)|chang(?:ed|ing)|mov(?:ed|ing)|new|replac(?:ed|ing)|"
     r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled|left|quit|ditched|dropped|gone|got\s+off|"
     r"took\s+over|taking\s+over|taken\s+over|handed\s+over|promoted|on\s+(?:\w+\s+)?leave|covering|stepp(?:ed|ing)\s+in|standing\s+in|filling\s+in|(?:go(?:ing|ne|es)?|went)\s+(?:up|down)|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
-    r"downgraded|cancell?ed|rebooked|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated|bump(?:ed|ing)\s+(?:\w+\s+){0,3}(?:up\s+)?to|"
+    r"downgraded|cancell?ed|rebooked|rescheduled|postponed|delayed|pushed(?:\s+back)?|brought\s+forward|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated|bump(?:ed|ing)\s+(?:\w+\s+){0,3}(?:up\s+)?to|"
     r"swapp(?:ed|ing)|jump(?:ed|ing)\s+(?:\w+\s+){0,2}to|(?:took|taken|taking)\s+(?:me|him|her|them|us)\s+off|came\s+off)\b"
 )
 # Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Mardleton Labs")
@@ -433,15 +433,23 @@ _ENDED_AFTER = re.compile(r"(?i)^\W*(?:\w+\W+){0,1}(?:is|was|are|were|has\s+been
 _STILL = re.compile(r"(?i)\b(?:still|again|as\s+before|same\s+as)\b")
 
 
-def says_changed(text: str, value: str) -> bool:
+def says_changed(text: str, value: str, slot: Sequence[str] = ()) -> bool:
     """Whether a turn said after a fact (and mentioning its slot or value) says the value changed: the
     value named as ended ("we're on Redshift, not Vertica", "Semaphore is gone"), or, without the
-    value, a word of change ("parking got reshuffled, I'm in K-19 now") and none of staying ("return is
-    still the 31st"). Only the words decide; what the value became is for the digest."""
+    value, a word of change ("parking got reshuffled, I'm in K-19 now", "parking → K-19") and none of
+    staying ("return is still the 31st"). `slot`: words naming the fact's slot; when a clause says one,
+    only such clauses decide ("switched teams, still at Quorrel" changes the team). Only the words
+    decide; what the value became is for the digest."""
     at = [m for m in re.finditer(rf"(?i)(?<!\w){re.escape(value.strip())}(?!\w)", text)] if value.strip() else []
     if at:
         return any(_ENDED_BEFORE.search(text[: m.start()]) or _ENDED_AFTER.search(text[m.end() :]) for m in at)
-    return bool(_CHANGE_CUES.search(text)) and not _STILL.search(text)
+    about = [c for c in _CHANGE_CLAUSES.split(text) if slot and any(same_word(w, s) for w in words(c) for s in slot)]
+    return any((_CHANGE_CUES.search(part) or _ARROW.search(part)) and not _STILL.search(part) for part in about or [text])
+
+
+# "parking → K-19", "desk -> 4.12": a terse note of what a thing became.
+_ARROW = re.compile(r"\S\s*(?:→|->|=>|⇒)\s*\S")
+_CHANGE_CLAUSES = re.compile(r"(?<!\d)[,;](?!\d)|(?<=[.!?])\s+|\n+|\s+(?:but|while)\s+")
 
 
 def flat(text: str) -> str:

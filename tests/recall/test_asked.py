@@ -236,6 +236,16 @@ def test_a_turn_says_a_value_changed(text, value, changed):
     assert says_changed(text, value) is changed
 
 
+@pytest.mark.parametrize(("text", "value", "slot", "changed"), [
+    ("so i switched teams, still at Tavistow but i'm on payments now", "android team", ["team"], True),
+    ("still on the android team, switched desks though", "android team", ["team"], False),
+    ("parking → K-19, they repainted the lot", "D-33", ["work", "parking", "spot"], True),
+    ("return is still the 31st, outbound moved to the 28th", "March 31", ["return"], False),
+])
+def test_the_clauses_about_a_slot_decide_a_change(text, value, slot, changed):
+    assert says_changed(text, value, slot) is changed
+
+
 SCOPE = "user:ines"
 
 
