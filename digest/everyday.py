@@ -1197,9 +1197,22 @@ def _staying_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [draft("add", c.subject, "stays_at", value, m.group(0), cardinality="many", template=STAYS[1], valid_from=c.said_at)]
 
 
+_HOMES = frozenset("house home flat apartment place city country town".split())
+
+
 def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'switched car insurance to Y', 'changed my bank to Y': the held slot the words name, now Y."""
-    return _slot_now(m, c, m["thing"])
+    """'switched car insurance to Y', 'changed my bank to Y': the held slot the words name, now Y. With
+    what it moved off said ('moved CI off Trundlebox to Kestrelworks') and nothing held of it, the thing
+    holds Y from the change (what it held before was never a fact here)."""
+    found = _slot_now(m, c, m["thing"])
+    thing = " ".join(m["thing"].split())
+    if (found is not None or not m["old"] or _held_slot_named(c, thing) is not None or not _plain_attribute(thing)
+            or thing.casefold() in _HOMES):
+        return found  # (a home moved is where the user lives: the move patterns read it)
+    key, value = attribute_key(thing), clean_value(m["v"])
+    if not key or key.split("_")[-1] in _ATTR_STOP or not value or _BAD_VALUE.match(value) or _person_named(c, thing):
+        return None
+    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {thing} is {{value}}", changed=True)]
 
 
 def _slot_now(m: re.Match[str], c: Clause, thing: str) -> list[Draft] | None:
@@ -1815,10 +1828,13 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "switched X to Y",
-        re.compile(r"(?i)^(?:.*?\b)?(?:switched|changed|moved)\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:over\s+)?to\s+(?P<v>(?-i:[A-Z0-9][^,;]*?))(?=\s*(?:$|[,;.!]|\s+(?:now|instead|because|since|as)\b))"),
+        re.compile(r"(?i)^(?:.*?\b)?(?:switched|changed|moved|migrated|ported)\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+"
+                   r"(?:(?:off|from|away\s+from)\s+(?:the\s+)?(?P<old>[\w.\-]+(?:\s+(?-i:[A-Z])[\w.\-]*)?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<v>(?-i:[A-Z0-9][^,;]*?))"
+                   r"(?=\s*(?:$|[,;.!]|\s+(?:now|instead|because|since|as|last|this|yesterday|today)\b))"),
         _switched_to,
         examples=((("remember: my home insurance is with Harwick Mutual", "fyi switched home insurance to Pellam & Co, Harwick wanted more"),
-                   (("user", "home_insurance", "Pellam & Co"),)),),
+                   (("user", "home_insurance", "Pellam & Co"),)),
+                  (("fyi we moved CI off trundlebox to Kestrelworks last sprint, builds are faster",), (("user", "ci", "Kestrelworks"),))),
         counter=("I switched to decaf",),
     ),
     Pattern(

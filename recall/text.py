@@ -311,7 +311,7 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "medication": ("meds", "prescribed", "dose"), "meds": ("medication", "prescribed"), "medicine": ("meds", "medication"),
     "allergic": ("allergy", "allergies"), "allergy": ("allergic",), "allergies": ("allergic",),
     "injure": ("hurt", "tweaked", "strained"), "injured": ("hurt", "tweaked", "strained"), 
-    "hotel": ("staying",), "staying": ("hotel",), "stay": ("hotel",),
+    "hotel": ("staying", "booked", "guesthouse", "hostel", "inn"), "staying": ("hotel",), "stay": ("hotel",),
     "car": ("drive", "driving"), "drive": ("car",), "birthday": ("born", "turns"), "born": ("birthday",),
     "trip": ("holiday", "travel"), "holiday": ("trip", "vacation"), "vacation": ("trip", "holiday"),
     "quit": ("stopped",), "smoking": ("cigarettes", "smoke"), "lesson": ("tutor", "class"), "lessons": ("tutor", "class"),
@@ -423,7 +423,7 @@ _CHANGE_CUES = re.compile(
     r"(?i)\b(?:now|no\s+longer|any\s?more|instead|switch(?:ed|ing)|chang(?:ed|ing)|mov(?:ed|ing)|new|replac(?:ed|ing)|"
     r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled|left|quit|ditched|dropped|gone|got\s+off|"
     r"took\s+over|taking\s+over|taken\s+over|handed\s+over|promoted|on\s+(?:\w+\s+)?leave|covering|stepp(?:ed|ing)\s+in|standing\s+in|filling\s+in|(?:go(?:ing|ne|es)?|went)\s+(?:up|down)|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
-    r"downgraded|cancell?ed|rebooked|rescheduled|postponed|delayed|pushed(?:\s+back)?|brought\s+forward|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated|bump(?:ed|ing)\s+(?:\w+\s+){0,3}(?:up\s+)?to|"
+    r"downgraded|cancell?ed|rebooked|handed\s+in\s+(?:my\s+|her\s+|his\s+|their\s+)?notice|resign(?:ed|ing)|last\s+day|rescheduled|postponed|delayed|pushed(?:\s+back)?|brought\s+forward|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated|bump(?:ed|ing)\s+(?:\w+\s+){0,3}(?:up\s+)?to|"
     r"swapp(?:ed|ing)|jump(?:ed|ing)\s+(?:\w+\s+){0,2}to|(?:took|taken|taking)\s+(?:me|him|her|them|us)\s+off|came\s+off)\b"
 )
 # Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Mardleton Labs")

@@ -240,6 +240,7 @@ def test_a_turn_says_a_value_changed(text, value, changed):
     ("so i switched teams, still at Tavistow but i'm on payments now", "android team", ["team"], True),
     ("still on the android team, switched desks though", "android team", ["team"], False),
     ("parking → K-19, they repainted the lot", "D-33", ["work", "parking", "spot"], True),
+    ("handed in my notice at Tavistow last friday, got an offer elsewhere", "Tavistow Freight", ["work", "job"], True),
     ("return is still the 31st, outbound moved to the 28th", "March 31", ["return"], False),
 ])
 def test_the_clauses_about_a_slot_decide_a_change(text, value, slot, changed):
