@@ -1510,7 +1510,15 @@ def _slot_groups(subject_key: str, predicate: str) -> tuple[tuple[str, ...], ...
         return ()
     if not subject or subject_key == "user":
         return tuple((w,) for w in slot)
+    if predicate in _JOB_SLOTS:  # "Tamhas quit!!": their job changed without a word of work
+        slot += [w for w in _JOB_CHANGES if w not in slot]
     return tuple((s, w) for s in subject for w in slot)
+
+
+# Slots of someone's job, and the words a turn says it changed with beside their name (the user's own turns
+# say "quit" and "started" of too much else to count alone).
+_JOB_SLOTS = frozenset("works_at works_as job_title job role".split())
+_JOB_CHANGES = ("quit", "left", "joined", "hired", "fired", "retired", "promoted", "resigned", "redundant", "retraining", "job")
 
 
 def _neighbours(key: Key, rows: dict[Key, FactRecord | EpisodeRecord]) -> list[Key]:

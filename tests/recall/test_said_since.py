@@ -557,3 +557,16 @@ def test_a_later_turn_with_an_excerpts_unit_is_shown_after_it(clocked_ledger, cl
     said = [h.text for h in recall.prompt("what dose of quelvarin am I taking?", SCOPE).episodes]
     assert said == ["Health note: I started quelvarin 50 mcg every morning.",
                     "Bloods came back. The endocrinologist bumped me up to 75 mcg."], said
+
+
+def test_someone_quitting_is_said_since_their_job(clocked_ledger, clock, journal, recall):
+    define(clocked_ledger, clock, "works_at", "one", "{subject} works at {value}")
+    said = say(journal, clock, "2026-01-10T09:00:00Z", "my friend Tamhas works at Corrowby Bakes")
+    hold(clocked_ledger, clock, "2026-01-10T09:05:00Z", "Tamhas", "works_at", "Corrowby Bakes", source=said)
+    # no word of work and no old value: "quit" beside the name says the job changed
+    quit_ = say(journal, clock, "2026-03-01T09:00:00Z", "tamhas quit!!! she's opening her own place, Wenlow Deli")
+    say(journal, clock, "2026-03-02T09:00:00Z", "I quit sugar this week")  # the user's, not Tamhas's
+    clock.now = parse_time("2026-03-05")
+    block = recall.prompt("where does Tamhas work?", SCOPE)
+    (fact,) = block.changed  # and "quit" says it changed
+    assert [h.episode.id for h in block.said_since(fact)] == [quit_]
