@@ -216,6 +216,9 @@ def names_relative(text: str, relation: str, owner: str = r"(?:my|our|(?:the\s+)
 _THING_OF = re.compile(r"\b(?!(?:What|Who|Where|When|How|Why|Which|That|It|There|Here|He|She|Let)['’]s)([A-Z][\w-]*)['’]s\s+((?:[\w-]+\s*){1,3})")
 
 
+_NAME_PARTS = frozenset("first last".split())  # "Priya's last name": no time
+
+
 def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: frozenset[str]) -> bool:
     """Whether `query` asks for a thing of a named person ("Aubreth's phone number") who is neither a fact's
     subject nor a speaker here (only mentioned: "I report to Aubreth"; a speaker's own turns may answer) and every word of that thing (two or more) was
@@ -229,8 +232,8 @@ def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: 
             continue
         thing = []
         for word in words(match.group(2)):
-            if word in STOP_WORDS:
-                break
+            if word in STOP_WORDS or (word in QUESTION_TIME_WORDS and word not in _NAME_PARTS) or (word.endswith("ed") and len(word) > 4):
+                break  # "Tamhas's wedding supposed to be": a verb ends the thing
             thing.append(word)
         # Two words at least: one alone may name the person's tie to what was said ("Rex's owner" of
         # "two dogs named Rex and Luna"); a thing of several words none of which was said is absent.
@@ -421,7 +424,7 @@ def is_question(text: str) -> bool:
 # Words a turn says a thing changed with ("I'm in K-19 now", "switched to", "turns out it was wrong").
 _CHANGE_CUES = re.compile(
     r"(?i)\b(?:now|no\s+longer|any\s?more|instead|switch(?:ed|ing)|chang(?:ed|ing)|mov(?:ed|ing)|new|replac(?:ed|ing)|"
-    r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled|left|quit|ditched|dropped|gone|got\s+off|"
+    r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled?|left|quit|ditched|dropped|gone|got\s+off|"
     r"took\s+over|taking\s+over|taken\s+over|handed\s+over|promoted|on\s+(?:\w+\s+)?leave|covering|stepp(?:ed|ing)\s+in|standing\s+in|filling\s+in|(?:go(?:ing|ne|es)?|went)\s+(?:up|down)|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
     r"downgraded|cancell?ed|rebooked|handed\s+in\s+(?:my\s+|her\s+|his\s+|their\s+)?notice|resign(?:ed|ing)|last\s+day|rescheduled|postponed|delayed|pushed(?:\s+back)?|brought\s+forward|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated|bump(?:ed|ing)\s+(?:\w+\s+){0,3}(?:up\s+)?to|"
     r"swapp(?:ed|ing)|jump(?:ed|ing)\s+(?:\w+\s+){0,2}to|(?:took|taken|taking)\s+(?:me|him|her|them|us)\s+off|came\s+off)\b"
@@ -429,7 +432,8 @@ _CHANGE_CUES = re.compile(
 # Words that, right before a value, say it no longer holds ("not Vertica", "wrapped up at Mardleton Labs")
 # or, right after, that it ended ("Semaphore is gone").
 _ENDED_BEFORE = re.compile(r"(?i)\b(?:not|no\s+longer|from|off|left|quit|ditched|dropped|instead\s+of|replaced|wrapped\s+up\s+at|ex|former|old|previous)\W+(?:\w+\W+){0,2}$")
-_ENDED_AFTER = re.compile(r"(?i)^\W*(?:\w+\W+){0,1}(?:is|was|are|were|has\s+been)?\s*(?:gone|wrong|dead|over|done|cancell?ed|no\s+more|any\s?more)\b|^\W*(?:has\s+|had\s+|just\s+)*(?:left|quit|retired|resigned|moved\s+on|passed\s+away|died)\b(?!\s+(?:me|us|him|her|them|you|a|an|the|my|our|his|their|it)\b)")
+_ENDED_AFTER = re.compile(r"(?i)^\W*(?:is|was|'s)\s+(?:the|a|an|my|our)\s+(?:\w+\s+){0,2}?\w+,?\s+not\s+(?:my|our|the)\b"  # "Ilka is the PM, not my manager"
+                          r"|^\W*(?:\w+\W+){0,1}(?:is|was|are|were|has\s+been)?\s*(?:gone|wrong|dead|over|done|cancell?ed|no\s+more|any\s?more)\b|^\W*(?:has\s+|had\s+|just\s+)*(?:left|quit|retired|resigned|moved\s+on|passed\s+away|died)\b(?!\s+(?:me|us|him|her|them|you|a|an|the|my|our|his|their|it)\b)")
 _STILL = re.compile(r"(?i)\b(?:still|again|as\s+before|same\s+as)\b")
 
 
@@ -444,7 +448,12 @@ def says_changed(text: str, value: str, slot: Sequence[str] = ()) -> bool:
     if at:
         return any(_ENDED_BEFORE.search(text[: m.start()]) or _ENDED_AFTER.search(text[m.end() :]) for m in at)
     about = [c for c in _CHANGE_CLAUSES.split(text) if slot and any(same_word(w, s) for w in words(c) for s in slot)]
-    return any((_CHANGE_CUES.search(part) or _ARROW.search(part)) and not _STILL.search(part) for part in about or [text])
+    changes = [bool(_CHANGE_CUES.search(part) or _ARROW.search(part)) for part in about]
+    if any(change and not _STILL.search(part) for part, change in zip(about, changes)):
+        return True  # "switched teams, still at Tavistow": the clause about the team changed it
+    if any(_STILL.search(part) and not change for part, change in zip(about, changes)):
+        return False  # "return is still the 31st, outbound moved": the clause about it kept it
+    return bool(_CHANGE_CUES.search(text) or _ARROW.search(text)) and (bool(about) or not _STILL.search(text))
 
 
 # "parking → K-19", "desk -> 4.12": a terse note of what a thing became.

@@ -12,7 +12,7 @@ from factledger.recall.asked import (
     NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, names_said, person_asked_of, recased,
     sibling_instead, states_age, where_of_unsaid,
 )
-from factledger.recall.text import asks_about_unnamed_relative, lexical_query, names_relative, says_changed
+from factledger.recall.text import asks_about_unnamed_relative, asks_unsaid_thing_of_someone, lexical_query, names_relative, says_changed
 
 from .conftest import define
 
@@ -242,6 +242,8 @@ def test_a_turn_says_a_value_changed(text, value, changed):
     ("parking → K-19, they repainted the lot", "D-33", ["work", "parking", "spot"], True),
     ("handed in my notice at Tavistow last friday, got an offer elsewhere", "Tavistow Freight", ["work", "job"], True),
     ("return is still the 31st, outbound moved to the 28th", "March 31", ["return"], False),
+    ("parking reshuffle. mine's K-19 now", "D-33", ["work", "parking", "spot"], True),  # the next clause says it
+    ("correction: the standup is 9:45. and Ilka is the PM, not my boss — my manager is Tobin", "Ilka", ["manager"], True),
 ])
 def test_the_clauses_about_a_slot_decide_a_change(text, value, slot, changed):
     assert says_changed(text, value, slot) is changed
@@ -462,3 +464,17 @@ def test_a_question_about_someone_with_only_light_words_beside_finds_them(clocke
     clock.now = parse_time("2026-03-10")
     # "going" and "these days" say nothing of the topic: the turn about Orlaith answers
     assert "Tamhas" in recall.prompt("who's Orlaith going out with these days?", SCOPE).text
+
+
+@pytest.mark.parametrize(("query", "never", "unsaid"), [
+    ("what's Aubreth's phone number?", {"phone", "number"}, True),
+    ("what's Aubreth's owner?", {"owner"}, False),  # one word may be the tie to what was said
+    # a verb ends the thing ("supposed"), leaving one word
+    ("when was Tamhas's wedding supposed to be?", {"wedding", "supposed"}, False),
+    ("what's Tamhas's wedding venue?", {"wedding", "venue"}, True),
+    ("what's Tamhas's shoe size?", {"shoe", "size"}, True),
+    ("what's Tamhas's last name?", {"last", "name"}, True),
+    ("what was Tamhas's wedding back in May?", {"wedding", "back"}, False),  # "back in May" is when
+])
+def test_an_unsaid_thing_of_someone(query, never, unsaid):
+    assert asks_unsaid_thing_of_someone(query, frozenset(never), frozenset()) is unsaid
