@@ -216,7 +216,7 @@ def names_relative(text: str, relation: str, owner: str = r"(?:my|our|(?:the\s+)
 _THING_OF = re.compile(r"\b(?!(?:What|Who|Where|When|How|Why|Which|That|It|There|Here|He|She|Let)['’]s)([A-Z][\w-]*)['’]s\s+((?:[\w-]+\s*){1,3})")
 
 
-_NAME_PARTS = frozenset("first last".split())  # "Priya's last name": no time
+_NAME_PARTS = frozenset("first last".split())  # "Tamhas's last name": no time
 
 
 def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: frozenset[str]) -> bool:
