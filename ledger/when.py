@@ -470,8 +470,9 @@ def _ordinal_named(m: re.Match[str], text: str, today: date) -> date | None:
     if named:
         month = MONTHS[named[-1].group("m").casefold().rstrip(".")]
         first = re.match(r"\s+(\d{1,2})\b", text[named[-1].end():])
-        if first and n < int(first.group(1)):
-            month = month % 12 + 1  # "out April 27, back on the 3rd": the 3rd after it, in May
+        if first and int(first.group(1)) - n > 14:
+            # "out April 27, back on the 3rd": the 3rd after it, in May (not "land April 6, not on the 4th")
+            month = month % 12 + 1
         candidates: list[date] = []
         for year in (today.year - 1, today.year, today.year + 1):
             try:

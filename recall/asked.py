@@ -214,8 +214,9 @@ class AskedFor:
         return self.qualifiers + self.anchors
 
     def alternatives(self) -> frozenset[str]:
-        """The head's words for the same thing, itself included."""
-        return frozenset().union(*(group for group in SAME_THING if self.head in group), {self.head})
+        """The head's words for the same thing, itself included, and the words it is said as
+        (`SAID_OTHERWISE`: "married" for a wedding)."""
+        return frozenset().union(*(group for group in SAME_THING if self.head in group), {self.head}, SAID_OTHERWISE.get(self.head, ()))
 
     def probes(self) -> frozenset[str]:
         """The words whose presence in the searched scopes the rule asks: the head's words, or for a

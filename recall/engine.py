@@ -27,7 +27,7 @@ from factledger.ledger.when import dated_day_words
 from factledger.ledger.keys import normalise as key_normalise
 
 from .asked import (
-    age_asked_of, asked_for, asks_unsaid_part, names_said, person_asked_of, recased, sibling_instead, states_age, where_of_unsaid,
+    TYPE_HEADS, age_asked_of, asked_for, asks_unsaid_part, names_said, person_asked_of, recased, sibling_instead, states_age, where_of_unsaid,
     words_share,
 )
 from .config import RecallConfig
@@ -38,7 +38,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    QUESTION_TIME_WORDS, SAID_OTHERWISE, STOP_WORDS, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    QUESTION_TIME_WORDS, RELATIVES, SAID_OTHERWISE, STOP_WORDS, relative_words, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -634,7 +634,9 @@ class Recall:
                 for word, n in self._terms[kind].df(list(lexical.words)).items():
                     counts[word] += n
             # (a word of when, "at the moment", "in May", is no such part)
-            if sum(1 for w, n in counts.items() if n == 0 and w not in _NOW_WORDS and w not in QUESTION_TIME_WORDS) <= 1:
+            # (nor one naming the kind of answer: "what city do I live in?" is answered by a city's name)
+            if sum(1 for w, n in counts.items()
+                   if n == 0 and w not in _NOW_WORDS and w not in QUESTION_TIME_WORDS and w not in _ANSWER_KINDS) <= 1:
                 lexical = lexical_query(query, said_otherwise=True)
         small = self._small_sets(seen, kinds)
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
@@ -1084,6 +1086,13 @@ class Recall:
             evidence = [h.text if _the_users(h) else statements(h.text)
                         for h in hits if _the_users(h) or before.get(h.episode.id) in users]
             never_said |= self._asked_only_by_the_assistant([w for w in asked if w not in never_said], seen)
+        # a word said otherwise in what was found ("flight" as "flying home to Hartby", "girlfriend" as
+        # "my gf Ysolt"), or a relative another of whose words was said ("bro" for "brother"), was said
+        never_said = frozenset(
+            w for w in never_said
+            if not any(words_share(h.text, _said_as(w)) for h in hits)
+            and not (w in RELATIVES and any(o in asked and o not in never_said for o in relative_words(w) - {w}))
+        )
         if thing is not None and asks_unsaid_part(thing, never_said, evidence, _held_words(named)):
             # "what's my flight number?" when only the flight was said, "who is my physio?" when no
             # turn names them: what matches is about the flight, the physio, not what was asked
@@ -1542,6 +1551,15 @@ def _above_floor(hits: list[Hit], share: float) -> list[Hit]:
         return []
     floor = hits[0].scores.fused * share
     return [h for h in hits if h.scores.fused >= floor]
+
+
+# Words naming the kind of a question's answer, which the answer rarely says ("Norbury" for "what city").
+_ANSWER_KINDS = TYPE_HEADS | frozenset("city town country place company firm name title".split())
+
+
+def _said_as(word: str) -> tuple[str, ...]:
+    """The other words `word` may be said as: `SAID_OTHERWISE`'s, or a relative's ("gf", "bro")."""
+    return (*SAID_OTHERWISE.get(word, ()), *(sorted(relative_words(word) - {word}) if word in RELATIVES else ()))
 
 
 def _facts_say_all_asked(query: str, facts: Sequence[Hit], named: NamedSlots) -> bool:

@@ -100,12 +100,16 @@ RELATIVES = frozenset(
     "brother brothers sister sisters mother mom mum father dad wife husband partner son sons daughter daughters "
     "boyfriend girlfriend fiance fiancee cousin aunt uncle niece nephew grandma grandpa grandmother grandfather "
     "stepmom stepdad stepson stepdaughter roommate flatmate twin grandad granddad gran nan nana grandson granddaughter "
-    "grandchild grandkids godfather godmother godson goddaughter".split()
+    "grandchild grandkids godfather godmother godson goddaughter gf bf bro sis".split()
 )
 
 
 # Words for one relative ("my gran" is the grandma a turn named): a relative is unnamed only when none was said.
 SAME_RELATIVE: tuple[frozenset[str], ...] = (
+    frozenset("girlfriend gf".split()),
+    frozenset("boyfriend bf".split()),
+    frozenset("brother bro".split()),
+    frozenset("sister sis".split()),
     frozenset("grandma grandmother gran granny nan nana".split()),
     frozenset("grandpa grandfather grandad granddad".split()),
     frozenset("mum mom mother".split()),
@@ -320,7 +324,9 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "quit": ("stopped",), "smoking": ("cigarettes", "smoke"), "lesson": ("tutor", "class"), "lessons": ("tutor", "class"),
     "class": ("tutor", "lessons"), "tutor": ("lessons", "class"), "phone": ("mobile",), "mobile": ("phone",),
     "dating": ("boyfriend", "girlfriend", "partner"), "vegetables": ("veg",), "veg": ("vegetables",),
-    "seeing": ("dating", "boyfriend", "girlfriend"), "marrying": ("fiance", "fiancé", "fiancee", "engaged"),
+    "seeing": ("dating", "boyfriend", "girlfriend"), "drink": ("coffee", "coffees", "tea", "drinking"),
+    "race": ("marathon", "half", "10k", "5k", "sportive", "triathlon"),
+    "working": ("job", "employer", "joined", "hired"), "marrying": ("fiance", "fiancé", "fiancee", "engaged"),
     "diet": ("vegetarian", "vegan", "pescatarian", "veggie", "eat", "eating"), "weighing": ("weight", "weighed", "kg", "lbs"),
     "database": ("db",), "db": ("database",), "building": ("bldg",), "team": ("squad",), "squad": ("team",),
     "injury": ("hurt", "tweaked", "strained", "sprained", "pulled", "torn", "physio"),
@@ -374,7 +380,9 @@ _PAST_CUES = frozenset(
 )
 _YEAR = re.compile(r"\b(?:1[89]|2[01])\d\d\b")
 # A question's words of when ("in May", "back in feb", "at the start of March"): no part of what it asks.
-QUESTION_TIME_WORDS = _PAST_CUES | _TIME_WORDS | frozenset("jan feb mar apr jun jul aug sep sept oct nov dec mid".split())
+QUESTION_TIME_WORDS = _PAST_CUES | _TIME_WORDS | frozenset(
+    "jan feb mar apr jun jul aug sep sept oct nov dec mid morning mornings evening evenings night nights weekend weekends".split()
+)
 # Words that say nothing of a question's topic: its time ("these days", "at the moment") and light verbs
 # ("who's Orlaith going out with these days?" asks about Orlaith).
 UNTOPICAL_WORDS = QUESTION_TIME_WORDS | _LIGHT_VERBS | frozenset("now currently nowadays these right moment still anymore present".split())

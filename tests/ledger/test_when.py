@@ -161,6 +161,7 @@ def test_what_is_not_one_event_time(phrase: str) -> None:
         ("correction: the scan is on the 19th, not the 18th", "correction: the scan is on the 19th [2026-03-19], not the 18th"),
         ("flying out April 27, back on the 3rd", "flying out April 27, back on the 3rd [2026-05-03]"),  # after it
         ("flying out April 2, back on the 9th", "flying out April 2, back on the 9th [2026-04-09]"),
+        ("we now land on April 6, not on the 4th", "we now land on April 6, not on the 4th [2026-04-04]"),  # near: same month
         ("rent is due on the 1st", "rent is due on the 1st [2026-04-01]"),
         ("I got the keys on the 2nd", "I got the keys on the 2nd [2026-03-02]"),
         ("we land the 16th", "we land the 16th"),  # neither way: left as said

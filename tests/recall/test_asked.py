@@ -374,9 +374,11 @@ def test_whose_thing_a_question_asks(query, person):
     ("where does my gran live?", {"gran", "granny", "nan", "nana", "grandmother"}, False),  # "grandma" was said
     ("where does my gran live?", set(), False),
     ("what's my goddaughter's name?", {"goddaughter"}, True),
-    ("where does my brother live?", {"brother"}, True),
+    ("where does my brother live?", {"brother", "bro"}, True),
     ("what's my niece called?", {"niece", "nephew"}, False),  # "I'm an aunt!": said from the other side
     ("what's my niece called?", {"niece", "nephew", "aunt", "auntie", "uncle"}, True),
+    ("when's my girlfriend's birthday?", {"girlfriend"}, False),  # "my gf Ysolt" said her
+    ("what does my brother do?", {"brother", "bro"}, True),
 ])
 def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     assert asks_about_unnamed_relative(query, frozenset(unsaid)) is absent
@@ -389,6 +391,8 @@ def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     ("what's my diet these days?", {"vegetarian", "pescatarian"}),
     ("what do I weigh at the moment?", {"weight", "kg"}),
     ("which building is my desk in?", {"bldg"}),
+    ("what do I drink in the mornings now?", {"coffee", "tea"}),
+    ("what race am I training for?", {"marathon", "half"}),
 ])
 def test_a_questions_words_said_otherwise(query, also):
     assert also <= set(lexical_query(query, said_otherwise=True).words)
