@@ -536,11 +536,11 @@ def _report_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
 def _job_role_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'I'm two weeks into a platform lead role at X', 'got a new job at X': where the user works (and as
     what, when the role is named). Someone else's news is read by the third-person rules first."""
-    if c.subject != "user" or re.search(r"(?i)\b(?:is\s+there|any|looking\s+for|applied)\b", m.group(0)):
+    if re.search(r"(?i)\b(?:is\s+there|any|looking\s+for|applied)\b", m.group(0)):
         return None
-    if _someone_elses(m.group(0)[: m.start("v")]):
-        return None  # "my sister got a job at X": her news
-    said = (m["role"] or "").split()
+    if c.subject == "user" and _someone_elses(m.group(0)[: m.start("v")]):
+        return None  # "my sister got a job at X": her news (read as hers by the third-person rules)
+    said = (m["as_role"] or m["role"] or "").split()
     marks = [i for i, w in enumerate(said) if w.casefold() in _BEFORE_A_ROLE]
     role = " ".join(said[marks[-1] + 1 :] if marks else said)
     return _job(c, m["v"], m.group(0), role=role or None) or None
@@ -2163,10 +2163,13 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "a role or job at",
-        re.compile(rf"(?i)^(?=.*\b(?:I|I'm|I've|I\s+am|my|started|starting|new|took|got|accepted)\b).*?\b(?:an?\s+|my\s+|the\s+|new\s+)?(?P<role>(?:[a-z][\w\-]*\s+){{1,3}}?)?(?:role|job|position|post)\s+(?:at|with)\s+(?-i:{PROPER})"),
+        re.compile(rf"(?i)^(?=.*\b(?:I|I'm|I've|I\s+am|my|started|starting|new|took|got|accepted|landed)\b).*?\b(?:an?\s+|my\s+|the\s+|new\s+)?(?P<role>(?:[a-z][\w\-]*\s+){{1,3}}?)?(?:role|job|position|post)"
+                   rf"(?:\s+as\s+(?:an?\s+)?(?P<as_role>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,2}}?))?\s+(?:at|with)\s+(?-i:{PROPER})"),
         _job_role_at,
         examples=((("I left Quarlow. I'm two weeks into a platform lead role at Tennick Systems.",), (("user", "works_at", "Tennick Systems"), ("user", "job_title", "platform lead"))),
-                  (("got a new job at Ashwendle Labs!!",), (("user", "works_at", "Ashwendle Labs"),))),
+                  (("got a new job at Ashwendle Labs!!",), (("user", "works_at", "Ashwendle Labs"),)),
+                  (("my little bro Tamhas just landed a job as a line cook at Pellow Kitchen in hartby!!",),
+                   (("Tamhas", "relation", "brother"), ("Tamhas", "works_at", "Pellow Kitchen"), ("Tamhas", "job_title", "line cook")))),
         counter=("my sister got a job at Tennick", "is there a role at Tennick for me?"),
     ),
     Pattern(

@@ -95,7 +95,8 @@ _JOINT = re.compile(
     r"|,\s+(?=(?-i:[A-Z][a-z][\w\-]+(?:\s+[A-Z][a-z][\w\-]+)?)\s+(?:is|has|was|got|will)\s)"
 )
 # A full stop after a title or inside a number ("Dr. Lund", "86.5 kg") does not end a sentence.
-_SENTENCE = re.compile(r"(?:[^.!?;\n]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d)|\.(?=[\w/]))+(?:[.!?;]+|$)")
+_SENTENCE_END = re.compile(r"[\s.!;,\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f]+$")  # its stops, and an emoji ending it
+_SENTENCE = re.compile(r"(?:[^.!?;\n\U0001F300-\U0001FAFF\u2600-\u27BF]|(?<=\bDr)\.|(?<=\bMr)\.|(?<=\bMrs)\.|(?<=\bMs)\.|(?<=\bSt)\.|(?<=\bProf)\.|(?<=\d)\.(?=\d)|\.(?=[\w/]))+(?:[.!?;\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f]+|$)")
 
 # A proper name: capitalised words, with a few lower-case joiners between them ("Rio de Janeiro").
 _PROPER = (
@@ -219,14 +220,16 @@ _UPCOMING_HAVE = re.compile(
 )
 
 _RELATIONS = (
-    r"(?:sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|best\s+friend|friend|boyfriend|"
+    r"(?:bro|sis|gf|bf|hubby|sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|best\s+friend|friend|boyfriend|"
     r"girlfriend|fianc[ée]e?|boss|colleague|coworker|co-worker|cousin|aunt|uncle|grandma|grandmother|grandpa|"
     r"grandfather|grandad|granddad|gran|nan|niece|nephew|roommate|flatmate|neighbou?r|twin|stepmom|stepdad|stepson|stepdaughter|"
     r"(?:brother|sister|mother|father|son|daughter)-in-law)"
 )
 _THIRD = re.compile(
-    rf"^(?:(?:[Mm]y|[Oo]ur)\s+|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an|[Gg]randad)\s))(?P<rel>(?i:{_RELATIONS}))(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?:\s+(?P<surname>[A-Z][a-z][\w\-]+))?(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
+    rf"^(?:(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|baby|kid|eldest|youngest)\s+)?|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an|[Gg]randad)\s))(?P<rel>(?i:{_RELATIONS}))(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?:\s+(?P<surname>[A-Z][a-z][\w\-]+))?(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
 )
+# Short words for a relative, and whom they name.
+_RELATION_SAID_AS = {"bro": "brother", "sis": "sister", "gf": "girlfriend", "bf": "boyfriend", "hubby": "husband"}
 _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
 )
@@ -346,7 +349,7 @@ def _clauses(text: str) -> list[_Clause]:
             start += cut
             lead_text += lead.group(0)
             body = body[cut:]
-        body = body.rstrip(".!;,")
+        body = _SENTENCE_END.sub("", body)
         if body:
             out.append(_Clause(body, start, lead_text))
             carried = ""
@@ -511,6 +514,7 @@ class RulesExtractor:
         before = request  # what was held before this clause moved an unnamed relative's facts to their name
         if m:
             relation = " ".join(m["rel"].split()).casefold()
+            relation = _RELATION_SAID_AS.get(relation, relation)  # "my little bro Fintan": the brother
             named = " ".join(p for p in (m["name"], m["surname"]) if p)
             subject = named or _named_relation(request, relation) or f"{SUBJECT}'s {relation}"
             rest = m["rest"]

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from factledger.recall.text import RELATIVES, SAID_OTHERWISE, STOP_WORDS, names_relative, same_word, words
+from factledger.recall.text import RELATIVES, SAID_OTHERWISE, STOP_WORDS, names_relative, relative_words, same_word, words
 
 # The head of "who is my physio?", "what's my GP's name?", "what's my coach called?": a name, which a
 # turn gives without the word ("my GP is Dr Zwanenburg").
@@ -208,6 +208,8 @@ class AskedFor:
     # The kind of value asked when the question's frame says it rather than its head ("when is my MOT?":
     # a date): a head of `VALUE_SHAPES`.
     value: str = ""
+    # Words the question says as owners ("my brother's girlfriend": "brother"), not as kinds of the thing.
+    owners: tuple[str, ...] = ()
 
     @property
     def others(self) -> tuple[str, ...]:
@@ -322,9 +324,17 @@ def asked_for(query: str) -> AskedFor | None:
     owned = _POSSESSIVE.search(query)
     person = words(owned[1])[0] if owned and owned[1] not in _NOT_NAMES else ""
     found = _asked_for(tokens, person)
-    if found is None or not person or person not in found.anchors + found.qualifiers:
+    if found is None:
+        return None
+    owners = tuple(w for w in dict.fromkeys(words(" ".join(_OWNED.findall(query)))) if w in found.qualifiers)
+    if owners:
+        found = dataclasses.replace(found, owners=owners)
+    if not person or person not in found.anchors + found.qualifiers:
         return found
     return dataclasses.replace(found, person=person)
+
+
+_OWNED = re.compile(r"(?i)\b([a-z][\w-]*)['’]s\s+(?=[a-z])")
 
 
 def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
@@ -420,8 +430,9 @@ _UNDOTTED = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mx|Prof)\.")  # "Dr." ends no sentence
 
 
 def _says_role(text: str, role: str) -> bool:
-    """Whether `text` says the role's word, or its plural ("switched vets")."""
-    return any(w == role or w == role + "s" or (w.rstrip("s") == role.rstrip("s") and len(role) > 3) for w in words(text))
+    """Whether `text` says the role's word, or its plural ("switched vets"), or a relative's other word ("gf")."""
+    said = relative_words(role) if role in RELATIVES else {role}
+    return any(w == r or w == r + "s" or (w.rstrip("s") == r.rstrip("s") and len(r) > 3) for w in words(text) for r in said)
 
 
 _CALLED = re.compile(r"\b(?:called|named)\s+[A-Z]")
@@ -497,8 +508,9 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
                                                             for part in _SENTENCE.split(_UNDOTTED.sub(r"\1", text))) for text in whole)
         if any(names_relative(text, r) or names_beside(text, role) for text in texts for r in roles):
             return False
-        # "piano lessons with Mrs. Okonjo-Reyes" names the piano teacher without the word
-        return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1])
+        # "piano lessons with Mrs. Okonjo-Reyes" names the piano teacher without the word (not an owner:
+        # "Tamhas is my brother" names no girlfriend of his)
+        return not any(names_beside(text, word) for text in texts for word in asked.qualifiers[:-1] if word not in asked.owners)
     if asked.head in SUMMARY_HEADS or asked.head in TITLE_HEADS or (not asked.person and any(word in held for word in asked.alternatives())):
         return False  # a summary need not say its word; a held slot asked by the head answers (the user's own)
     if any(word in never_said and any(c.isdigit() for c in word) for word in asked.qualifiers):

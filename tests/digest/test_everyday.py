@@ -106,6 +106,10 @@ REWORDED = [
     # the move comes first, so what the naming clause and the next say of the moved facts is said of them
     (("my brother just started as a line cook at Brightwick", "Corvinel (my brother) left Brightwick. He's head chef at Ollamere now"),
      {("Corvinel", "works_at", "Ollamere")}, {("Corvinel", "works_at", "Brightwick"), ("user's brother", "works_at", "Brightwick")}),
+    # a relative said short ("bro", "gf"), with a word before ("my little bro"); an emoji ends a sentence
+    (("my gf Ysolt is vegetarian",), {("Ysolt", "relation", "girlfriend"), ("Ysolt", "diet", "vegetarian")}, set()),
+    (("big news i left Quarlow 👋 started at Tennick Systems on monday 😅 any rust tips",),
+     {("user", "works_at", "Tennick Systems")}, set()),
     # a name the ledger knows, written small
     (("my sister Eluned lives in Pellory", "eluned's moved to Lisgarth"), {("Eluned", "lives_in", "Lisgarth")}, {("Eluned", "lives_in", "Pellory")}),
     (("my sister Eluned lives in Pellory", "eluned is here"), {("Eluned", "lives_in", "Pellory")}, set()),

@@ -125,6 +125,9 @@ RULE = [
     ("what's our staging host?", ["I'm on the on-call rota for staging"], set(), True),  # "on-call" is no host
     ("what's the name of my vet?", ["took the cats for their jabs, the vet says they're fine"], {"name"}, True),
     ("what's the name of my vet?", ["my vet is Dr. Arkwright on Mill Lane"], {"name"}, False),
+    # an owner names no one of theirs ("Tamhas is my brother" is no girlfriend's name; "his gf" is her, unnamed)
+    ("what's my brother's girlfriend called?", ["Tamhas is the user's brother", "tamhas and his gf moved to hartby"], set(), True),
+    ("what's my brother's girlfriend called?", ["tamhas and his gf Ysolt moved to hartby"], set(), False),
     # a value in another clause is another thing's
     ("how much does my phone plan cost?", ["the only outgoings are my phone and the bike loan at 55 a month"], {"plan", "cost"}, True),
     ("how much does my phone plan cost?", ["my phone plan went up to £18 a month"], {"cost"}, False),
