@@ -341,6 +341,10 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
 
 
 _FOR_A_LIVING = re.compile(r"(?i)\bfor\s+a\s+living\b")
+# "what does Fennor do for a living / for work now?": a job, said as one changed ("quit the fire service,
+# he's retraining as a joiner") as often as by a word of work.
+_ASKS_A_JOB = re.compile(r"(?i)\bdo(?:es)?\s+(?:\w+\s+){0,3}?do\s+for\s+(?:a\s+living|work)\b|\bdo\s+for\s+(?:a\s+living|work)\b")
+_JOB_SAID_AS = ("job", "work", "works", "quit", "left", "joined", "hired", "retraining", "retired", "promoted")
 
 
 # "what Go version are we on?", "what go version were we running?": the language, not the stop word.
@@ -355,7 +359,8 @@ def lexical_query(text: str, *, said_otherwise: bool = False) -> LexicalQuery:
     if said_otherwise:
         # "what does she do for a living" asks for a job, not a home
         kept = [w for w in terms if not (w == "living" and _FOR_A_LIVING.search(text))]
-        terms = list(dict.fromkeys(terms + [extra for word in kept for extra in SAID_OTHERWISE.get(word, ())]))
+        terms = list(dict.fromkeys(terms + [extra for word in kept for extra in SAID_OTHERWISE.get(word, ())]
+                                   + (list(_JOB_SAID_AS) if _ASKS_A_JOB.search(text) else [])))
     grams: list[str] = []
     short: list[str] = []
     bigrams: list[str] = []

@@ -396,6 +396,7 @@ def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     ("which building is my desk in?", {"bldg"}),
     ("what do I drink in the mornings now?", {"coffee", "tea"}),
     ("what race am I training for?", {"marathon", "half"}),
+    ("what does Tamhas do for a living now?", {"quit", "retraining", "job"}),  # a job said as one changed
 ])
 def test_a_questions_words_said_otherwise(query, also):
     assert also <= set(lexical_query(query, said_otherwise=True).words)
