@@ -1370,6 +1370,8 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
     if len(core) == 1 and len(core[0]) >= 4 and core[0] not in (n.casefold() for n in names):
         names.append(core[0])
     slot = [w for w in [*claim.predicate.split("_"), *PREDICATE_CUES.get(claim.predicate, ())] if w not in STOP_WORDS]
+    if claim.predicate == NOTE:
+        slot = sorted(_note_words(claim.value))  # a note's slot is what it is about ("coffee order")
     for hit in later:
         if hit.episode is None or hit.episode.role != "user":
             continue

@@ -244,6 +244,7 @@ def test_a_turn_says_a_value_changed(text, value, changed):
     ("still on the android team, switched desks though", "android team", ["team"], False),
     ("parking → K-19, they repainted the lot", "D-33", ["work", "parking", "spot"], True),
     ("handed in my notice at Tavistow last friday, got an offer elsewhere", "Tavistow Freight", ["work", "job"], True),
+    ("coffee order change — decaf oat latte", "coffee order = flat white", ["coffe", "order"], True),  # a note's words
     ("return is still the 31st, outbound moved to the 28th", "March 31", ["return"], False),
     ("parking reshuffle. mine's K-19 now", "D-33", ["work", "parking", "spot"], True),  # the next clause says it
     ("correction: the standup is 9:45. and Ilka is the PM, not my boss — my manager is Tobin", "Ilka", ["manager"], True),
