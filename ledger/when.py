@@ -341,8 +341,8 @@ def resolve_event_time(phrase: str | None, said_at: str, *, upcoming: bool = Fal
 # on Wednesday") points back or forward by the verb, so it is dated only when its clause says which.
 _RELATIVE_DAY = re.compile(
     rf"(?i)\b(?:the\s+)?day\s+(?P<two>before\s+yesterday|after\s+tomorrow)(?![\w'’-])"
-    rf"|\b(?P<n_from>{_COUNT})\s+(?P<unit_from>day|week)s?\s+from\s+(?P<base>today|now|tomorrow)(?![\w'’-])"
-    rf"|\bin\s+(?P<n_in>{_COUNT})\s+(?P<unit_in>day|week)s?(?![\w'’-])"
+    rf"|\b(?P<n_from>{_COUNT})\s+(?P<unit_from>day|week|fortnight)s?\s+from\s+(?P<base>today|now|tomorrow)(?![\w'’-])"
+    rf"|\bin\s+(?P<n_in>{_COUNT})\s+(?P<unit_in>day|week|fortnight)s?(?![\w'’-])"
     rf"|\b(?:(?P<lead>since|from|last|this|next|on)\s+)?(?P<day>{_WEEKDAY})(?!['’\w])"
     rf"|\b(?:yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening)"
     rf"|{_COUNT}\s+(?:day|week)s?\s+ago)(?![\w'’-])"
@@ -363,6 +363,9 @@ _LOOKS_AHEAD = re.compile(
 _BOOKED_FOR = re.compile(r"(?i)\b(?:booked|scheduled|planned|moved|pushed|rescheduled)\s+(?:in\s+|back\s+|to\s+)?(?:for|to|till|until)\b")
 # Already followed by a date, or dated by this function: left as it is.
 _DATED_AFTER = re.compile(r"\s*(?:\[|\(?\d{4}-\d{2}-\d{2}|\(?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\b)")
+
+
+_UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14}
 
 
 def _clause_around(text: str, start: int, end: int, bounds: re.Pattern[str] = _CLAUSE_BOUNDS) -> str:
@@ -388,12 +391,12 @@ def _day_named(m: re.Match[str], text: str, today: date) -> date | None:
         return today + timedelta(days=-2 if m.group("two").casefold().startswith("before") else 2)
     if m.group("n_from"):
         base = today + timedelta(days=1 if m.group("base").casefold() == "tomorrow" else 0)
-        return base + timedelta(days=_count(m.group("n_from")) * (7 if m.group("unit_from").casefold() == "week" else 1))
+        return base + timedelta(days=_count(m.group("n_from")) * _UNIT_DAYS[m.group("unit_from").casefold()])
     if m.group("n_in"):
         # "in three weeks": a day ahead only when the clause looks ahead ("lost 2 kg in three weeks" is a span)
         if _direction("", text, m.start(), m.end()) is not True:
             return None
-        return today + timedelta(days=_count(m.group("n_in")) * (7 if m.group("unit_in").casefold() == "week" else 1))
+        return today + timedelta(days=_count(m.group("n_in")) * _UNIT_DAYS[m.group("unit_in").casefold()])
     phrase = re.sub(r"(?i)^(?:since|from|on)\s+", "", m.group(0))
     lead = (m.group("lead") or "").casefold()
     if m.group("day") is not None and lead not in ("last", "this", "next"):

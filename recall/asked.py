@@ -155,6 +155,7 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
             r"|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b",
         ),
     ),
+    (frozenset({"version"}), re.compile(r"\bv?\d+(?:\.(?:\d+|x))*\b", re.I)),  # "3.12", "node 22", "1.24.x", "v5"
     (
         frozenset("dose dosage".split()),
         re.compile(r"\b\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|iu|units?|tablets?|pills?|puffs?|drops?)\b", re.I),
@@ -239,8 +240,10 @@ NUMBERED_PLACES = frozenset(
     "bus route stall plot space spot pew shirt jersey box".split()
 )
 _SMALL_NUMBER = re.compile(
-    r"(?<![\w.,:/-])\d{1,4}[A-Za-z]?(?![\w.:/-]|,\d)"
-    r"(?!\s*(?:min|mins|minutes|secs?|seconds|km|kg|mg|ml|mi|miles|lbs?|am|pm|h|hrs?|hours?|%|x|times|days?|weeks?|months?|years?|people|kids?)\b)",
+    "".join(f"(?<!{m} )" for m in _MONTHS)  # "October 8": a day, not a seat
+    + r"(?<![\w.,:/-])\d{1,4}[A-Za-z]?(?![\w.:/-]|,\d)"
+    r"(?!\s*(?:min|mins|minutes|secs?|seconds|km|kg|mg|ml|mi|miles|lbs?|am|pm|h|hrs?|hours?|%|x|times|days?|weeks?|months?|years?|people|kids?"
+    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december)\b)",
     re.I,
 )
 
@@ -385,6 +388,12 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                     # "what size climbing shoes do I wear?": the thing is the phrase after the kind
                     return AskedFor(thing[-1], tuple(thing[1:-1]), _anchors(rest, thing))
                 if len(thing) != 1 or thing[0] not in TYPE_HEADS:
+                    return None
+                if after and after[0] == "of":
+                    # "which version of Kotlin are we on?": a value of a shape asked of the thing after "of"
+                    inner = _phrase(after, 1)
+                    if inner and _shaped(thing[0]):
+                        return AskedFor(inner[-1], tuple(inner[:-1]), _anchors(after, inner), value=thing[0])
                     return None
                 for k, token in enumerate(after):
                     if token in _OWNERS:

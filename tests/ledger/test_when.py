@@ -141,6 +141,7 @@ def test_what_is_not_one_event_time(phrase: str) -> None:
         ("movers come the day after tomorrow", "movers come the day after tomorrow [2026-03-16]"),
         ("checkup booked for a week from tomorrow", "checkup booked for a week from tomorrow [2026-03-22]"),
         ("deadline is two weeks from today", "deadline is two weeks from today [2026-03-28]"),
+        ("v2 ships a fortnight from tomorrow", "v2 ships a fortnight from tomorrow [2026-03-29]"),
         ("my defence is in three weeks", "my defence is in three weeks [2026-04-04]"),
         ("lost 2 kg in three weeks", "lost 2 kg in three weeks"),  # a span, not a day ahead
         # "Prof." ends no clause; a clause saying no direction takes its sentence's ("moved … , on saturday")

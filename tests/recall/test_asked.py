@@ -95,6 +95,9 @@ RULE = [
     # a numbered place's number may be short ("locker 87"); a measure or a date is still no such number
     ("what's my gym locker number?", ["gym locker is 87 now"], {"number"}, False),
     ("what's my gym locker number?", ["joined the gym on the 3rd, 45 min sessions"], {"number"}, True),
+    ("what's my seat number on the train?", ["booked the train for 8 October, back on 12 Oct"], {"number", "seat"}, True),  # days
+    ("which version of Kotlin are we on?", ["a colleague swallows exceptions in a Kotlin coroutine"], {"version"}, True),
+    ("which version of Kotlin are we on?", ["we moved to Kotlin 2.1 last sprint"], {"version"}, False),
     ("what interest rate is our mortgage?", ["mortgage is £1,120 a month, fixed until 2028"], {"rate", "interest"}, True),
     ("what interest rate is our mortgage?", ["the mortgage is fixed at 4.1% until 2028"], {"rate", "interest"}, False),
     ("what's my half marathon PB?", ["training for the 10K, running 4 times a week"], {"half", "marathon", "pb"}, True),
@@ -487,3 +490,15 @@ def test_a_question_about_someone_with_only_light_words_beside_finds_them(clocke
 ])
 def test_an_unsaid_thing_of_someone(query, never, unsaid):
     assert asks_unsaid_thing_of_someone(query, frozenset(never), frozenset()) is unsaid
+
+
+@pytest.mark.parametrize(("query", "never", "absent"), [
+    ("what's my overhead press max?", {"overhead", "press"}, True),  # two unsaid words before a said one
+    ("what's my overhead press max?", {"overhead"}, False),
+    ("playing a string instrument in an orchestra", {"string", "instrument"}, False),  # the said word is no part of it
+    ("my Sapporo trip, as of mid-February", {"sapporo", "mid"}, False),  # a word of when is no part of a thing
+])
+def test_a_thing_whose_words_were_never_said(query, never, absent):
+    from factledger.recall.text import content_words, neighbours_unsaid
+
+    assert neighbours_unsaid(query, content_words(query), frozenset(never)) is absent

@@ -64,6 +64,7 @@ GENERIC = {
     "Checkpoint", "Honda", "Lisbon", "Porto", "platform",
     "SQLite", "electrician", "reporting", "Slack",  # the product's own engine; common words (a trade, a verb)
     "Tokyo",  # a city in the docs' prompt-rendering table, before any set named it
+    "Mondays", "Fridays", "Saturdays", "Sundays", "chemistry",  # the calendar's plurals; a school subject
 }
 
 
