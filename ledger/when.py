@@ -347,9 +347,10 @@ _RELATIVE_DAY = re.compile(
     rf"|\b(?:yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening)"
     rf"|{_COUNT}\s+(?:day|week)s?\s+ago)(?![\w'’-])"
 )
-_CLAUSE_BOUNDS = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)[.!?;,]|\s+(?:and|but|so)\s+")
-# A sentence's end ("Prof." and "Dr." end none): where a clause saying no direction looks for its verb.
-_SENTENCE_BOUNDS = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)[.!?;]")
+_NO_TITLE = r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)"  # "Prof." and "Dr." end nothing
+_CLAUSE_BOUNDS = re.compile(rf"{_NO_TITLE}[.!?;,]|\s+(?:and|but|so)\s+")
+# A sentence's end: where a clause saying no direction looks for its verb.
+_SENTENCE_BOUNDS = re.compile(rf"{_NO_TITLE}[.!?;]")
 # A clause that looks back: a past form or "since". One that looks ahead: a future form or a booking.
 _LOOKS_BACK = re.compile(
     r"(?i)\b(?:since|was|were|did|had|got|went|came|died|born|passed|gave|left|moved|started|finished|ran|took"
@@ -378,8 +379,9 @@ def _direction(lead: str, text: str, start: int, end: int) -> bool | None:
     """Whether a day word at text[start:end] looks ahead (True) or back (False), by its clause; when the
     clause says neither ("…into a flat on Hartop Row, Ellbury on saturday"), by its sentence's other
     clauses ("moved out of my old place and into a flat …, on saturday": moved)."""
-    ahead = _weekday_ahead(lead, _clause_around(text, start, end))
-    if ahead is None and not _LOOKS_BACK.search(_clause_around(text, start, end)):
+    clause = _clause_around(text, start, end)
+    ahead = _weekday_ahead(lead, clause)
+    if ahead is None and not _LOOKS_BACK.search(clause):
         ahead = _weekday_ahead(lead, _clause_around(text, start, end, _SENTENCE_BOUNDS))
     return ahead
 

@@ -86,11 +86,11 @@ TYPE_HEADS = frozenset(
     "height width weight price cost amount".split()
 )
 
-# Heads that sum up what was said rather than name one thing of it ("my gym routine" is answered by
-# "squats, then intervals on the rower" without the word): a turn need not say them, so their absence proves nothing.
 # Heads a title answers without their word ("i'm secretary of the chess club" for "my role there").
 TITLE_HEADS = frozenset("role job position title occupation profession".split())
 
+# Heads that sum up what was said rather than name one thing of it ("my gym routine" is answered by
+# "squats, then intervals on the rower" without the word): a turn need not say them, so their absence proves nothing.
 SUMMARY_HEADS = frozenset(
     "routine routines schedule plan plans setup situation status goal goals progress budget commute stack "
     "diet habit habits hobby hobbies preference preferences favourite favourites favorite update updates news "
@@ -243,7 +243,7 @@ _SMALL_NUMBER = re.compile(
     "".join(f"(?<!{m} )" for m in _MONTHS)  # "October 8": a day, not a seat
     + r"(?<![\w.,:/-])\d{1,4}[A-Za-z]?(?![\w.:/-]|,\d)"
     r"(?!\s*(?:min|mins|minutes|secs?|seconds|km|kg|mg|ml|mi|miles|lbs?|am|pm|h|hrs?|hours?|%|x|times|days?|weeks?|months?|years?|people|kids?"
-    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december)\b)",
+    + "".join(f"|{m}" for m in _MONTHS) + r")\b)",
     re.I,
 )
 
@@ -552,9 +552,9 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # the value beside what it is asked of, in one clause: "my phone and the bike loan at 55 a month"
         # gives the loan's, not the phone plan's
         # (or starting the clause after it: "booked my flight to Halifax! QX 416, June 8")
+        others = set(asked.others).union(*(SAID_OTHERWISE.get(word, ()) for word in asked.others))
         for text in texts:
             clauses = _value_clauses(asked, text)
-            others = set(asked.others).union(*(SAID_OTHERWISE.get(word, ()) for word in asked.others))
             for at, clause in enumerate(clauses):
                 if others and not _shares(words(clause), others):
                     continue  # ("flying Brantair BT212" is the flight's: "flight" said as "flying")

@@ -38,7 +38,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    QUESTION_TIME_WORDS, RELATIVES, SAID_OTHERWISE, STOP_WORDS, relative_words, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    NOW_WORDS, QUESTION_TIME_WORDS, RELATIVES, SAID_OTHERWISE, STOP_WORDS, relative_words, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -636,7 +636,7 @@ class Recall:
             # (a word of when, "at the moment", "in May", is no such part)
             # (nor one naming the kind of answer: "what city do I live in?" is answered by a city's name)
             if sum(1 for w, n in counts.items()
-                   if n == 0 and w not in _NOW_WORDS and w not in QUESTION_TIME_WORDS and w not in _ANSWER_KINDS) <= 1:
+                   if n == 0 and w not in NOW_WORDS and w not in QUESTION_TIME_WORDS and w not in _ANSWER_KINDS) <= 1:
                 lexical = lexical_query(query, said_otherwise=True)
         small = self._small_sets(seen, kinds)
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
@@ -1571,11 +1571,9 @@ def _facts_say_all_asked(query: str, facts: Sequence[Hit], named: NamedSlots) ->
     said = {w for f in facts for w in words(f.text) + f.claim.predicate.split("_")  # type: ignore[union-attr]
             + list(PREDICATE_CUES.get(f.claim.predicate, ()))}  # type: ignore[union-attr]  # "city": what lives_in answers
     return all(any(same_word(w, s) for s in said) for w in content_words(query)
-               if w not in subject_words and w not in _NOW_WORDS and not w.isdigit())
+               if w not in subject_words and w not in NOW_WORDS and not w.isdigit())
 
 
-# Words of "now" in a question ("these days", "right now", "at the moment"): when, not what is asked.
-_NOW_WORDS = frozenset("now currently nowadays these days today right moment still anymore present".split())
 
 
 def _newest_mention(query: str, hits: Sequence[Hit], facts: Sequence[Hit], shown: Sequence[Hit], named: NamedSlots) -> Hit | None:

@@ -317,7 +317,7 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "salary": ("pay", "paid", "earn"), "earn": ("salary", "pay"), "earning": ("salary", "pay"), "pay": ("salary",),
     "medication": ("meds", "prescribed", "dose"), "meds": ("medication", "prescribed"), "medicine": ("meds", "medication"),
     "allergic": ("allergy", "allergies"), "allergy": ("allergic",), "allergies": ("allergic",),
-    "injure": ("hurt", "tweaked", "strained"), "injured": ("hurt", "tweaked", "strained"), 
+    "injure": ("hurt", "tweaked", "strained"), "injured": ("hurt", "tweaked", "strained"),
     "hotel": ("staying", "booked", "guesthouse", "hostel", "inn"), "staying": ("hotel",), "stay": ("hotel",),
     "car": ("drive", "driving"), "drive": ("car",), "birthday": ("born", "turns"), "born": ("birthday",),
     "trip": ("holiday", "travel"), "holiday": ("trip", "vacation"), "vacation": ("trip", "holiday"),
@@ -390,7 +390,9 @@ QUESTION_TIME_WORDS = _PAST_CUES | _TIME_WORDS | frozenset(
 )
 # Words that say nothing of a question's topic: its time ("these days", "at the moment") and light verbs
 # ("who's Orlaith going out with these days?" asks about Orlaith).
-UNTOPICAL_WORDS = QUESTION_TIME_WORDS | _LIGHT_VERBS | frozenset("now currently nowadays these right moment still anymore present".split())
+# Words of "now" in a question ("these days", "right now", "at the moment"): when, not what is asked.
+NOW_WORDS = frozenset("now currently nowadays these days today right moment still anymore present".split())
+UNTOPICAL_WORDS = QUESTION_TIME_WORDS | _LIGHT_VERBS | NOW_WORDS
 # Characters that must not reach a prompt as themselves: controls, line and paragraph separators, and
 # zero-width or direction marks that can hide text.
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]+")
@@ -455,18 +457,22 @@ def says_changed(text: str, value: str, slot: Sequence[str] = ()) -> bool:
     value named as ended ("we're on Redshift, not Vertica", "Semaphore is gone"), or, without the
     value, a word of change ("parking got reshuffled, I'm in K-19 now", "parking → K-19") and none of
     staying ("return is still the 31st"). `slot`: words naming the fact's slot; when a clause says one,
-    only such clauses decide ("switched teams, still at Quorrel" changes the team). Only the words
+    only such clauses decide ("switched teams, still at Tavistow" changes the team). Only the words
     decide; what the value became is for the digest."""
     at = [m for m in re.finditer(rf"(?i)(?<!\w){re.escape(value.strip())}(?!\w)", text)] if value.strip() else []
     if at:
         return any(_ENDED_BEFORE.search(text[: m.start()]) or _ENDED_AFTER.search(text[m.end() :]) for m in at)
     about = [c for c in _CHANGE_CLAUSES.split(text) if slot and any(same_word(w, s) for w in words(c) for s in slot)]
-    changes = [bool(_CHANGE_CUES.search(part) or _ARROW.search(part)) for part in about]
+    changes = [_says_a_change(part) for part in about]
     if any(change and not _STILL.search(part) for part, change in zip(about, changes)):
         return True  # "switched teams, still at Tavistow": the clause about the team changed it
     if any(_STILL.search(part) and not change for part, change in zip(about, changes)):
         return False  # "return is still the 31st, outbound moved": the clause about it kept it
-    return bool(_CHANGE_CUES.search(text) or _ARROW.search(text)) and (bool(about) or not _STILL.search(text))
+    return _says_a_change(text) and (bool(about) or not _STILL.search(text))
+
+
+def _says_a_change(text: str) -> bool:
+    return bool(_CHANGE_CUES.search(text) or _ARROW.search(text))
 
 
 # "parking → K-19", "desk -> 4.12": a terse note of what a thing became.
