@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from factledger.recall.text import RELATIVES, SAID_OTHERWISE, STOP_WORDS, names_relative, relative_words, same_word, words
 
@@ -390,7 +390,7 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                 if len(thing) != 1 or thing[0] not in TYPE_HEADS:
                     return None
                 if after and after[0] == "of":
-                    # "which version of Kotlin are we on?": a value of a shape asked of the thing after "of"
+                    # "which version of Haskell are we on?": a value of a shape asked of the thing after "of"
                     inner = _phrase(after, 1)
                     if inner and _shaped(thing[0]):
                         return AskedFor(inner[-1], tuple(inner[:-1]), _anchors(after, inner), value=thing[0])
@@ -490,7 +490,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
     whole = list(texts)
     if asked.person:
         # only what is said beside the person can be theirs ("Wiebke has a new number" is not Bartosz's)
-        texts = [part for text in whole for part in _SENTENCE.split(text) if asked.person in words(part)]
+        texts = [part for text in whole for part in goes_on_about(_SENTENCE.split(text), asked.person)]
     if asked.head in _SURNAMES and asked.person:
         return not any(_SURNAME_AFTER(asked.person).search(text) for text in texts)
     if asked.person and asked.head != NAME and asked.shape() is None:
@@ -512,6 +512,8 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         if asked.person:  # "Wiebke's partner": named beside her ("her partner Rhod"), not any capitalised word
             if any(names_relative(text, r, owner=rf"(?:{re.escape(asked.person)}['’]s|her|his|their)") for text in texts for r in roles):
                 return False
+            if any(re.search(rf"(?i)\b{re.escape(role)}s?\s+(?-i:called|named)\s+[A-Z]", text) for text in texts):
+                return False  # "… and they got a whippet called Tansy": named as it is said
             # "switched vets. Pilchard's with Dr. Ambrey now": the role said in the turn, a titled name beside them
             return not any(_says_role(text, role) and any(asked.person in words(part) and _TITLES.search(part)
                                                             for part in _SENTENCE.split(_UNDOTTED.sub(r"\1", text))) for text in whole)
@@ -663,7 +665,22 @@ _A_TRADE = (
 # Where what one clause says of someone ends: a sentence, or a turn to another matter ("… so I'm climbing
 # with Tregarron now"); "and" goes on about the same person ("retired and moved to Treswell").
 _CLAUSE_BREAK = re.compile(r"(?<=[.!?;])\s+|,?\s+(?:so|but|while|because)\s+|\n+")
-_PRONOUN_LEAD = re.compile(r"(?i)^(?:he|she|they|his|her|their)\b")
+_PRONOUNS = frozenset("i we you he she they it".split())
+_PRONOUN_LEAD = re.compile(r"(?i)^(?:(?:and|also|so|but|plus)\s+)?(?:he|she|they|his|her|their)\b")
+
+
+def goes_on_about(parts: list[str], name: str) -> Iterator[str]:
+    """The parts (sentences or clauses) that say something of `name`: each naming them, and the run of
+    parts right after one that goes on with a pronoun ("… my brother Dunstan? He's turning 30. He's a
+    nurse and lives in Yarrow"; "… AND they got a second dog")."""
+    about = False
+    for part in parts:
+        if name in words(part):
+            about = True
+        elif not (about and _PRONOUN_LEAD.match(part.strip().lstrip("\"'“ "))):
+            about = False
+        if about:
+            yield part
 
 
 def where_of_unsaid(query: str, texts: Iterable[str]) -> bool:
@@ -673,22 +690,17 @@ def where_of_unsaid(query: str, texts: Iterable[str]) -> bool:
     every turn naming them is about something else ("my boyfriend Tregarron and I are adopting a cat"), and
     the question was never answered here. False when nothing found names them (other rules decide)."""
     m = _WHERE_OF.search(query)
-    if m is None or (m["name"] or m["doer"]) in _NOT_NAMES:
+    # (a pronoun typed in lower case is no one's name: "where was i staying in july?")
+    if m is None or (m["name"] or m["doer"]) in _NOT_NAMES or (m["name"] or m["doer"]).lower() in _PRONOUNS:
         return False
     name = words(m["name"] or m["doer"])[0]
     cues = _SAYS_WORK if m["work"] or m["doer"] else _SAYS_HOME
     named = False
     for text in texts:
-        clauses = [c for c in _CLAUSE_BREAK.split(text) if c.strip()]
-        for at, clause in enumerate(clauses):
-            if name not in words(clause):
-                continue
+        for clause in goes_on_about([c for c in _CLAUSE_BREAK.split(text) if c.strip()], name):
             named = True
-            told, said = words(clause), clause
-            if at + 1 < len(clauses) and _PRONOUN_LEAD.match(clauses[at + 1].strip()):
-                told, said = told + words(clauses[at + 1]), f"{clause} {clauses[at + 1]}"
-            if any(same_word(w, cue) for w in told for cue in cues):
+            if any(same_word(w, cue) for w in words(clause) for cue in cues):
                 return False
-            if m["doer"] and re.search(_A_TRADE.format(name=re.escape(name)), said):
+            if m["doer"] and re.search(_A_TRADE.format(name=re.escape(name)), clause):
                 return False  # "Tregarron's a radiographer": what she does, without a word of work
     return named

@@ -32,7 +32,7 @@ from .asked import (
 )
 from .config import RecallConfig
 from .index_meta import IndexStatus, index_home, quick_status
-from .lanes import PREDICATE_CUES, ExactLane, NamedSlots, TermStats, lexical_lane
+from .lanes import PREDICATE_CUES, ExactLane, NamedSlots, TermStats, asked_by_shape, lexical_lane
 from .local_vectors import LocalVectors
 from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, SinceProbe, Terms, VectorSource, Visibility
 from .recorder import recorder_for
@@ -622,7 +622,8 @@ class Recall:
         config = self.config
         candidates: dict[Key, _Candidate] = {}
         lexical = lexical_query(query)
-        if lexical.empty:  # only stop words, punctuation or emoji: nothing to be about
+        if lexical.empty and not asked_by_shape(query):
+            # only stop words, punctuation or emoji: nothing to be about ("where am I now?" asks is_in)
             return _Found([], lane, NamedSlots(frozenset(), frozenset()))
         if any(word in SAID_OTHERWISE for word in lexical.words):
             # The words a question's thing is said otherwise are looked up too, unless two of its words

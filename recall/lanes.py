@@ -5,6 +5,7 @@ ledger's one visibility predicate, so no lane can see a row that current or as-o
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -176,7 +177,18 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "diet": ("diet", "eat", "vegetarian", "vegan"),
     "headcount": ("staff", "employees", "headcount", "people", "big"),
     "medication": ("medication", "meds", "dose", "taking", "prescription"),
+    "is_in": ("staying", "stay"),
 }
+# Questions that ask a predicate by their shape, with no word of it: "where was I on May 8?" asks where
+# the user was (is_in), as "where am I now?" does; not "where was I working?" (a word of its own asks).
+PREDICATE_PHRASES: dict[str, re.Pattern[str]] = {
+    "is_in": re.compile(r"(?i)\bwhere\s+(?:am|was|were|are)\s+(?:i|we)\b(?!\s+(?:working|employed|born|going|moving|flying|travell?ing|heading))"),
+}
+
+
+def asked_by_shape(query: str) -> bool:
+    """Whether the question asks a predicate by its shape alone (`PREDICATE_PHRASES`)."""
+    return any(phrase.search(query) for phrase in PREDICATE_PHRASES.values())
 
 
 RELATION = "relation"  # (Fennor, relation, brother-in-law): the digest's word for how someone is related
@@ -273,6 +285,7 @@ class ExactLane:
         predicates = {
             name for name, need in vocab.predicates.items()
             if (need and set(need) <= stems) or vocab.cues.get(name, frozenset()) & stems
+            or (name in PREDICATE_PHRASES and PREDICATE_PHRASES[name].search(query))
         }
         return NamedSlots(frozenset(subjects), frozenset(predicates), frozenset(facts))
 
