@@ -38,7 +38,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    NOW_WORDS, QUESTION_TIME_WORDS, RELATIVES, SAID_OTHERWISE, STOP_WORDS, relative_words, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    NOW_WORDS, RELATIVES, UNTOPICAL_WORDS, SAID_OTHERWISE, STOP_WORDS, relative_words, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -634,10 +634,10 @@ class Recall:
             for kind in KINDS:
                 for word, n in self._terms[kind].df(list(lexical.words)).items():
                     counts[word] += n
-            # (a word of when, "at the moment", "in May", is no such part)
+            # (a word of when, "at the moment", "in May", is no such part, nor a light verb, "dealing with")
             # (nor one naming the kind of answer: "what city do I live in?" is answered by a city's name)
             if sum(1 for w, n in counts.items()
-                   if n == 0 and w not in NOW_WORDS and w not in QUESTION_TIME_WORDS and w not in _ANSWER_KINDS) <= 1:
+                   if n == 0 and w not in UNTOPICAL_WORDS and w not in _ANSWER_KINDS) <= 1:
                 lexical = lexical_query(query, said_otherwise=True)
         small = self._small_sets(seen, kinds)
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.

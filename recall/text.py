@@ -164,7 +164,7 @@ def neighbours_unsaid(query: str, asked: Sequence[str], never_said: frozenset[st
 _TIME_WORDS = frozenset("mid early late start end beginning week weeks month months year years day days today now".split())
 
 
-_LIGHT_VERBS = frozenset("going doing done use using used get getting got make making made take taking took".split())
+_LIGHT_VERBS = frozenset("going doing done use using used get getting got make making made take taking took dealing".split())
 
 
 # "what's my wife's name?", "what is my niece called?": the name of a relative of the speaker.
@@ -335,6 +335,9 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "pet": ("cat", "dog"), "pets": ("cat", "cats", "dog", "dogs"),
     "charge": ("fee", "fees", "price", "quote"), "charging": ("fee", "fees", "price", "quote"), "charges": ("fee", "fees", "price"),
     "fee": ("charge", "charges", "costs"), "travelling": ("coming", "joining"), "traveling": ("coming", "joining"),
+    "climbing": ("boulder", "bouldering"), "climb": ("boulder", "bouldering"), "gym": ("fitness",),
+    "dependencies": ("deps",), "deps": ("dependencies",), "manager": ("reporting", "report", "boss"), "boss": ("manager",),
+    "leave": ("departing", "departs", "departure"), "leaves": ("departing", "departs", "departure"),
     # a niece or nephew said from the other side ("I'm an aunt!!!"), as `INVERSE_RELATIVE` has it
     **{relative: tuple(sorted(said)) for relative, said in INVERSE_RELATIVE.items()},
 }

@@ -405,6 +405,11 @@ def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     ("what do I drink in the mornings now?", {"coffee", "tea"}),
     ("what race am I training for?", {"marathon", "half"}),
     ("what does Tamhas do for a living now?", {"quit", "retraining", "job"}),  # a job said as one changed
+    ("where was I climbing in September?", {"boulder", "bouldering"}),
+    ("which gym do I go to?", {"fitness"}),  # "I train at Vossel Fitness now"
+    ("who was my manager in July?", {"reporting", "report"}),  # "reporting to Ms Haldric"
+    ("what was I using to manage the deps?", {"dependencies"}),
+    ("what time does my train back leave?", {"departing", "departs"}),
 ])
 def test_a_questions_words_said_otherwise(query, also):
     assert also <= set(lexical_query(query, said_otherwise=True).words)
@@ -535,3 +540,15 @@ def test_where_the_user_was_is_asked_by_the_questions_shape(clocked_ledger, cloc
     assert "Treswell" in recall.prompt("where am i now?", SCOPE).text
     # a word of its own asks something else: "where was i working?" is no question of where I was
     assert recall.search("where was i working in july?", SCOPE, valid_at="2026-07-03", known_at="2026-07-03", kinds="fact") == []
+
+
+@pytest.mark.both_engines
+def test_a_light_verb_never_said_keeps_the_words_said_otherwise(clocked_ledger, clock, recall):
+    # "dealing" was never said, nor "injury": the injury is still looked up as the physio said it
+    journal = Journal(clocked_ledger)
+    say(journal, clock, "2026-05-20T09:00:00Z", "Ugh. Physio says I've a stress reaction in my left shin. No running for six weeks.")
+    say(journal, clock, "2026-05-21T09:00:00Z", "booked the car in for its service on Friday")
+    clock.now = parse_time("2026-06-10")
+    block = recall.prompt("what injury was I dealing with at the start of June?", SCOPE, valid_at="2026-06-01", known_at="2026-06-01").text
+    assert "stress reaction" in block
+    assert "service" not in block
