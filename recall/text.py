@@ -34,6 +34,8 @@ STOP_WORDS = frozenset(
     everything nothing really much many well still even way ok okay yes yeah oh hey hi hello please
     thanks thank tell know say said says one ones
     """.split()
+    # the same words typed without their apostrophe ("whats my app called?", "im in cusco rn")
+    + "whats wheres whos hows whens whys thats im ive dont didnt doesnt isnt wasnt arent ur u pls plz".split()
 )
 
 # Question words are stop words too, but kept apart so the exact lane can tell "who is X" from noise.
@@ -336,7 +338,7 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "charge": ("fee", "fees", "price", "quote"), "charging": ("fee", "fees", "price", "quote"), "charges": ("fee", "fees", "price"),
     "fee": ("charge", "charges", "costs"), "travelling": ("coming", "joining"), "traveling": ("coming", "joining"),
     "climbing": ("boulder", "bouldering"), "climb": ("boulder", "bouldering"), "gym": ("fitness",),
-    "dependencies": ("deps",), "deps": ("dependencies",), "manager": ("reporting", "report", "boss"), "boss": ("manager",),
+    "camera": ("cam",), "dependencies": ("deps",), "deps": ("dependencies",), "manager": ("reporting", "report", "boss"), "boss": ("manager",),
     "leave": ("departing", "departs", "departure"), "leaves": ("departing", "departs", "departure"),
     # a niece or nephew said from the other side ("I'm an aunt!!!"), as `INVERSE_RELATIVE` has it
     **{relative: tuple(sorted(said)) for relative, said in INVERSE_RELATIVE.items()},

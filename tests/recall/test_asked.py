@@ -410,6 +410,7 @@ def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     ("who was my manager in July?", {"reporting", "report"}),  # "reporting to Ms Haldric"
     ("what was I using to manage the deps?", {"dependencies"}),
     ("what time does my train back leave?", {"departing", "departs"}),
+    ("what camera do I image with?", {"cam"}),
 ])
 def test_a_questions_words_said_otherwise(query, also):
     assert also <= set(lexical_query(query, said_otherwise=True).words)
@@ -552,3 +553,13 @@ def test_a_light_verb_never_said_keeps_the_words_said_otherwise(clocked_ledger, 
     block = recall.prompt("what injury was I dealing with at the start of June?", SCOPE, valid_at="2026-06-01", known_at="2026-06-01").text
     assert "stress reaction" in block
     assert "service" not in block
+
+
+@pytest.mark.parametrize(("query", "content"), [
+    ("whats my app called?", ["app", "called"]),  # typed without the apostrophe, still no topic
+    ("wheres the spare key?", ["spare", "key"]),
+    ("im in wenlock, whos picking me up?", ["wenlock", "picking"]),
+])
+def test_words_typed_without_their_apostrophe_are_stop_words(query, content):
+    from factledger.recall.text import content_words
+    assert content_words(query) == content
