@@ -34,7 +34,7 @@ STOP_WORDS = frozenset(
     everything nothing really much many well still even way ok okay yes yeah oh hey hi hello please
     thanks thank tell know say said says one ones
     """.split()
-    # the same words typed without their apostrophe ("whats my app called?", "im in cusco rn")
+    # the same words typed without their apostrophe ("whats my app called?", "im in wenlock now")
     + "whats wheres whos hows whens whys thats im ive dont didnt doesnt isnt wasnt arent ur u pls plz".split()
 )
 
