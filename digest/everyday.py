@@ -40,7 +40,7 @@ PROPER = (
 )
 _CHANGE = re.compile(r"(?i)\b(?:now|new|anymore|any more|these days|nowadays|switched|changed|moved|instead)\b")
 _VALUE_TAIL = re.compile(
-    r"(?i)(?:,|\s+)(?:now|these days|nowadays|anymore|any more|at the moment|currently|instead|too|as well|btw|though|lol|haha|finally|at last)\s*$"
+    r"(?i)(?:,|\s+)(?:now|from now on|going forward|these days|nowadays|anymore|any more|at the moment|currently|instead|too|as well|btw|though|lol|haha|finally|at last)\s*$"
 )
 _BAD_VALUE = re.compile(
     r"(?i)^(?:so|really|very|pretty|too|kinda|kind of|a bit|quite|not|killing|driving|getting|being|going|broken|fine|ok|okay|"
@@ -1242,6 +1242,95 @@ def _person_named(c: Clause, word: str) -> bool:
     return any(h.subject_key == key or (h.value[:1].isupper() and normalise(h.value.split()[0]) == key) for h in c.request.current)
 
 
+def _set_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'landlord = Mr Okonjo', 'parking → P4-203', 'new plumber: Sable & Sons', 'editor=vscode, shell=zsh':
+    things set to values in note-taking signs. A held slot the words name now holds its value; 'new one
+    = Y' is the held slot the turn named before ('landlord sold up, new one = Y'). Nothing held: a thing
+    of the user's holds it (not after a colon, a heading's sign: 'note to self: Mum's birthday …')."""
+    pairs = [m]
+    if m["sign"] != ":":  # "editor=vscode, shell=zsh": every pair of the list
+        pairs += list(_MORE_SET_TO.finditer(c.text, m.end()))
+    drafts = []
+    for pair in pairs:
+        found = _one_set_to(pair, c)
+        drafts += found or []
+    return drafts or None
+
+
+def _one_set_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    thing = " ".join(m["thing"].split())
+    value = clean_value(m["v"])
+    if not value or _BAD_VALUE.match(value) or normalise(value) == normalise(thing):
+        return None
+    if thing.casefold() == "one":
+        before = c.turn[: c.turn.find(m.group(0)) + m.start("thing") - m.start()]
+        held = _slot_named_in_turn(c) or _held_slot_said_before(c, before)
+    else:
+        held = _held_slot_named(c, thing)
+    if held is not None:
+        if normalise(value) == held.value_key:
+            return None
+        start, phrase = change_time(c, c.text, value)
+        return [held_replaced(c, held, value, m.group(0), start, phrase)]
+    if (m["sign"] == ":" or thing.casefold() == "one" or thing[:1].isupper() or not _plain_attribute(thing)
+            or _person_named(c, thing)):
+        return None  # ("Jenkins → Drone": a value changed to another, not a thing named Jenkins)
+    key = attribute_key(thing)
+    if not key or key.split("_")[-1] in _ATTR_STOP or key in RELATION_WORDS:
+        return None
+    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {thing} is {{value}}", changed=False)]
+
+
+def _held_slot_said_before(c: Clause, before: str) -> ClaimVersion | None:
+    """The one held open single-valued slot whose name's words are all said in `before`."""
+    said = re.findall(r"[\w'’\-]+", before.casefold())
+    held = [h for h in c.open_held() if h.cardinality == "one" and h.predicate not in ("name", "ended", "note")
+            and all(any(_word_like(w, part) for w in said) for part in h.predicate.split("_"))]
+    return held[0] if len({h.predicate for h in held}) == 1 else None
+
+
+def _value_under_heading(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'new plumber: Sable & Sons', 'parking: P4-203': a bare value under a heading (the lead-in words
+    the clause reader cut) that names a held slot or says it is new."""
+    # (a colon before a capital ends a clause: the heading is the turn's words right before this one)
+    before = c.lead or c.turn[: max(c.turn.find(c.text), 0)]
+    heading = re.search(r"(?i)(?:^|[,;.!?]\s*)(?P<new>new\s+)?(?:(?:my|our|the)\s+)?(?P<h>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,3}?)\s*:\s*$", before)
+    if heading is None or len(m["v"].split()) > 5 or _HAS_VERB.search(m["v"]):
+        return None
+    held = _held_slot_named(c, heading["h"])
+    if held is None and not heading["new"]:
+        return None  # "note to self: Mum's birthday": a heading, nothing it names
+    found = _one_set_to(_HeadingMatch(heading["h"], m["v"], heading.group(0).strip(" ,;.!?") + " " + m.group(0)), c)
+    return found
+
+
+@dataclass(frozen=True)
+class _HeadingMatch:
+    """A heading and its value, read as a `_SET_TO` match ('new plumber: X' is 'plumber = X')."""
+
+    thing: str
+    v: str
+    whole: str
+
+    def __getitem__(self, name: str) -> str:
+        return {"thing": self.thing, "v": self.v, "sign": "="}[name]
+
+    def group(self, _: int = 0) -> str:
+        return self.whole
+
+    def start(self, _: str | int = 0) -> int:
+        return 0
+
+
+_HAS_VERB = re.compile(r"(?i)\b(?:is|are|was|were|has|have|had|will|can|do|does|did|i|we|you|he|she|they)\b")
+
+
+_SET_TO_THING = r"(?P<thing>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,3}?)"
+_SET_TO_VALUE = (r"(?P<v>(?-i:[A-Z0-9€$£#])[^,;!?]*?|(?<=[=>→])\s*[a-z0-9][\w.\-]*(?:\s+[\d.]+)?)"
+                 r"(?=\s*(?:$|[,;!?(]|(?<!Dr)(?<!Mr)(?<!Mrs)(?<!Ms)(?<!St)(?<!Prof)\.(?:\s|$)))")
+_MORE_SET_TO = re.compile(rf"(?i)[,;]\s*{_SET_TO_THING}\s*(?P<sign>=|→|->)\s*{_SET_TO_VALUE}")
+
+
 def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'pool locker changed, it's 2093 now', 'new landlord … it's Ashby Lettings now', 'switched gyms,
     I'm at Rockhouse now': the named slot's new value."""
@@ -1807,6 +1896,31 @@ PATTERNS: tuple[Pattern, ...] = (
                    (("user", "door_code_at_dad's_block", "5127"),)),
                   (("rent is €1,250 a month", "Rent went up this month, it's €1,310 now"), (("user", "rent", "€1,310"),))),
         counter=("the plan changed to something else", "my mood changed", "it changed to Monday"),
+    ),
+    Pattern(
+        "X = Y",
+        # the sign's value: after "=" or an arrow anything up to the clause's end ("editor=vscode"); after a
+        # colon a name, code or number only, and only for a thing said new or held
+        re.compile(rf"(?i)^(?:.*?(?:[,;:]\s*|\b(?:so|and|also|plus)\s+))??(?:(?:new|my|our|the)\s+)*"
+                   rf"{_SET_TO_THING}\s*(?P<sign>=|→|->|:)\s*{_SET_TO_VALUE}"),
+        _set_to,
+        examples=((("my landlord is Mr Castellane", "upd: landlord sold up, new one = Gwendis Marloe. locker combo same"),
+                   (("user", "landlord", "Gwendis Marloe"),)),
+                  (("my work parking spot is P2-117", "parking → P4-208, they repainted the lot"), (("user", "work_parking_spot", "P4-208"),)),
+                  (("my plumber is Evrard Pimm", "forget evrard, he retired. new plumber: Brisco Pipes"), (("user", "plumber", "Brisco Pipes"),)),
+                  (("ctx: editor=vscode, shell=zsh",), (("user", "editor", "vscode"), ("user", "shell", "zsh"))),
+                  (("ctx: editor=vscode, shell=bash", "ctx update: shell=fish (with starship)"), (("user", "editor", "vscode"), ("user", "shell", "fish"))),
+                  (("also landlord = Mr Okwell-Vane, text him",), (("user", "landlord", "Mr Okwell-Vane"),))),
+        counter=("note to self: Mum's birthday is in May", "2 + 2 = 4", "ratio: 3 to 1", "status: Done", "Lisbon → Porto → Faro",
+                 "CI: Jenkins → Drone"),
+    ),
+    Pattern(
+        "heading: Y",
+        re.compile(rf"^{_SET_TO_VALUE}"),
+        _value_under_heading,
+        examples=((("my plumber is Evrard Pimm", "he retired. new plumber: Brisco Pipes"), (("user", "plumber", "Brisco Pipes"),)),
+                  (("new dentist: Dr. Quellam",), (("user", "dentist", "Dr. Quellam"),))),
+        counter=("note to self: Mum's birthday is in May", "status: Done", "Update: Back from holiday"),
     ),
     Pattern(
         "heading: switched to Y",
