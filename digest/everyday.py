@@ -1243,7 +1243,7 @@ def _person_named(c: Clause, word: str) -> bool:
 
 
 def _set_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'landlord = Mr Okonjo', 'parking → P4-203', 'new plumber: Sable & Sons', 'editor=vscode, shell=zsh':
+    """'landlord = Mr Ebbage', 'parking → P7-412', 'new plumber: Marrin & Sons', 'editor=vscode, shell=zsh':
     things set to values in note-taking signs. A held slot the words name now holds its value; 'new one
     = Y' is the held slot the turn named before ('landlord sold up, new one = Y'). Nothing held: a thing
     of the user's holds it (not after a colon, a heading's sign: 'note to self: Mum's birthday …')."""
@@ -1290,7 +1290,7 @@ def _held_slot_said_before(c: Clause, before: str) -> ClaimVersion | None:
 
 
 def _value_under_heading(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'new plumber: Sable & Sons', 'parking: P4-203': a bare value under a heading (the lead-in words
+    """'new plumber: Marrin & Sons', 'parking: P7-412': a bare value under a heading (the lead-in words
     the clause reader cut) that names a held slot or says it is new."""
     # (a colon before a capital ends a clause: the heading is the turn's words right before this one)
     before = c.lead or c.turn[: max(c.turn.find(c.text), 0)]
@@ -1904,9 +1904,9 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(rf"(?i)^(?:.*?(?:[,;:]\s*|\b(?:so|and|also|plus)\s+))??(?:(?:new|my|our|the)\s+)*"
                    rf"{_SET_TO_THING}\s*(?P<sign>=|→|->|:)\s*{_SET_TO_VALUE}"),
         _set_to,
-        examples=((("my landlord is Mr Castellane", "upd: landlord sold up, new one = Gwendis Marloe. locker combo same"),
+        examples=((("my landlord is Mr Ruddock", "upd: landlord sold up, new one = Gwendis Marloe. locker combo same"),
                    (("user", "landlord", "Gwendis Marloe"),)),
-                  (("my work parking spot is P2-117", "parking → P4-208, they repainted the lot"), (("user", "work_parking_spot", "P4-208"),)),
+                  (("my work parking spot is P3-090", "parking → P7-418, they repainted the lot"), (("user", "work_parking_spot", "P7-418"),)),
                   (("my plumber is Evrard Pimm", "forget evrard, he retired. new plumber: Brisco Pipes"), (("user", "plumber", "Brisco Pipes"),)),
                   (("ctx: editor=vscode, shell=zsh",), (("user", "editor", "vscode"), ("user", "shell", "zsh"))),
                   (("ctx: editor=vscode, shell=bash", "ctx update: shell=fish (with starship)"), (("user", "editor", "vscode"), ("user", "shell", "fish"))),
