@@ -1716,7 +1716,11 @@ _FROM_AHEAD = re.compile(rf"(?i)\b(?:from|starting|as\s+of|come)\s+(?:next\s+)?(
 
 
 # Words saying a figure moved without naming what moved ("so we're down to", "it's now at").
-_MOVED_WORDS = frozenset("so and but we re i m it s is are was were now at down up back to dropped fell rose went gone our my".split())
+_MOVED_WORDS = frozenset(
+    "so and but we re i m it s is are was were now at down up back to dropped fell rose went gone our my"
+    # verbs and time words that name no slot ("hit 77.5 kg on saturday" after "bench finally moved!!")
+    " hit hitting reached managed got did finally already just new today yesterday on".split()
+)
 
 
 def _unit_of(measure: re.Match[str]) -> str:
@@ -1763,7 +1767,9 @@ def _measure_moved(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if _FROM_AHEAD.search(c.text[measure.end():]):
         return None  # "… to €975 from May": a change ahead, dated by the patterns that read plans
     ahead = find_time_phrase(c.text[measure.end():])
-    span = resolve_time_phrase(ahead, c.said_at, ahead=True) if ahead else None
+    # ("hit 77.5 kg on saturday": done, so the Saturday before, not a change ahead)
+    done = re.search(r"(?i)\b(?:hit|did|got|ran|lifted|was|were|[a-z]{3,}ed)\b", c.text[: measure.start()])
+    span = resolve_time_phrase(ahead, c.said_at, ahead=not done) if ahead else None
     if span is not None and span.valid_from is not None and span.valid_from > c.said_at:
         return None  # "raising the rent to €975 from May": a change ahead, dated by the patterns that read plans
     start, phrase = change_time(c, c.text[measure.end():] or c.text)
@@ -1830,6 +1836,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(rf"(?i)^(?=.*?(?:[£$€]\s?\d|\d\s*(?:{_MEASURE_UNITS})(?![\w])))"),
         _measure_moved,
         examples=((("my bench max is 70 kg", "good news though, bench finally moved: 75 kg for a single yesterday"), (("user", "bench_max", "75 kg"),)),
+                  (("my bench max is 70 kg", "bench finally moved!! hit 72.5 kg on saturday"), (("user", "bench_max", "72.5 kg"),)),
                   (("resting heart rate 58 bpm", "resting heart rate is down to 52 bpm these days"), (("user", "resting_heart_rate", "52 bpm"),))),
         counter=("ran 10 km today", "bought 2 kg of flour"),
     ),
