@@ -1412,6 +1412,40 @@ def _is_in(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   template="{subject} is in {value}", valid_from=start, phrase=phrase)]
 
 
+# Words after "in" / "made it to" that are no place a traveller is ("made it to bed", "in pain now").
+_NOT_PLACES = frozenset(
+    "bed work home town time class school office hospital hospitals gym church court love pain trouble charge bits "
+    "shape luck tears hell heaven agony bits pieces debt denial the a an my our his her their this that it".split()
+)
+
+
+def _is_in_small(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'made it to lima!!', 'in lathros bay now!': a place typed small after a traveller's verb (after a
+    bare "in" only with "now"), read as the name it is."""
+    if not (m["verb"] or m["now"]):
+        return None
+    words = m["v"].split()
+    if any(w.casefold() in _NOT_PLACES for w in words):
+        return None
+    return _is_in(_Named(m, " ".join(w[:1].upper() + w[1:] for w in words)), c)
+
+
+class _Named:
+    """A match whose value `v` is read as a name (typed small, given its capitals)."""
+
+    def __init__(self, m: re.Match[str], value: str) -> None:
+        self._m, self._value = m, value
+
+    def __getitem__(self, name: str) -> str:
+        return self._value if name == "v" else self._m.group(name)
+
+    def group(self, index: int | str = 0) -> str:
+        return self._m.group(index)
+
+    def end(self) -> int:
+        return self._m.end()
+
+
 _QUANTITY = r"\d[\d.,:]*\s*(?:kg|kgs|kilos|lbs?|km|kms|mi|miles|m|min|mins|minutes|s|secs|reps|%|bpm|cm|mm|g|ml|l)?(?:\s+per\s+(?:km|mile|mi|100\s?m))?"
 _ITEM = rf"[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:about\s+|around\s+|at\s+)?{_QUANTITY}"
 _UNIT_LEAD = re.compile(r"(?i)(?:^|\s)(?P<head>[a-z][\w\-]*)\s*:\s*$")
@@ -1995,6 +2029,16 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("working remotely this year, I'm in Porto until March 2", "made it to Seville", "landed in Malaga on Sunday"),
                    (("user", "is_in", "Malaga"),)),),
         counter=("I'm in London next week", "I'm in a meeting", "I'm in March"),
+    ),
+    Pattern(
+        "where I am, typed small",
+        re.compile(r"^(?:I(?:'m|\s+am)\s+)?(?:(?P<verb>(?:just\s+|finally\s+)?(?:landed|arrived)\s+in|(?:just\s+|finally\s+)?made\s+it\s+to)|in)\s+"
+                   r"(?P<v>[a-z][a-z\-]+(?:\s+(?!now\b)[a-z][a-z\-]+)?)(?P<now>\s+now)?(?=\s*(?:$|[,;.!?]|\s+(?:today|yesterday|on|last|this|until|till|for|and|but|so)\b))"),
+        _is_in_small,
+        examples=((("made it to vellory!! hostel wifi is trash",), (("user", "is_in", "Vellory"),)),
+                  (("made it to vellory", "in marrow bay now! my bag strap snapped"), (("user", "is_in", "Marrow Bay"),)),
+                  (("made it to vellory", "in cardle now and the altitude is brutal"), (("user", "is_in", "Cardle"),))),
+        counter=("made it to bed by 10", "in pain now", "in marrow bay next week", "in the office now", "landed in trouble"),
     ),
     Pattern(
         "how often",
