@@ -1420,7 +1420,7 @@ _NOT_PLACES = frozenset(
 
 
 def _is_in_small(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'made it to lima!!', 'in lathros bay now!': a place typed small after a traveller's verb (after a
+    """'made it to vellory!!', 'in marrow bay now!': a place typed small after a traveller's verb (after a
     bare "in" only with "now"), read as the name it is."""
     if not (m["verb"] or m["now"]):
         return None
