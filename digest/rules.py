@@ -311,6 +311,42 @@ def capital_i(text: str) -> str:
     return _SMALL_I.sub("I", text)
 
 
+# Words that are part of many names and of everyday speech alike ("the Copper Spoon", "Vellory Leisure
+# Centre"): never read as a name when typed small.
+_NAME_PARTS = frozenset(
+    "the and of at on in for with a an new old north south east west upper lower great little big hotel inn house "
+    "lodge farm cottage cottages centre center leisure club gym fitness studio school primary academy college "
+    "university clinic hospital health medical dental vets vet practice surgery street road lane row terrace "
+    "avenue park lake bay hill hills coast beach bridge green court square market bakery cafe kitchen bar pub "
+    "books press bank group systems labs lab software media foods freight cloud air airways airlines rail "
+    "limited ltd co company partners associates mutual insurance trust council office team".split()
+)
+_CAPITALISED = re.compile(r"(?<![\w'’\-])[A-Z][a-z][\w'’\-]*")
+_SMALL_WORD = re.compile(r"(?<![\w'’\-])[a-z][a-z][\w'’\-]*")
+
+
+def names_typed_small(text: str, request: ExtractionRequest) -> str:
+    """`text` with the names the scope knows (capitalised in a held fact's subject or value) given their
+    capitals where typed small ("ondrash left on Friday" after "my reviewer is Ondrash Vell"), so the
+    patterns that read names read them. The same length, so a clause's offset holds."""
+    known: dict[str, str] = {}
+    for held in request.current:
+        for name in _CAPITALISED.findall(f"{held.subject} {held.value}"):
+            bare = re.sub(r"['’]s$", "", name)
+            if len(bare) >= 4 and bare.casefold() not in _NAME_PARTS and bare.casefold() not in _MONTH_WORDS:
+                known.setdefault(bare.casefold(), bare)
+    if not known:
+        return text
+
+    def recase(m: re.Match[str]) -> str:
+        word = m.group(0)
+        bare = re.sub(r"['’]s$", "", word)
+        name = known.get(bare)
+        return name + word[len(bare):] if name is not None else word
+
+    return _SMALL_WORD.sub(recase, text)
+
+
 _ADVERBS = {"just", "now", "recently", "finally", "still", "also", "currently", "actually", "no", "longer"}
 
 
@@ -473,7 +509,7 @@ class RulesExtractor:
         # brother's facts to Pavel in its first clause, and the second reads them as Pavel's.
         self._view = request
         previous_third = False
-        for clause in _clauses(capital_i(entry.text)):
+        for clause in _clauses(names_typed_small(capital_i(entry.text), request)):
             request = self._view
             said = clause.text
             if previous_third and _IMPLICIT_I.match(clause.text):

@@ -113,6 +113,9 @@ REWORDED = [
     # a name the ledger knows, written small
     (("my sister Eluned lives in Pellory", "eluned's moved to Lisgarth"), {("Eluned", "lives_in", "Lisgarth")}, {("Eluned", "lives_in", "Pellory")}),
     (("my sister Eluned lives in Pellory", "eluned is here"), {("Eluned", "lives_in", "Pellory")}, set()),
+    # ... and a name held as a value, written small: "ondrash left" is the reviewer held leaving
+    (("my reviewer is Ondrash Vell", "ondrash left on Friday :( Tamsine does my reviews now"),
+     {("user", "review_contact", "Tamsine")}, {("user", "reviewer", "Ondrash Vell")}),
     # "she" with nobody named before is nobody's we know, unless what she did was to the user
     (("she's accepted a job at Pellmark Robotics",), set(), {("user", "works_at", "Pellmark Robotics")}),
     # a school moved to is a school, not a home; a correction naming someone else's held value corrects theirs
