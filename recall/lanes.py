@@ -163,7 +163,7 @@ def lexical_lane(
 # extractor defines these): "where is she based" asks lives_in, "what pets" asks has. Data, so another
 # deployment's predicates can gain theirs in one line.
 PREDICATE_CUES: dict[str, tuple[str, ...]] = {
-    "lives_in": ("live", "lives", "living", "based", "reside", "resides", "home", "city", "town"),
+    "lives_in": ("live", "lives", "living", "based", "reside", "resides", "home", "city", "town", "house", "flat", "apartment"),
     "works_at": ("work", "works", "working", "job", "employer", "employed", "company"),
     "likes": ("like", "likes", "enjoy", "enjoys", "love", "loves", "favourite", "favorite", "fan", "hobby", "hobbies"),
     "has": ("own", "owns", "pet", "pets"),

@@ -444,7 +444,7 @@ def is_question(text: str) -> bool:
 # Words a turn says a thing changed with ("I'm in K-19 now", "switched to", "turns out it was wrong").
 _CHANGE_CUES = re.compile(
     r"(?i)\b(?:now|no\s+longer|any\s?more|instead|switch(?:ed|ing)|chang(?:ed|ing|es?)|mov(?:ed|ing)|new|replac(?:ed|ing)|"
-    r"turns?\s+out|actually|correction|wrong|mix-up|mixed\s+up|reshuffled?|left|quit|ditched|dropped|gone|got\s+off|"
+    r"turns?\s+out|actually|correction|scratch|wrong|mix-up|mixed\s+up|reshuffled?|put\s+(?:\w+\s+){0,2}(?:up|down)|hik(?:ed|ing)|left|quit|ditched|dropped|gone|got\s+off|"
     r"took\s+over|taking\s+over|taken\s+over|handed\s+over|promoted|on\s+(?:\w+\s+)?leave|covering|stepp(?:ed|ing)\s+in|standing\s+in|filling\s+in|(?:go(?:ing|ne|es)?|went)\s+(?:up|down)|stopped|shortened|lengthened|raised|lowered|cut|increased|decreased|reduced|upgraded|"
     r"downgraded|cancell?ed|rebooked|handed\s+in\s+(?:my\s+|her\s+|his\s+|their\s+)?notice|resign(?:ed|ing)|last\s+day|rescheduled|postponed|delayed|pushed(?:\s+back)?|brought\s+forward|sold|wrapped\s+up|reset|renewed|rebuilt|redone|updated|bump(?:ed|ing)\s+(?:\w+\s+){0,3}(?:up\s+)?to|"
     r"swapp(?:ed|ing)|jump(?:ed|ing)\s+(?:\w+\s+){0,2}to|(?:took|taken|taking)\s+(?:me|him|her|them|us)\s+off|came\s+off)\b"

@@ -251,6 +251,9 @@ def test_a_turn_says_a_value_changed(text, value, changed):
     ("return is still the 31st, outbound moved to the 28th", "March 31", ["return"], False),
     ("parking reshuffle. mine's K-19 now", "D-33", ["work", "parking", "spot"], True),  # the next clause says it
     ("correction: the standup is 9:45. and Ilka is the PM, not my boss — my manager is Tobin", "Ilka", ["manager"], True),
+    ("Mrs Pell has put the rent up to £1,420 from this month", "£1,380", ["rent"], True),
+    ("scratch that. The anniversary's the 9th of May, not the 7th", "7 May", ["anniversary"], True),
+    ("the rent is a lot, but the flat is lovely", "£1,380", ["rent"], False),
 ])
 def test_the_clauses_about_a_slot_decide_a_change(text, value, slot, changed):
     assert says_changed(text, value, slot) is changed
