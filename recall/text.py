@@ -270,8 +270,8 @@ def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bo
     topical = [w for w in asked if w not in STOP_WORDS]
     own = asks_the_users_own(query)
     for at, qualifier in enumerate(asked):
-        if qualifier not in never_said or qualifier in _LOOSE_QUALIFIERS:
-            continue
+        if qualifier not in never_said or qualifier in _LOOSE_QUALIFIERS or qualifier in QUESTION_TIME_WORDS:
+            continue  # ("in early October" asks a time, not an early kind of October)
         thing = []
         for word in asked[at + 1 : at + 4]:
             if word in STOP_WORDS or _CJK.search(word):

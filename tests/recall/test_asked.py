@@ -31,6 +31,7 @@ SHAPES = [
     ("do I have any food allergies?", ("allergies", ("food",), ())),
     ("how much does my tutor charge?", ("charge", ("tutor",), ())),
     ("what was my job in March 2024?", ("job", (), ())),
+    ("what time does my train back to Lisgarth leave?", ("train", (), ("lisgarth", "leave"))),  # a particle ends the phrase
     # shapes that name no thing to check
     ("which database is the billing service on?", None),
     ("which airline am I flying with?", None),

@@ -390,6 +390,8 @@ def test_a_thing_of_two_words_never_said_stays_empty(clocked_ledger, clock, jour
     ("what is the backup warehouse address?", "the old warehouse is at 5 Mill Rd", {"backup"}, False),
     # a word telling it apart is
     ("what is the south warehouse address?", "the north warehouse is at 5 Mill Rd", {"south"}, True),
+    # a word of when is no kind of the month it dates
+    ("where am I travelling in early October?", "I shall attend the forum in Lisgarth from 5 to 7 October", {"early", "travelling"}, False),
 ])
 def test_what_qualifies_a_thing_elsewhere(query, text, never_said, elsewhere):
     from factledger.recall.text import qualified_elsewhere
