@@ -954,7 +954,11 @@ def _switched_from_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if re.fullmatch(rf"(?:(?:{'|'.join(_TITLES)})\.?\s+)?{re.escape(word)}", h.value):
         value = new  # "Dr. Ambergate" is the person: the new one is who holds the slot now
     else:
-        value = _renamed(h.value, word, new)
+        # the whole name the turn says ("casa quillet's too small, switched to Hotel Brakka": both words go)
+        run = re.search(rf"(?:[A-Z][\w'’\-]*\s+)*{re.escape(word)}(?:\s+[A-Z][\w'’\-]*)*", h.value)
+        bare = {re.sub(r"['’]s$", "", w) for w in said}
+        named = run.group(0) if run and all(w in bare for w in run.group(0).split()) else word
+        value = _renamed(h.value, named, new)
     if normalise(value) == normalise(h.value):
         return None
     start, phrase = change_time(c, c.text)
@@ -1879,7 +1883,9 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"^(?:.*?\s)?(?:(?:switched|changed)(?:\s+over)?\s+to|rebooked\s+(?:at|with)|(?:gone|going|went)\s+with|(?:I'm|I\s+am|we're|we\s+are)\s+(?:now\s+)?with)\s+(?:the\s+)?"
                    + PROPER + r"(?=\s*(?:$|[,.!;:]|\s(?:now|instead|from|since|last|this|today|yesterday|at|for|and|but|so)\b))"),
         _switched_from_named,
-        examples=((("shipping is Pellbrook Ground for everything", "Pellbrook broke 3 mugs so I've switched to Quistrel"),
+        examples=((("booked a guesthouse called Casa Quillet, looks tiny", "casa quillet's too small for two so switched to Hotel Brakka"),
+                   (("user", "booked", "a guesthouse called Hotel Brakka, looks tiny"),)),
+                  (("shipping is Pellbrook Ground for everything", "Pellbrook broke 3 mugs so I've switched to Quistrel"),
                    (("user", "shipping", "Quistrel Ground for everything"),)),
                   (("my GP is Dr. Ambergate", "Dr. Ambergate retired last month, I'm with Dr. Quistrel at the same practice now"),
                    (("user", "gp", "Dr. Quistrel"),))),

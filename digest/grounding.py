@@ -1,5 +1,5 @@
 """Grounding: a proposal stands only on words that were said. Its quote must appear in its source turns
-after whitespace and case normalisation (and typographic quotes folded), else it is dropped with a
+after whitespace and case normalisation (typographic quotes folded, apostrophes dropped), else it is dropped with a
 receipt saying why."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 _SPACES = re.compile(r"\s+")
-_FOLD = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
+# (apostrophes are folded away: "im on the team" grounds "I'm on the team", as the rules read it)
+_FOLD = str.maketrans({"’": "", "‘": "", "'": "", "“": '"', "”": '"', "–": "-", "—": "-"})
 
 
 def normalise_text(text: str) -> str:

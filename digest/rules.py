@@ -87,6 +87,8 @@ _JOINT = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
     # a second thing done, its "I" dropped: "wrapped up at X on Friday and started at Y on Monday"
     r"|(?:,\s*|\s+)and\s+(?:then\s+)?(?=(?:started|joined|moved|switched|left|quit|sold|bought|adopted)\s)"
+    # ... or after a comma: "going to Vellory instead, same dates, booked the Quillet Inn"
+    r"|,\s+(?=(?:booked|rebooked|started|joined|switched|sold|bought|adopted|cancell?ed)\s)"
     # a list of how things are: "Django 4.2 on MariaDB 10.11, CI is Drone, code lives on SourceHut"
     r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
     # a second statement of how things are: "rent is £1,450 a month and the landlord is Mr. Aldane"
@@ -311,6 +313,30 @@ def capital_i(text: str) -> str:
     return _SMALL_I.sub("I", text)
 
 
+# Contractions typed without their apostrophe ("im on the payments squad", "dont have a car anymore"):
+# given it back, so the patterns read them (grounding folds apostrophes away, so the quotes still stand).
+_BARE_CONTRACTIONS = {
+    "im": "I'm", "ive": "I've", "dont": "don't", "didnt": "didn't", "doesnt": "doesn't", "isnt": "isn't",
+    "wasnt": "wasn't", "arent": "aren't", "werent": "weren't", "cant": "can't", "wont": "won't", "havent": "haven't",
+    "hasnt": "hasn't", "thats": "that's", "whats": "what's", "theres": "there's", "theyre": "they're", "youre": "you're",
+}
+_BARE_CONTRACTION = re.compile(r"(?<![\w'’\-])(?:" + "|".join(_BARE_CONTRACTIONS) + r")(?![\w'’\-])", re.I)
+
+
+def with_apostrophes(text: str) -> str:
+    def given(m: re.Match[str]) -> str:
+        word = _BARE_CONTRACTIONS[m.group(0).casefold()]
+        return word if m.group(0)[:1].islower() or word.startswith("I") else word[:1].upper() + word[1:]
+
+    return _BARE_CONTRACTION.sub(given, text)
+
+
+def as_read(text: str, request: ExtractionRequest) -> str:
+    """The turn as the patterns read it: contractions with their apostrophes, "i" as "I", known names with
+    their capitals."""
+    return names_typed_small(capital_i(with_apostrophes(text)), request)
+
+
 # Words that are part of many names and of everyday speech alike ("the Copper Spoon", "Vellory Leisure
 # Centre"): never read as a name when typed small.
 _NAME_PARTS = frozenset(
@@ -498,6 +524,7 @@ class RulesExtractor:
     name = "rules"
     _last_third = ""
     _view: ExtractionRequest | None = None  # what is held as the turn being read goes on (`extract`)
+    _turn = ""  # the turn being read, as the patterns read it (`as_read`)
 
     def extract(self, request: ExtractionRequest) -> list[Draft]:
         entry = request.entry
@@ -509,7 +536,8 @@ class RulesExtractor:
         # brother's facts to Pavel in its first clause, and the second reads them as Pavel's.
         self._view = request
         previous_third = False
-        for clause in _clauses(names_typed_small(capital_i(entry.text), request)):
+        self._turn = as_read(entry.text, request)
+        for clause in _clauses(self._turn):
             request = self._view
             said = clause.text
             if previous_third and _IMPLICIT_I.match(clause.text):
@@ -712,7 +740,7 @@ class RulesExtractor:
             if m and pattern is _MOVING and not find_time_phrase(text[m.end() :]):
                 continue
             if m:
-                replaced = replacement_in_turn(request.entry.text)
+                replaced = replacement_in_turn(self._turn)
                 if pattern is _MOVED and replaced and normalise(replaced[1]) == normalise(m["v"]):
                     return []  # "scratch EKS, we moved to GKE": a tool replaced (read above), not a home
                 # "my son moved to Tollard Academy": the school he goes to, not a home
@@ -769,7 +797,7 @@ class RulesExtractor:
     def _everyday(self, clause: _Clause, request: ExtractionRequest, subject: str, text: str, *, only: frozenset[str] | None = None) -> list[Draft] | None:
         """Everyday speech (factledger.digest.everyday); a clause after a command lead-in ("remember:",
         "note to self:", "fyi") that no pattern reads is kept as a note rather than lost."""
-        read = everyday(EverydayClause(text, clause.lead, request.entry.text, subject, request.entry.said_at, request), only=only)
+        read = everyday(EverydayClause(text, clause.lead, self._turn, subject, request.entry.said_at, request), only=only)
         if read is None and only is None and _COMMAND_LEAD.search(clause.lead) and len(text.split()) >= 3:
             note = text.strip(" ,.;")
             older = _note_it_changes(request, subject, note)

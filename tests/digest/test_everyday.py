@@ -113,6 +113,9 @@ REWORDED = [
     # a name the ledger knows, written small
     (("my sister Eluned lives in Pellory", "eluned's moved to Lisgarth"), {("Eluned", "lives_in", "Lisgarth")}, {("Eluned", "lives_in", "Pellory")}),
     (("my sister Eluned lives in Pellory", "eluned is here"), {("Eluned", "lives_in", "Pellory")}, set()),
+    # contractions typed without their apostrophe; a thing done after a comma is its own clause
+    (("im on the search squad at Tollbridge",), {("user", "team", "search squad"), ("user", "works_at", "Tollbridge")}, set()),
+    (("going to Vellory instead, same dates, booked the Quillet Inn",), {("user", "booked", "the Quillet Inn")}, set()),
     # ... and a name held as a value, written small: "ondrash left" is the reviewer held leaving
     (("my reviewer is Ondrash Vell", "ondrash left on Friday :( Tamsine does my reviews now"),
      {("user", "review_contact", "Tamsine")}, {("user", "reviewer", "Ondrash Vell")}),

@@ -15,6 +15,8 @@ from .scripted import ScriptedExtractor, draft
         ("I moved to Lisbon", True),
         ("i   MOVED to\nlisbon", True),  # whitespace and case do not matter
         ("I’m so happy", True),  # typographic apostrophe folds to '
+        ("Im so happy", True),  # apostrophes are dropped on both sides: the rules read "im" as "I'm"
+        ("I’m so sad", False),
         ("I moved to Lisbon.", True),  # trailing punctuation is not evidence
         ("I moved to Porto", False),
         ("", False),
