@@ -267,7 +267,7 @@ def _their_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     person, as 'my X is Y' is of the user's; with the relation when the words name it."""
     if c.subject != "user":
         return None
-    rel = (m["rel"] or "").casefold()
+    rel = (m["rel"] or m["unnamed"] or "").casefold()
     if rel and rel.replace(" ", "_") not in RELATION_WORDS:
         return None
     value, corrected = _as_said(_REQUEST_AFTER.sub("", clean_value(m["v"])))
@@ -276,15 +276,22 @@ def _their_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if (not key or key.split("_")[-1] in _ATTR_STOP or not value or not looks_like_value or len(value.split()) > 6
             or _BAD_VALUE.match(value) or value.endswith("?")):
         return None
-    who = m["who"]
+    # "my son's school is X": the one person held as the son, else the unnamed son ("user's son")
+    who = m["who"] or _held_relative(c, rel) or f"{c.subject}'s {rel}"
     noun = " ".join(m["attr"].split())
     theirs = dataclasses.replace(c, subject=who)
     template = f"{{subject}}'s {noun} is {{value}}"
     drafts = [corrected_state(theirs, key, value, m.group(0), template=template) if corrected
               else state(theirs, key, value, m.group(0), template=template, changed=bool(_CHANGE.search(m.group(0))))]
-    if rel:
+    if rel and m["who"]:
         drafts.insert(0, draft("add", who, "relation", rel, m.group(0), cardinality="many", template="{subject} is the user's {value}"))
     return drafts
+
+
+def _held_relative(c: Clause, relation: str) -> str | None:
+    """The one person held as the user's `relation` ("my son" is Tavish when Tavish is held as the son)."""
+    named = {h.subject for h in c.request.current if h.predicate == "relation" and h.value_key == normalise(relation) and h.tx_to is None}
+    return named.pop() if len(named) == 1 else None
 
 
 def _plain_attribute(attr: str) -> bool:
@@ -900,19 +907,34 @@ _NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by|bought|got)\s+(?:[a-z]
 
 
 def replacement_in_turn(turn: str) -> tuple[str, str] | None:
-    """'we ditched CircleCI, everything runs on Buildkite now', 'scratch EKS, we moved to GKE': (old, new)."""
+    """'we ditched CircleCI, everything runs on Buildkite now', 'scratch EKS, we moved to GKE': (old, new).
+    Also the old said after the new: 'I go to Pulse Gym now instead of Ironhall', 'we're on Drone now,
+    Travis is gone'."""
     m = _DITCHED.search(turn)
-    if not m:
+    if m:
+        after = _NEW_AFTER.search(turn, m.end())
+        new = (after["new"] or after["new2"]) if after else None
+        old = m["old"]
+    else:
+        m = _INSTEAD_OF.search(turn) or _GONE.search(turn)
+        if not m:
+            return None
+        old = m["old"]
+        # the new one: named before the old in its sentence ("… Pulse Gym now instead of Ironhall")
+        before = re.split(r"(?<=[.!?])\s+", turn[: m.start()])[-1]
+        found = [f for f in _NEW_AFTER.finditer(before) if normalise(f["new"] or f["new2"]) != normalise(old)]
+        new = (found[-1]["new"] or found[-1]["new2"]) if found else None
+    if not new or normalise(new) == normalise(old):
         return None
-    after = _NEW_AFTER.search(turn, m.end())
-    new = (after["new"] or after["new2"]) if after else None
-    if not new or normalise(new) == normalise(m["old"]):
-        return None
-    return m["old"], new
+    return old, new
+
+
+_INSTEAD_OF = re.compile(r"(?i)\binstead\s+of\s+(?:(?:the|my|our)\s+)?(?-i:(?P<old>[A-Z][\w.+\-]*(?:\s+[A-Z][\w.+\-]*)?))")
+_GONE = re.compile(r"(?-i:(?P<old>[A-Z][\w.+\-]*))\s+(?:is|'s|are)\s+(?:gone|dead|history)\b")
 
 
 _DITCHED = re.compile(
-    r"(?i)\b(?:ditched|dropped|dumped|ripped\s+out|got\s+rid\s+of|killed\s+off|(?:got|(?:we're|we\s+are)(?:\s+finally)?)\s+off|(?:moved|migrated|switched)(?:\s+(?:(?:the|our|my)\s+)?[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced|sold|traded\s+in|(?:moved|migrated|switched)\s+(?:all\s+)?(?:(?:the|our|my)\s+)?[a-z]+(?:\s+[a-z]+)?\s+from)\s+"
+    r"(?i)\b(?:ditched|dropped|dumped|ripped\s+out|got\s+rid\s+of|killed\s+off|(?:got|(?:we're|we\s+are)(?:\s+finally)?)\s+off|(?:moved|migrated|switched)(?:\s+(?:(?:the|our|my)\s+)?[a-z]+(?:\s+[a-z]+)?)?\s+(?:off(?:\s+of)?|away\s+from)|scratch|replaced|sold|traded(?:\s+in)?|(?:moved|migrated|switched)\s+(?:all\s+)?(?:(?:the|our|my)\s+)?[a-z]+(?:\s+[a-z]+)?\s+from)\s+"
     r"(?:(?:the|my|our)\s+)?(?-i:(?P<old>[A-Z][\w.+\-]*(?:\s+\d[\d.]*)?))"
 )
 
@@ -975,7 +997,7 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.turn)
-    if re.search(r"(?i)\b(?:sold|traded\s+in)\b", m.group(0)):
+    if re.search(r"(?i)\b(?:sold|traded)\b", m.group(0)):
         # "sold the Corvanne and bought a Tessly Fabrin": the thing is replaced whole, not renamed ("Corvanne 3")
         return [held_replaced(c, h, new, m.group(0), start, phrase) for h in held]
     return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), start, phrase) for h in held]
@@ -1298,7 +1320,8 @@ def _value_under_heading(m: re.Match[str], c: Clause) -> list[Draft] | None:
     the clause reader cut) that names a held slot or says it is new."""
     # (a colon before a capital ends a clause: the heading is the turn's words right before this one)
     before = c.lead or c.turn[: max(c.turn.find(c.text), 0)]
-    heading = re.search(r"(?i)(?:^|[,;.!?]\s*)(?P<new>new\s+)?(?:(?:my|our|the)\s+)?(?P<h>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,3}?)\s*:\s*$", before)
+    heading = re.search(r"(?i)(?:^|[,;.!?]\s*)(?:(?:got|have|there's)\s+(?:a\s+)?)?(?P<new>new\s+)?(?:(?:my|our|the)\s+)?"
+                        r"(?P<h>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,3}?)(?:\s+(?:as\s+of|from|starting)\s+[\w ]+?)?\s*:\s*$", before)
     if heading is None or len(m["v"].split()) > 5 or _HAS_VERB.search(m["v"]):
         return None
     held = _held_slot_named(c, heading["h"])
@@ -1901,7 +1924,9 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "ditched X for Y",
-        re.compile(_DITCHED.pattern.replace(r"\b(?:ditched", r"^(?:.*?\s)?(?:ditched", 1)),
+        re.compile(_DITCHED.pattern.replace(r"\b(?:ditched", r"^(?:.*?\s)?(?:ditched", 1)
+                   + "|^.*?" + _INSTEAD_OF.pattern.replace("(?i)", "").replace("(?P<old>", "(?P<old2>")
+                   + "|^.*?" + _GONE.pattern.replace("(?P<old>", "(?P<old3>"), re.I),
         _ditched,
         examples=((("CI is Travis", "we ditched Travis, everything runs on Drone now"), (("user", "ci", "Drone"),)),
                   (("our orchestrator is Pellbrook", "we finally got off Pellbrook, everything's been running on Quistrel since last week"),
@@ -1909,7 +1934,10 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("hosting is Pellbrook", "we moved hosting off Pellbrook to Quistrel two weeks ago"), (("user", "hosting", "Quistrel"),)),
                   (("our stack is Go on Kubernetes (AKS)", "scratch AKS, we moved to DOKS last month"), (("user", "stack", "Go on Kubernetes (DOKS)"),)),
                   (("I drive a Corvanne 3", "sold the Corvanne and bought a Tessly Fabrin"), (("user", "drives", "Tessly Fabrin"),)),
-                  (("I use Quillnote for notes", "moved all my notes from Quillnote to Obsivault"), (("user", "uses", "Obsivault for notes"),))),
+                  (("I use Quillnote for notes", "moved all my notes from Quillnote to Obsivault"), (("user", "uses", "Obsivault for notes"),)),
+                  (("my gym is Ironhall", "I go to Pulse Gym now instead of Ironhall"), (("user", "gym", "Pulse Gym"),)),
+                  (("our CI is Trundle", "we're on Kestrelworks now, trundle is gone"), (("user", "ci", "Kestrelworks"),)),
+                  (("I drive a Corvanne 3", "traded the corvanne in for a Tessly Fabrin last week"), (("user", "drives", "Tessly Fabrin"),))),
     ),
     Pattern(
         "version bump",
@@ -1921,13 +1949,16 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "it's Y now",
-        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to)\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s+(?:now|instead)\b|^.*?\b(?:changed|moved|is\s+different),\s+(?:it's\s+)?now\s+(?P<v2>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s*$"),
+        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to|(?:(?:I'm|I\s+am|we're|we\s+are)\s+)?(?:seeing|using|on))\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s+(?:now|instead)\b"
+                   r"|^.*?\b(?:changed|moved|is\s+different),\s+(?:it's\s+)?now\s+(?:on\s+|at\s+|with\s+|seeing\s+)?(?P<v2>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s*$"),
         lambda m, c: _now_it_is(_Swapped(m), c),
         examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
                   (("my gym is Fitbox", "switched gyms, I'm at Corehouse now"), (("user", "gym", "Corehouse"),)),
                   (("Hi, I'm Aino Laine", "we got married! I'm taking his name so it's Aino Koski now"), (("user", "name", "Aino Koski"),)),
                   (("note: my desk at the office is D-12", "desks got reshuffled, I'm in F-03 now"), (("user", "desk_at_the_office", "F-03"),)),
                   (("remember: bike lock code 4471", "lock code changed, now 6092"), (("user", "bike_lock_code", "6092"),)),
+                  (("my dentist is Dr. Okafo", "switched dentists, seeing Dr. Quarles now"), (("user", "dentist", "Dr. Quarles"),)),
+                  (("my flight is QX 117 on May 3", "flight changed, now on QX 119"), (("user", "flight", "QX 119"),)),
                   (("I booked 2 nights at the Harbour Inn", "the harbour inn was full so I'm at the Quayside Lodge instead"),
                    (("user", "booked", "Quayside Lodge"),))),
         counter=("it's Monday now",),
@@ -1966,7 +1997,9 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(rf"^{_SET_TO_VALUE}"),
         _value_under_heading,
         examples=((("my plumber is Evrard Pimm", "he retired. new plumber: Brisco Pipes"), (("user", "plumber", "Brisco Pipes"),)),
-                  (("new dentist: Dr. Quellam",), (("user", "dentist", "Dr. Quellam"),))),
+                  (("new dentist: Dr. Quellam",), (("user", "dentist", "Dr. Quellam"),)),
+                  (("my manager is Ysolda Ostrand", "new manager as of monday: Tomas Wrell"), (("user", "manager", "Tomas Wrell"),)),
+                  (("my phone number is 07700 900123", "got a new number: 07700 900456"), (("user", "phone_number", "07700 900456"),))),
         counter=("note to self: Mum's birthday is in May", "status: Done", "Update: Back from holiday"),
     ),
     Pattern(
@@ -2434,12 +2467,14 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "Name's X is Y",
-        re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>[a-z][a-z\-]+(?:\s+friend)?)\s+)?(?!(?:What|Who|Where|When|How|Which|That|It|There|Here|He|She|Let|Today|Tomorrow|Everyone|Nobody)['’])"
-                   r"(?P<who>[A-Z][a-z][\w\-]*)['’]s\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:is|are)\s+(?:now\s+|actually\s+|still\s+)?(?P<v>[^;]+)$"),
+        re.compile(r"^(?:(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>[a-z][a-z\-]+(?:\s+friend)?)\s+)?(?!(?:What|Who|Where|When|How|Which|That|It|There|Here|He|She|Let|Today|Tomorrow|Everyone|Nobody)['’])"
+                   r"(?P<who>[A-Z][a-z][\w\-]*)|(?:[Mm]y|[Oo]ur)\s+(?P<unnamed>[a-z][a-z\-]+(?:\s+friend)?))['’]s\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:is|are)\s+(?:now\s+|actually\s+|still\s+)?(?P<v>[^;]+)$"),
         _their_attribute,
         examples=((("Please remember my partner Wenna's birthday is 4 November.", "sorry, I got it wrong. Wenna's birthday is 8 November, not the 4th"),
                    (("Wenna", "birthday", "8 November"), ("Wenna", "relation", "partner"))),
                   (("Corvinel's school is Wenlock Primary",), (("Corvinel", "school", "Wenlock Primary"),)),
+                  (("my son's school is Hallam Primary",), (("user's son", "school", "Hallam Primary"),)),
+                  (("my son Corvinel is in year 3", "my son's teacher is Mrs Pellow"), (("Corvinel", "teacher", "Mrs Pellow"),)),
                   (("My partner Wenna's birthday is May 3, can you help me think of gift ideas?", "no wait, Wenna's birthday is April 3, not May"),
                    (("Wenna", "birthday", "April 3"),))),
         counter=("What's the plan is unclear", "Anna's idea is great", "Tom's car is red"),

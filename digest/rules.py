@@ -263,7 +263,8 @@ _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(
 # Statements of a slot that read "…, not Z" as a correction themselves.
 _STATED_CORRECTIONS = frozenset({"Name's X is Y", "my X is Y", "X is Y, said plainly"})
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
-_USER_FIRST = frozenset({"someone left", "pet gone", "moved out"})
+# ("Travis is gone" names a held value, not a person: the user's thing replaced)
+_USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for Y"})
 _PETS = frozenset({"pets named"})
 # What is left of a clause once its pets are cut out ("I live in X with" -> "I live in X")
 _PET_TRAIL = re.compile(r"(?i)(?:\s*,)?\s+(?:with|and|plus|,)?\s*(?:,\s*)?$")
