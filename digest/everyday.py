@@ -203,7 +203,8 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
         attr = whose["rel"]  # "my flatmate's name is Quenneth": Quenneth is the flatmate
     key = attribute_key(attr)
     value = clean_value(value)
-    if key in RELATION_WORDS:
+    if key in RELATION_WORDS or (key in _PET_WORDS and re.match(r"(?:called|named)\s", value)):
+        # ("my cat is called Pickle": Pickle is the user's cat, as a relative is)
         named = re.fullmatch(r"(?:called|named)?\s*([A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)?)", value)
         if not named or c.subject != "user":
             return None
@@ -226,6 +227,9 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
         key = _held_key(c, key)  # "my teacher is now Mr. Pashek": the piano teacher held
         noun = key.replace("_", " ")
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed)]
+
+
+_PET_WORDS = frozenset("cat dog puppy kitten rabbit hamster parrot horse pony tortoise snake budgie ferret guinea_pig goldfish".split())
 
 
 # A request or a remark after the value: "July 9, can you help me think of gift ideas?"
@@ -1358,6 +1362,31 @@ _SET_TO_VALUE = (r"(?P<v>(?-i:[A-Z0-9€$£#])[^,;!?]*?|(?<=[=>→])\s*[a-z0-9][
 _MORE_SET_TO = re.compile(rf"(?i)[,;]\s*{_SET_TO_THING}\s*(?P<sign>=|→|->)\s*{_SET_TO_VALUE}")
 
 
+def _promoted(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'got promoted to senior developer!', 'I've been made deputy head': the job title, from when said."""
+    title = clean_value(m["v"])
+    if not title or _BAD_VALUE.match(title) or len(title.split()) > 5:
+        return None
+    start, phrase = change_time(c, c.text, title)
+    held = c.open_held("job_title")
+    return [draft("supersede" if held else "add", c.subject, "job_title", title, m.group(0), cardinality="one",
+                  template="{subject} works as {value}", valid_from=start, phrase=phrase)]
+
+
+def _covering_as(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Oscar's on leave, Mia is covering as team lead': the role's slot held by Mia now (the held slot the
+    role names, else the role as a slot of the user's)."""
+    who, role = m["v"].strip(), " ".join(m["role"].split())
+    held = _held_slot_named(c, role)
+    start, phrase = change_time(c, c.text)
+    if held is not None:
+        return None if normalise(who) == held.value_key else [held_replaced(c, held, who, m.group(0), start, phrase)]
+    key = attribute_key(role)
+    if not key or key in RELATION_WORDS or key.split("_")[-1] in _ATTR_STOP:
+        return None
+    return [state(c, key, who, m.group(0), template=f"{{subject}}'s {role} is {{value}}", changed=True)]
+
+
 def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'pool locker changed, it's 2093 now', 'new landlord … it's Ashby Lettings now', 'switched gyms,
     I'm at Rockhouse now': the named slot's new value."""
@@ -2080,6 +2109,23 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("made it to bed by 10", "in pain now", "in marrow bay next week", "in the office now", "landed in trouble"),
     ),
     Pattern(
+        "promoted to",
+        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|officially))*\s+(?:got\s+|been\s+|was\s+|am\s+)?(?:promoted\s+to|made(?!\s+(?:to|it|sure|up|do|me|a\s+(?:mess|mistake|note|list|plan|booking)))\b)\s+(?:a\s+|an\s+|the\s+)?"
+                   r"(?P<v>(?!to\b)[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?=\s*(?:$|[,;.!?]|\s+(?:at|from|since|last|this|today|yesterday|on|and|so|which)\b))"),
+        _promoted,
+        examples=((("I'm a junior developer at Pixelwright", "got promoted to senior developer!"), (("user", "job_title", "senior developer"), ("user", "works_at", "Pixelwright"))),),
+        counter=("I was made to wait an hour", "got promoted to the front of the queue lol"),
+    ),
+    Pattern(
+        "covering as",
+        re.compile(r"^(?:.*?(?:[,;]\s*|\b(?:so|and|now)\s+))?(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)\s+(?:is\s+|'s\s+)?(?:now\s+)?"
+                   r"(?:covering|acting|standing\s+in|filling\s+in|stepping\s+in)\s+as\s+(?:the\s+|our\s+|my\s+)?(?:acting\s+|interim\s+)?"
+                   r"(?P<role>(?!(?:if|though|usual|always|normal|such|well|per)\b)[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)(?=\s*(?:$|[,;.!?]|\s+(?:now|until|till|for|while|from|since)\b))"),
+        _covering_as,
+        examples=((("my team lead is Ozren", "Ozren's on paternity leave, Maelis is covering as team lead"), (("user", "team_lead", "Maelis"),)),),
+        counter=("Maelis is acting as if nothing happened",),
+    ),
+    Pattern(
         "how often",
         re.compile(r"(?i)^(?:.*?\b)?(?:(?:I(?:'m|\s+am)\s+|I've\s+been\s+|been\s+|I\s+)?(?P<act>[a-z]+ing|swim|run|cycle|ride|train|lift|climb|row)\s+(?:about\s+|around\s+)?(?P<freq>(?:\d+|once|twice|one|two|three|four|five|six|seven)(?:\s+times)?\s+(?:a|per)\s+week)"
                    r"|(?:cut\s+(?:it\s+)?(?:down|back)\s+to|down\s+to|up\s+to|went\s+(?:down|up)\s+to|dropped\s+to|stepped\s+up\s+to)\s+(?P<freq2>(?:\d+|one|two|three|four|five|six|seven)\s+(?P<act2>[a-z]+?)s?\s+(?:a|per)\s+week))"),
@@ -2219,12 +2265,13 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "a new X, Name",
-        re.compile(r"(?i)^(?:(?:we|I)\s+(?:(?:now\s+)?have|'ve\s+got|have\s+got|got)\s+)?(?:a|an|my|our)?\s*new\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*(?:[,:\-–]|\s+is|\s+called|\s+named)\s*"
-                   r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but)\b))"),
+        re.compile(r"(?i)^(?:(?:we|I)\s+(?:(?:now\s+)?have|'ve\s+got|have\s+got|got|bought)\s+)?(?:a|an|my|our)?\s*new\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*(?:[,:\-–]|\s+is|\s+called|\s+named)\s*"
+                   r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|\d+)){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but)\b))"),
         _new_one,
         examples=((("fyi my landlord is Mr. Penhallow", "we have a new landlord, Mrs. Ivanova-Tull"), (("user", "landlord", "Mrs. Ivanova-Tull"),)),
                   (("my manager is Ruben Vos", "we have a new manager called Radka Ferreiro"), (("user", "manager", "Radka Ferreiro"),)),
-                  (("my piano teacher is Mrs. Olvey", "Mrs. Olvey retired, new teacher is Mr. Pashek"), (("user", "piano_teacher", "Mr. Pashek"),))),
+                  (("my piano teacher is Mrs. Olvey", "Mrs. Olvey retired, new teacher is Mr. Pashek"), (("user", "piano_teacher", "Mr. Pashek"),)),
+                  (("my running shoes are Pellor Glide", "bought new running shoes, Quenna Dart 9"), (("user", "running_shoes", "Quenna Dart 9"),))),
         counter=("got a new phone, Pixel 9", "new job: Acme"),
     ),
     Pattern(
@@ -2491,6 +2538,7 @@ PATTERNS: tuple[Pattern, ...] = (
             (("new flatmate moves in next week", "flatmate's name is Ysolt btw"), (("Ysolt", "relation", "flatmate"),)),
             (("my manager is Ilkka Rantala", "first week done. my manager's Saoirse Byrne, really nice"), (("user", "manager", "Saoirse Byrne"),)),
             (("fyi the night supervisor is Ottla not Bertram",), (("user", "night_supervisor", "Ottla"),)),
+            (("my cat is called Quibblet",), (("Quibblet", "relation", "cat"),)),
         ),
         counter=("my manager's office is on the third floor", "My head is killing me", "my phone is broken", "My name is on the list?", "my bad is so real", "my favourite is pizza"),
     ),
