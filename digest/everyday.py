@@ -1389,8 +1389,11 @@ def _covering_as(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 def _now_it_is(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'pool locker changed, it's 2093 now', 'new landlord … it's Ashby Lettings now', 'switched gyms,
-    I'm at Rockhouse now': the named slot's new value."""
+    I'm at Rockhouse now', "yoga's on fridays now": the named slot's new value."""
     held = _slot_named_in_turn(c) or _held_value_named_elsewhere(c)
+    subject = re.match(r"(?i)(?:(?:my|our|the)\s+)?(?P<thing>[a-z][\w\-]*)['’]s\s+(?:on|at|with)\s", c.text)
+    if held is None and subject:  # "yoga's on fridays now": the held slot the clause's subject names
+        held = _held_slot_named(c, subject["thing"])
     value = clean_value(m["v"])
     if held is None or not value or normalise(value) == held.value_key or _BAD_VALUE.match(value):
         return None
@@ -1978,7 +1981,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "it's Y now",
-        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to|(?:(?:I'm|I\s+am|we're|we\s+are)\s+)?(?:seeing|using|on))\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s+(?:now|instead)\b"
+        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to|(?:(?:I'm|I\s+am|we're|we\s+are)\s+)?(?:seeing|using|on))\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|evenings?|nights?))?)\s+(?:now|instead)\b"
                    r"|^.*?\b(?:changed|moved|is\s+different),\s+(?:it's\s+)?now\s+(?:on\s+|at\s+|with\s+|seeing\s+)?(?P<v2>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s*$"),
         lambda m, c: _now_it_is(_Swapped(m), c),
         examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
@@ -1987,6 +1990,7 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("note: my desk at the office is D-12", "desks got reshuffled, I'm in F-03 now"), (("user", "desk_at_the_office", "F-03"),)),
                   (("remember: bike lock code 4471", "lock code changed, now 6092"), (("user", "bike_lock_code", "6092"),)),
                   (("my dentist is Dr. Okafo", "switched dentists, seeing Dr. Quarles now"), (("user", "dentist", "Dr. Quarles"),)),
+                  (("my yoga class is on Mondays", "yoga's on fridays now"), (("user", "yoga_class", "fridays"),)),
                   (("my flight is QX 117 on May 3", "flight changed, now on QX 119"), (("user", "flight", "QX 119"),)),
                   (("I booked 2 nights at the Harbour Inn", "the harbour inn was full so I'm at the Quayside Lodge instead"),
                    (("user", "booked", "Quayside Lodge"),))),
@@ -2470,9 +2474,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "diet",
-        re.compile(rf"(?i)^(?:.*?,\s+(?=(?:no\s+longer|not)\s))?(?:(?:I'm\s+|I\s+am\s+)?(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?)(?P<v>{_DIETS})\b(?:\s+any\s?more)?"),
+        re.compile(rf"(?i)^(?:.*?,\s+(?=(?:no\s+longer|not)\s))?(?:(?:I'm\s+|I\s+am\s+)?(?P<no>no\s+longer|not)\s+|(?:I'm|I\s+am|I've\s+been|I\s+went|went|so|I'm\s+now|now)\s+(?:now\s+|fully\s+|mostly\s+|strictly\s+)?(?:a\s+)?)(?P<v>{_DIETS})\b(?:\s+any\s?more)?"),
         _diet,
         examples=((("I'm vegan fyi",), (("user", "diet", "vegan"),)), (("I'm vegetarian", "no longer vegetarian btw, so pescatarian"), (("user", "diet", "pescatarian"),)),
+                  (("I'm a vegetarian",), (("user", "diet", "vegetarian"),)),
                   (("I'm vegan", "I'm not vegan any more, eating eggs again. flexitarian I suppose"), (("user", "diet", "flexitarian"),)),
                   (("I'm vegetarian", "and i eat fish again, not veggie anymore"), ())),
         counter=("not vegetarian food though",),

@@ -90,7 +90,7 @@ _JOINT = re.compile(
     # ... or after a comma: "going to Vellory instead, same dates, booked the Quillet Inn"
     r"|,\s+(?=(?:booked|rebooked|started|joined|switched|sold|bought|adopted|cancell?ed)\s)"
     # a list of how things are: "Django 4.2 on MariaDB 10.11, CI is Drone, code lives on SourceHut"
-    r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
+    r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:now\s+)?(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
     # a second statement of how things are: "rent is £1,450 a month and the landlord is Mr. Aldane"
     r"|\s+and\s+(?=the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}\s+(?:is|are)\s)"
     # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"
