@@ -912,7 +912,7 @@ _NEW_AFTER = re.compile(rf"(?:\b(?:on|onto|to|for|with|by|bought|got)\s+(?:[a-z]
 
 def replacement_in_turn(turn: str) -> tuple[str, str] | None:
     """'we ditched CircleCI, everything runs on Buildkite now', 'scratch EKS, we moved to GKE': (old, new).
-    Also the old said after the new: 'I go to Pulse Gym now instead of Ironhall', 'we're on Drone now,
+    Also the old said after the new: 'I go to Kettleworks Gym now instead of Ironhall', 'we're on Drone now,
     Travis is gone'."""
     m = _DITCHED.search(turn)
     if m:
@@ -924,7 +924,7 @@ def replacement_in_turn(turn: str) -> tuple[str, str] | None:
         if not m:
             return None
         old = m["old"]
-        # the new one: named before the old in its sentence ("… Pulse Gym now instead of Ironhall")
+        # the new one: named before the old in its sentence ("… Kettleworks Gym now instead of Ironhall")
         before = re.split(r"(?<=[.!?])\s+", turn[: m.start()])[-1]
         found = [f for f in _NEW_AFTER.finditer(before) if normalise(f["new"] or f["new2"]) != normalise(old)]
         new = (found[-1]["new"] or found[-1]["new2"]) if found else None
@@ -1374,7 +1374,7 @@ def _promoted(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 def _covering_as(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'Oscar's on leave, Mia is covering as team lead': the role's slot held by Mia now (the held slot the
+    """'Ozren's on leave, Maelis is covering as team lead': the role's slot held by Maelis now (the held slot the
     role names, else the role as a slot of the user's)."""
     who, role = m["v"].strip(), " ".join(m["role"].split())
     held = _held_slot_named(c, role)
@@ -1967,7 +1967,7 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("our stack is Go on Kubernetes (AKS)", "scratch AKS, we moved to DOKS last month"), (("user", "stack", "Go on Kubernetes (DOKS)"),)),
                   (("I drive a Corvanne 3", "sold the Corvanne and bought a Tessly Fabrin"), (("user", "drives", "Tessly Fabrin"),)),
                   (("I use Quillnote for notes", "moved all my notes from Quillnote to Obsivault"), (("user", "uses", "Obsivault for notes"),)),
-                  (("my gym is Ironhall", "I go to Pulse Gym now instead of Ironhall"), (("user", "gym", "Pulse Gym"),)),
+                  (("my gym is Ironhall", "I go to Kettleworks Gym now instead of Ironhall"), (("user", "gym", "Kettleworks Gym"),)),
                   (("our CI is Trundle", "we're on Kestrelworks now, trundle is gone"), (("user", "ci", "Kestrelworks"),)),
                   (("I drive a Corvanne 3", "traded the corvanne in for a Tessly Fabrin last week"), (("user", "drives", "Tessly Fabrin"),))),
     ),
@@ -2022,7 +2022,7 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("ctx: editor=vscode, shell=zsh",), (("user", "editor", "vscode"), ("user", "shell", "zsh"))),
                   (("ctx: editor=vscode, shell=bash", "ctx update: shell=fish (with starship)"), (("user", "editor", "vscode"), ("user", "shell", "fish"))),
                   (("also landlord = Mr Okwell-Vane, text him",), (("user", "landlord", "Mr Okwell-Vane"),))),
-        counter=("note to self: Mum's birthday is in May", "2 + 2 = 4", "ratio: 3 to 1", "status: Done", "Lisbon → Porto → Faro",
+        counter=("note to self: Mum's birthday is in May", "2 + 2 = 4", "ratio: 3 to 1", "status: Done", "Vellory → Quenmoor → Cardle",
                  "CI: Jenkins → Drone"),
     ),
     Pattern(
@@ -2275,7 +2275,7 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("fyi my landlord is Mr. Penhallow", "we have a new landlord, Mrs. Ivanova-Tull"), (("user", "landlord", "Mrs. Ivanova-Tull"),)),
                   (("my manager is Ruben Vos", "we have a new manager called Radka Ferreiro"), (("user", "manager", "Radka Ferreiro"),)),
                   (("my piano teacher is Mrs. Olvey", "Mrs. Olvey retired, new teacher is Mr. Pashek"), (("user", "piano_teacher", "Mr. Pashek"),)),
-                  (("my running shoes are Pellor Glide", "bought new running shoes, Quenna Dart 9"), (("user", "running_shoes", "Quenna Dart 9"),))),
+                  (("my running shoes are Pellor Stride", "bought new running shoes, Quenna Dart 9"), (("user", "running_shoes", "Quenna Dart 9"),))),
         counter=("got a new phone, Pixel 9", "new job: Acme"),
     ),
     Pattern(

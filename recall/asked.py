@@ -77,7 +77,7 @@ _PARTICIPLES = frozenset("built made written run done kept held hosted deployed 
 # Who a verb ending a question's phrase is done to ("charging me"; "my chess rating" has none).
 _OBJECTS = frozenset("me us you him her them".split())
 # Words that end the phrase naming the thing without being part of it.
-# (and particles after a noun: "my train back to Warsaw" is the train, "my flight home" the flight)
+# (and particles after a noun: "my train back to Lisgarth" is the train, "my flight home" the flight)
 _PHRASE_ENDS = frozenset("called named now currently right today these days again due back home away".split())
 
 # Heads that ask for a kind of value, not a thing ("what size is my bike frame?": the thing is the
