@@ -306,7 +306,7 @@ def _known_person(request: ExtractionRequest, name: str) -> str | None:
 
 
 # Chat often writes the first person small ("i moved to Tarnow", "i'm on the search team"); the patterns read
-# it as "I". The same length, so a clause's offset in the entry holds, and grounding folds case anyway.
+# it as "I" (grounding folds case anyway).
 _SMALL_I = re.compile(r"(?<![\w'’\-])i(?=['’](?:m|ve|d|ll)\b|\s)")
 
 
@@ -355,7 +355,7 @@ _SMALL_WORD = re.compile(r"(?<![\w'’\-])[a-z][a-z][\w'’\-]*")
 def names_typed_small(text: str, request: ExtractionRequest) -> str:
     """`text` with the names the scope knows (capitalised in a held fact's subject or value) given their
     capitals where typed small ("ondrash left on Friday" after "my reviewer is Ondrash Vell"), so the
-    patterns that read names read them. The same length, so a clause's offset holds."""
+    patterns that read names read them. The same length."""
     known: dict[str, str] = {}
     for held in request.current:
         for name in _CAPITALISED.findall(f"{held.subject} {held.value}"):
@@ -380,7 +380,7 @@ _ADVERBS = {"just", "now", "recently", "finally", "still", "also", "currently", 
 @dataclass
 class _Clause:
     text: str  # the clause without lead-in words
-    offset: int  # where `text` starts in the entry
+    offset: int  # where `text` starts in the turn as read (`as_read`)
     lead: str = ""  # the lead-in words ("Actually, ") that were cut off
 
 
