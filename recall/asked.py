@@ -528,6 +528,10 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
     if any(word in never_said and any(c.isdigit() for c in word) for word in asked.qualifiers):
         return True  # "my 403b balance" beside a card's: a thing named by a code never said is absent
     shape = asked.shape()
+    if (shape is not None and len(asked.qualifiers) >= 2 and asked.qualifiers[-1] in never_said
+            and not any(w in never_said for w in asked.qualifiers[:-1])):
+        # "my gym membership number" beside "gym locker code 4417": of the gym, a thing never said
+        return True
     if not asked.alternatives() <= never_said:
         if shape is None:
             return False

@@ -147,6 +147,10 @@ RULE = [
     ("how much does the puppy weigh?", ["the puppy ate a sock"], {"weigh"}, True),
     ("what's my flight number to Tromsø?", ["booked! Tromsø 3 to 9 May, flying Brantair BT212 out of Leeds"], {"number", "flight"}, False),
     ("what was my role at the chess club?", ["i'm secretary of the chess club now"], {"role", "job", "position", "work"}, False),
+    # the thing named next to the head never said, another of its words said: a neighbour's value, not its
+    ("what's my gym membership number?", ["note: gym locker code 4471"], {"membership", "number"}, True),
+    ("what's my gym membership number?", ["gym membership number is 55-1021"], set(), False),
+    ("what's my gym locker number?", ["note: gym locker code 4471"], {"number"}, False),
 ]
 
 
