@@ -870,10 +870,19 @@ BOOKED = ("many", "{subject} booked {value}")
 
 
 def _booked(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I booked a flight to X for March 3'; in a turn that says it replaces something ("going to Y
+    instead, same dates, booked Z") and with one booking held, that booking is replaced."""
     value = m["v"].strip(" ,.;!")
     if not value or len(value.split()) > 14:
         return None
+    held = c.open_held("booked")
+    if len(held) == 1 and _INSTEAD.search(c.turn) and held[0].value_key != normalise(value):
+        return [draft("supersede", c.subject, "booked", value, m.group(0), cardinality="many", template=BOOKED[1],
+                      valid_from=c.said_at, replaces=held[0].value)]
     return [draft("add", c.subject, "booked", value, m.group(0), cardinality="many", template=BOOKED[1], valid_from=c.said_at)]
+
+
+_INSTEAD = re.compile(r"(?i)\binstead\b")
 
 
 def _cancel_rebook(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -2212,7 +2221,9 @@ PATTERNS: tuple[Pattern, ...] = (
         "booked",
         re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|also))*\s+(?:re)?booked\s+(?P<v>.+)$"),
         _booked,
-        examples=((("I booked a flight to Tampere for March 3",), (("user", "booked", "a flight to Tampere for March 3"),)),),
+        examples=((("I booked a flight to Tampere for March 3",), (("user", "booked", "a flight to Tampere for March 3"),)),
+                  (("booked the Quillet Inn for the week", "ferries are off, going to Vellory instead, same dates, booked the Brakka Lodge"),
+                   (("user", "booked", "the Brakka Lodge"),))),
         counter=(),
     ),
     Pattern(
