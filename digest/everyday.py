@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
@@ -281,7 +281,7 @@ def _their_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
             or _BAD_VALUE.match(value) or value.endswith("?")):
         return None
     # "my son's school is X": the one person held as the son, else the unnamed son ("user's son")
-    who = m["who"] or _held_relative(c, rel) or f"{c.subject}'s {rel}"
+    who = m["who"] or held_relative(c.request.current, rel) or f"{c.subject}'s {rel}"
     noun = " ".join(m["attr"].split())
     theirs = dataclasses.replace(c, subject=who)
     template = f"{{subject}}'s {noun} is {{value}}"
@@ -292,9 +292,9 @@ def _their_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return drafts
 
 
-def _held_relative(c: Clause, relation: str) -> str | None:
+def held_relative(current: Sequence[ClaimVersion], relation: str) -> str | None:
     """The one person held as the user's `relation` ("my son" is Tavish when Tavish is held as the son)."""
-    named = {h.subject for h in c.request.current if h.predicate == "relation" and h.value_key == normalise(relation) and h.tx_to is None}
+    named = {h.subject for h in current if h.predicate == "relation" and h.value_key == normalise(relation) and h.tx_to is None}
     return named.pop() if len(named) == 1 else None
 
 
@@ -1340,8 +1340,7 @@ def _value_under_heading(m: re.Match[str], c: Clause) -> list[Draft] | None:
     held = _held_slot_named(c, heading["h"])
     if held is None and not heading["new"]:
         return None  # "note to self: Mum's birthday": a heading, nothing it names
-    found = _one_set_to(_HeadingMatch(heading["h"], m["v"], heading.group(0).strip(" ,;.!?") + " " + m.group(0)), c)
-    return found
+    return _one_set_to(_HeadingMatch(heading["h"], m["v"], heading.group(0).strip(" ,;.!?") + " " + m.group(0)), c)
 
 
 @dataclass(frozen=True)
@@ -1482,7 +1481,7 @@ def _is_in(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 # Words after "in" / "made it to" that are no place a traveller is ("made it to bed", "in pain now").
 _NOT_PLACES = frozenset(
-    "bed work home town time class school office hospital hospitals gym church court love pain trouble charge bits "
+    "bed work home town time class school office hospital hospitals gym church court love pain trouble charge "
     "shape luck tears hell heaven agony bits pieces debt denial the a an my our his her their this that it".split()
 )
 
@@ -1496,22 +1495,6 @@ def _is_in_small(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if any(w.casefold() in _NOT_PLACES for w in words):
         return None
     return _is_in(_Named(m, " ".join(w[:1].upper() + w[1:] for w in words)), c)
-
-
-class _Named:
-    """A match whose value `v` is read as a name (typed small, given its capitals)."""
-
-    def __init__(self, m: re.Match[str], value: str) -> None:
-        self._m, self._value = m, value
-
-    def __getitem__(self, name: str) -> str:
-        return self._value if name == "v" else self._m.group(name)
-
-    def group(self, index: int | str = 0) -> str:
-        return self._m.group(index)
-
-    def end(self) -> int:
-        return self._m.end()
 
 
 _QUANTITY = r"\d[\d.,:]*\s*(?:kg|kgs|kilos|lbs?|km|kms|mi|miles|m|min|mins|minutes|s|secs|reps|%|bpm|cm|mm|g|ml|l)?(?:\s+per\s+(?:km|mile|mi|100\s?m))?"
@@ -1687,6 +1670,17 @@ class _Swapped:
 
     def end(self) -> int:
         return self._m.end()
+
+
+class _Named(_Swapped):
+    """A match whose value `v` is read as a name (typed small, given its capitals)."""
+
+    def __init__(self, m: re.Match[str], value: str) -> None:
+        super().__init__(m)
+        self._value = value
+
+    def __getitem__(self, name: str) -> str:
+        return self._value if name == "v" else super().__getitem__(name)
 
 
 _ORG = r"[A-Z][\w&'’\-]*(?:\s+(?:&\s+)?[A-Z][\w&'’\-]*){0,3}"

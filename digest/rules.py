@@ -39,7 +39,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .events import EVENT_PREDICATES, event_draft
-from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, replacement_in_turn
+from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, held_relative, replacement_in_turn
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
@@ -268,12 +268,6 @@ _USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for
 _PETS = frozenset({"pets named"})
 # What is left of a clause once its pets are cut out ("I live in X with" -> "I live in X")
 _PET_TRAIL = re.compile(r"(?i)(?:\s*,)?\s+(?:with|and|plus|,)?\s*(?:,\s*)?$")
-
-
-def _named_relation(request: ExtractionRequest, relation: str) -> str | None:
-    """'my sister' is the one person the ledger holds as the user's sister, when there is exactly one."""
-    named = {c.subject for c in request.current if c.predicate == "relation" and c.value_key == normalise(relation) and c.tx_to is None}
-    return named.pop() if len(named) == 1 else None
 
 
 def _known_capitalised(request: ExtractionRequest, text: str) -> str:
@@ -581,7 +575,7 @@ class RulesExtractor:
             relation = " ".join(m["rel"].split()).casefold()
             relation = _RELATION_SAID_AS.get(relation, relation)  # "my little bro Fintan": the brother
             named = " ".join(p for p in (m["name"], m["surname"]) if p)
-            subject = named or _named_relation(request, relation) or f"{SUBJECT}'s {relation}"
+            subject = named or held_relative(request.current, relation) or f"{SUBJECT}'s {relation}"
             rest = m["rest"]
             if named and self._unnamed_named(request, f"{SUBJECT}'s {relation}", subject, [], text):
                 # read the clause ("Pavel (my brother) left Xanthe Ltd") with the brother's facts as Pavel's

@@ -1575,8 +1575,6 @@ def _facts_say_all_asked(query: str, facts: Sequence[Hit], named: NamedSlots) ->
                if w not in subject_words and w not in NOW_WORDS and not w.isdigit())
 
 
-
-
 def _newest_mention(query: str, hits: Sequence[Hit], facts: Sequence[Hit], shown: Sequence[Hit], named: NamedSlots) -> Hit | None:
     """The user's newest turn about what a question of the present asks, when the excerpts chosen are
     all older: the block must not show what was said about it then and hide what was said since (the
