@@ -334,7 +334,7 @@ def as_read(text: str, request: ExtractionRequest) -> str:
 
 # Words that are part of many names and of everyday speech alike ("the Copper Spoon", "Vellory Leisure
 # Centre"): never read as a name when typed small.
-_NAME_PARTS = frozenset(
+_COMMON_NAME_WORDS = frozenset(
     "the and of at on in for with a an new old north south east west upper lower great little big hotel inn house "
     "lodge farm cottage cottages centre center leisure club gym fitness studio school primary academy college "
     "university clinic hospital health medical dental vets vet practice surgery street road lane row terrace "
@@ -354,7 +354,7 @@ def names_typed_small(text: str, request: ExtractionRequest) -> str:
     for held in request.current:
         for name in _CAPITALISED.findall(f"{held.subject} {held.value}"):
             bare = re.sub(r"['’]s$", "", name)
-            if len(bare) >= 4 and bare.casefold() not in _NAME_PARTS and bare.casefold() not in _MONTH_WORDS:
+            if len(bare) >= 4 and bare.casefold() not in _COMMON_NAME_WORDS and bare.casefold() not in _MONTH_WORDS:
                 known.setdefault(bare.casefold(), bare)
     if not known:
         return text

@@ -393,10 +393,10 @@ _YEAR = re.compile(r"\b(?:1[89]|2[01])\d\d\b")
 QUESTION_TIME_WORDS = _PAST_CUES | _TIME_WORDS | frozenset(
     "jan feb mar apr jun jul aug sep sept oct nov dec mid morning mornings evening evenings night nights weekend weekends".split()
 )
-# Words that say nothing of a question's topic: its time ("these days", "at the moment") and light verbs
-# ("who's Orlaith going out with these days?" asks about Orlaith).
 # Words of "now" in a question ("these days", "right now", "at the moment"): when, not what is asked.
 NOW_WORDS = frozenset("now currently nowadays these days today right moment still anymore present".split())
+# Words that say nothing of a question's topic: its time ("these days", "at the moment") and light verbs
+# ("who's Orlaith going out with these days?" asks about Orlaith).
 UNTOPICAL_WORDS = QUESTION_TIME_WORDS | _LIGHT_VERBS | NOW_WORDS
 # Characters that must not reach a prompt as themselves: controls, line and paragraph separators, and
 # zero-width or direction marks that can hide text.
