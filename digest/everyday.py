@@ -40,7 +40,8 @@ PROPER = (
 )
 _CHANGE = re.compile(r"(?i)\b(?:now|new|anymore|any more|these days|nowadays|switched|changed|moved|instead)\b")
 _VALUE_TAIL = re.compile(
-    r"(?i)(?:,|\s+)(?:now|from now on|going forward|these days|nowadays|anymore|any more|at the moment|currently|instead|too|as well|btw|though|lol|haha|finally|at last)\s*$"
+    r"(?i)(?:,|\s+)(?:now|from now on|going forward|these days|nowadays|anymore|any more|at the moment|currently|instead|too|as well|btw|though|lol|haha|finally|at last"
+    r"|instead\s+of\s+\S+(?:\s+\S+){0,3})\s*$"  # "Dr. Ardent now instead of Dr. Mossway": what it replaced is no part of it
 )
 _BAD_VALUE = re.compile(
     r"(?i)^(?:so|really|very|pretty|too|kinda|kind of|a bit|quite|not|killing|driving|getting|being|going|broken|fine|ok|okay|"
@@ -150,7 +151,8 @@ def change_time(c: Clause, text: str, value: str = "") -> tuple[str | None, str]
 
 
 # Attribute words that name one slot ("my boss is …" is the manager held from "my manager is …").
-_SAME_SLOT = {"boss": "manager", "line_manager": "manager", "supervisor": "manager", "pay": "salary", "wage": "salary"}
+_SAME_SLOT = {"boss": "manager", "line_manager": "manager", "supervisor": "manager", "pay": "salary", "wage": "salary",
+              "builds": "ci", "pipelines": "ci", "ci_pipeline": "ci", "ci_pipelines": "ci"}
 
 
 def attribute_key(words: str) -> str:
@@ -314,8 +316,18 @@ def _thing_on(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if find_time_phrase(f"{m['prep']} {m['v']}") == f"{m['prep']} {m['v']}".strip():
         return None  # "the meeting is in March": a time, not where a thing runs
     value = f"{m['prep']} {clean_value(m['v'])}"
+    if key != re.sub(r"[\s\-]+", "_", thing.casefold()):
+        thing = key.replace("_", " ")  # "builds run on X": the slot's own word ("ci") is what it is asked by
     drafts = [state(c, key, value, m.group(0), template=f"{{subject}}'s {thing} is {{value}}", changed=bool(_CHANGE.search(m.group(0))))]
     return drafts + replaced_mentions(c, clean_value(m["v"]), exclude=key)
+
+
+def _deployed(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'it's Quorra 14, npm, deployed on Quayhost': where the user's thing is hosted (a `one` slot)."""
+    value = clean_value(m["v"])
+    if not value or find_time_phrase(value) == value:
+        return None  # "deployed on Friday": when, not where
+    return [state(c, "hosting", value, m.group(0), template="{subject}'s hosting is {value}", changed=bool(_CHANGE.search(m.group(0))))]
 
 
 _FROM_OLD = re.compile(r"(?i)\b(?:cut\s*over|cutover|migrat(?:ion|ed|ing)|switch(?:ed)?|mov(?:e|ed)|port(?:ed)?)\s+(?:away\s+)?(?:from|off)\s+(?P<old>[A-Z][\w.\-]+)")
@@ -395,7 +407,8 @@ _ORG_WORDS = re.compile(r"\s(?:Consulting|Consultants|Labs?|Inc|Ltd|LLC|GmbH|Ban
 
 
 def _joined(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    worky = m.groupdict().get("role") or re.search(r"(?i)\b(?:job|work|team|company|engineer|role|position|hired)\b", c.turn) or _ORG_WORDS.search(m["v"])
+    worky = (m.groupdict().get("role") or re.search(r"(?i)\b(?:job|work|team|company|engineer|role|position|hired)\b", c.turn)
+             or _ORG_WORDS.search(m["v"]) or re.search(r"\b(?:left|quit)\s+(?-i:[A-Z])[^,.;!?]*\s+and\s+joined\b", c.turn))
     if not worky and not c.open_held("works_at"):
         return None
     return _job(c, m["v"], c.text, role=m.groupdict().get("role")) or None
@@ -936,6 +949,9 @@ def replacement_in_turn(turn: str) -> tuple[str, str] | None:
         # the new one: named before the old in its sentence ("… Kettleworks Gym now instead of Ironhall")
         before = re.split(r"(?<=[.!?])\s+", turn[: m.start()])[-1]
         found = [f for f in _NEW_AFTER.finditer(before) if normalise(f["new"] or f["new2"]) != normalise(old)]
+        if not found and m.re is _GONE:
+            # ... or after it: "Quayline is gone, our contract ran out. we've been on Gantry since Tuesday"
+            found = [f for f in _NEW_AFTER.finditer(turn, m.end()) if normalise(f["new"] or f["new2"]) != normalise(old)][:1]
         new = (found[-1]["new"] or found[-1]["new2"]) if found else None
     if not new or normalise(new) == normalise(old):
         return None
@@ -2515,12 +2531,22 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "thing on",
-        re.compile(rf"(?i)^(?:(?:the|our)\s+(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+(?:is|runs|lives|sits|is\s+hosted)|(?P<bare>(?-i:[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?))\s+(?:lives|runs|sits|is\s+hosted|are\s+hosted))\s+(?:now\s+)?(?P<prep>on|in)\s+(?-i:{PROPER})"),
+        re.compile(rf"(?i)^(?:(?:the|our)\s+(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+(?:is|runs|lives|sits|is\s+hosted)|(?P<bare>(?-i:[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?))\s+(?:lives|runs|run|sits|is\s+hosted|are\s+hosted))\s+(?:now\s+)?(?P<prep>on|in)\s+(?-i:{PROPER})"),
         _thing_on,
         examples=((("Our stack is Symfony on MySQL 8.", "The checkout service is on Postgres now, we finished the migration from MySQL last week."),
                    (("user", "checkout_service", "on Postgres"), ("user", "stack", "Symfony on Postgres"))),
-                  (("code lives on Codeberg",), (("user", "code", "on Codeberg"),))),
-        counter=("The meeting is in March",),
+                  (("code lives on Codeberg",), (("user", "code", "on Codeberg"),)),
+                  (("Sennit and Brisling, and builds run on Quayline.",), (("user", "ci", "on Quayline"),))),
+        counter=("The meeting is in March", "we run on Quayline coffee"),
+    ),
+    Pattern(
+        "deployed on",
+        re.compile(rf"(?i)^(?:(?:[^.;!?]|\.(?=\S))*?,\s*)?(?:(?:it['’]s|it\s+is|it|we['’]re|we\s+are|(?:the|our)\s+(?:site|app|shop|service|api|website|backend|frontend)(?:\s+is)?)\s+)?"
+                   rf"(?:deployed|hosted)\s+(?:on|to|at)\s+(?-i:{PROPER})"),
+        _deployed,
+        examples=((("it's Quorra 14, npm, deployed on Quayhost. node 18 on my machine",), (("user", "hosting", "Quayhost"),)),
+                  (("the site is deployed on Quayhost", "we moved hosting off Quayhost to Brindle last week"), (("user", "hosting", "Brindle"),))),
+        counter=("deployed on Friday", "I deployed the fix"),
     ),
     Pattern(
         "Name's X is Y",

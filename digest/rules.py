@@ -43,6 +43,7 @@ from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, held_re
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
+from .priors import priors
 from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
 
 SUBJECT = "user"
@@ -88,7 +89,7 @@ _JOINT = re.compile(
     # a second thing done, its "I" dropped: "wrapped up at X on Friday and started at Y on Monday"
     r"|(?:,\s*|\s+)and\s+(?:then\s+)?(?=(?:started|joined|moved|switched|left|quit|sold|bought|adopted)\s)"
     # ... or after a comma: "going to Vellory instead, same dates, booked the Quillet Inn"
-    r"|,\s+(?=(?:booked|rebooked|started|joined|switched|sold|bought|adopted|cancell?ed)\s)"
+    r"|,\s+(?=(?:booked|rebooked|started|joined|switched|swapped|replaced|sold|bought|adopted|cancell?ed)\s)"
     # a list of how things are: "Django 4.2 on MariaDB 10.11, CI is Drone, code lives on SourceHut"
     r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:now\s+)?(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
     # a second statement of how things are: "rent is £1,450 a month and the landlord is Mr. Aldane"
@@ -513,6 +514,10 @@ def _titles_left_behind(drafts: list[Draft], request: ExtractionRequest) -> list
     return ended
 
 
+def _cardinality(draft: Draft) -> str | None:
+    return draft.cardinality or PREDICATES.get(draft.predicate, (None, ""))[0]
+
+
 class RulesExtractor:
     """Deterministic first-person patterns; see the module docstring for what it handles."""
 
@@ -549,7 +554,9 @@ class RulesExtractor:
                 drafts.extend(about_user + [d for d in third or () if d.subject != SUBJECT])
                 continue
             drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))
-        return drafts + _titles_left_behind(drafts, request)
+        drafts = drafts + _titles_left_behind(drafts, request)
+        # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
+        return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 
     # -- a third person ---------------------------------------------------------------------------
 
