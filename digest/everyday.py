@@ -847,6 +847,25 @@ def _passed_away(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return drafts
 
 
+# Who one is with: a relation a breakup ends.
+PARTNERS = frozenset("boyfriend girlfriend partner husband wife fiance fiancee fiancé fiancée spouse".split())
+_WITH_ME = re.compile(r"(?P<who>[A-Z][\w'’\-]+)\s+and\s+I\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?(?:split|broke|separated|divorced|got\s+divorced|called\s+it)")
+
+
+def _split_up(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Tobin and I split up last week', 'I broke up with Tobin', 'we broke up': the one held partner (named,
+    or the only one held) is no longer the user's partner, from when it was said (or its time words)."""
+    named = m["who"] or m["pair"] or next((w["who"] for w in _WITH_ME.finditer(c.turn)), None)
+    partners = [h for h in c.request.current if h.tx_to is None and h.valid_to is None and h.predicate == "relation"
+                and h.value.casefold() in PARTNERS and (named is None or h.subject_key == normalise(named))]
+    if len(partners) != 1:
+        return None  # nobody held as their partner, or several it could be: not a guess
+    (held,) = partners
+    start, phrase = change_time(c, c.text)
+    return [draft("retract", held.subject, "relation", held.value, m.group(0), cardinality=held.cardinality,
+                  template="{subject} is the user's {value}", valid_from=start, phrase=phrase)]
+
+
 HABIT_VERBS = {"drive": "drives", "ride": "rides", "take": "takes", "use": "uses", "play": "plays", "speak": "speaks", "own": "owns"}
 
 
@@ -2219,6 +2238,17 @@ PATTERNS: tuple[Pattern, ...] = (
         _passed_away,
         examples=((("Nutmeg passed away last night",), (("user", "ended", "lost Nutmeg (passed away)"),)),),
         counter=("The battery died",),
+    ),
+    Pattern(
+        "split up",
+        re.compile(r"(?i)^(?:I|we|(?-i:(?P<pair>[A-Z][\w'’\-]+))\s+and\s+I)\s+(?:have\s+|'ve\s+)?(?:just\s+|finally\s+)?(?:split\s+up|broke\s+up|separated|divorced|got\s+divorced|called\s+it\s+(?:off|quits))\b(?!\s+(?:the|a|an|it|them|this|that|our|my|his|her|their)\b)"
+                   r"(?:\s+with\s+(?-i:(?P<who>[A-Z][\w'’\-]+)))?"),
+        _split_up,
+        # (a sister held beside the partner: the table's check that no other relation is left held is the retraction's)
+        examples=((("my sister is Ada", "my boyfriend is Tobin", "Tobin and I split up last week"), (("Ada", "relation", "sister"),)),
+                  (("my sister is Ada", "my girlfriend is Maren", "I broke up with Maren"), (("Ada", "relation", "sister"),)),
+                  (("my sister is Ada", "my partner is Pellan", "we broke up, Pellan moved out"), (("Ada", "relation", "sister"),))),
+        counter=("we split up the bill", "I broke up the fight"),
     ),
     Pattern(
         "cancelled and rebooked",

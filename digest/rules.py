@@ -265,7 +265,7 @@ _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(
 _STATED_CORRECTIONS = frozenset({"Name's X is Y", "my X is Y", "X is Y, said plainly"})
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
 # ("Travis is gone" names a held value, not a person: the user's thing replaced)
-_USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for Y"})
+_USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for Y", "split up"})
 _PETS = frozenset({"pets named"})
 # What is left of a clause once its pets are cut out ("I live in X with" -> "I live in X")
 _PET_TRAIL = re.compile(r"(?i)(?:\s*,)?\s+(?:with|and|plus|,)?\s*(?:,\s*)?$")
