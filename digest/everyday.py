@@ -324,10 +324,32 @@ def _thing_on(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 def _deployed(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'it's Quorra 14, npm, deployed on Quayhost': where the user's thing is hosted (a `one` slot)."""
-    value = clean_value(m["v"])
+    dotted = _DOTTED_NAME.match(c.text, m.start("v"))  # "deployed to Brisling.io": the name with its dots
+    value = clean_value(dotted.group(0) if dotted and len(dotted.group(0)) > len(m["v"]) else m["v"])
     if not value or find_time_phrase(value) == value:
         return None  # "deployed on Friday": when, not where
     return [state(c, "hosting", value, m.group(0), template="{subject}'s hosting is {value}", changed=bool(_CHANGE.search(m.group(0))))]
+
+
+_DOTTED_NAME = re.compile(r"[A-Z][\w\-]*(?:\.[a-z]{2,}|\.\w+)+")
+
+# What a stack list says goes somewhere, by the word it is asked by: "crashes go to quaylytics", "nightly
+# backups to tarnvault B2", "CI on gantry": a tool typed small is still its name here (the thing is a
+# function of a stack, so what follows names the tool doing it).
+_STACK_THINGS = {"crashes": "crash_reporting", "crash reports": "crash_reporting", "errors": "error_tracking", "logs": "logging",
+                 "backups": "backups", "alerts": "alerting", "metrics": "metrics", "traces": "tracing", "emails": "email",
+                 "ci": "ci", "builds": "ci", "db": "database", "dns": "dns", "cdn": "cdn"}
+_STACK_THING_SAID = {"crash_reporting": "crash reporting", "error_tracking": "error tracking", "ci": "CI", "database": "database"}
+
+
+def _goes_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    thing = " ".join(m["thing"].casefold().split())
+    key = _STACK_THINGS[thing]
+    value = clean_value(m["v"])
+    if not value or value.casefold() in _NOT_PLAIN or _BAD_VALUE.match(value) or find_time_phrase(value) == value:
+        return None
+    said = _STACK_THING_SAID.get(key, key.replace("_", " "))
+    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {said} is {{value}}", changed=bool(_CHANGE.search(m.group(0))))]
 
 
 _FROM_OLD = re.compile(r"(?i)\b(?:cut\s*over|cutover|migrat(?:ion|ed|ing)|switch(?:ed)?|mov(?:e|ed)|port(?:ed)?)\s+(?:away\s+)?(?:from|off)\s+(?P<old>[A-Z][\w.\-]+)")
@@ -845,6 +867,26 @@ def _passed_away(m: re.Match[str], c: Clause) -> list[Draft] | None:
     drafts.append(draft("add", c.subject, "ended", f"lost {who} ({' '.join(m['how'].split())})", m.group(0), cardinality="many",
                         template=ENDED[1], valid_from=start, phrase=phrase))
     return drafts
+
+
+_LIVE_NOW = re.compile(r"(?i)(?<![\w.\-])(?P<new>[\w.\-]+(?:\s+(?-i:[A-Z])[\w.\-]*)?)(?:['’]s|\s+is|\s+went)\s+live\b")
+
+
+def _ripped_out(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'tarnlog's live, quaylytics SDK ripped out': the held value (as typed, small or not) gives way to what
+    the turn says went live, else it just ends, from when it was said. Only a value held as a whole word
+    is read: the turn's old name is the anchor, as for "X is gone"."""
+    old = m["old"]
+    held = [h for h in c.open_held() if h.value_key == normalise(old) and h.predicate not in ("note", "ended", "relation")]
+    if len(held) != 1:
+        return None
+    (h,) = held
+    start, phrase = change_time(c, c.text)
+    live = _LIVE_NOW.search(c.turn)
+    if live and normalise(live["new"]) != h.value_key:
+        return [held_replaced(c, h, live["new"], c.text, start, phrase)]
+    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality,
+                  template=f"{{subject}}'s {h.predicate.replace('_', ' ')} is {{value}}", valid_from=start, phrase=phrase)]
 
 
 # Who one is with: a relation a breakup ends.
@@ -2094,13 +2136,16 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "switched X to Y",
         re.compile(r"(?i)^(?:.*?\b)?(?:switched|changed|moved|migrated|ported)\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+"
-                   r"(?:(?:off|from|away\s+from)\s+(?:the\s+)?(?P<old>[\w.\-]+(?:\s+(?-i:[A-Z])[\w.\-]*)?)\s+)?(?:over\s+)?(?:to|onto)\s+(?P<v>(?-i:[A-Z0-9][^,;]*?))"
+                   r"(?:(?:off|from|away\s+from)\s+(?:the\s+)?(?P<old>[\w.\-]+(?:\s+(?-i:[A-Z])[\w.\-]*)?)\s+)?(?:over\s+)?(?:to|onto)\s+"
+                   # (a new value typed small only beside the old one: "migrated CI from gantry to quay actions")
+                   r"(?P<v>(?(old)(?!(?:a|an|the|my|our|it|them|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?s?\b)[\w.][^,;]*?|(?-i:[A-Z0-9])[^,;]*?))"
                    r"(?=\s*(?:$|[,;.!]|\s+(?:now|instead|because|since|as|last|this|yesterday|today)\b))"),
         _switched_to,
         examples=((("remember: my home insurance is with Harwick Mutual", "fyi switched home insurance to Quellam & Co, Harwick wanted more"),
                    (("user", "home_insurance", "Quellam & Co"),)),
-                  (("fyi we moved CI off trundlebox to Kestrelworks last sprint, builds are faster",), (("user", "ci", "Kestrelworks"),))),
-        counter=("I switched to decaf",),
+                  (("fyi we moved CI off trundlebox to Kestrelworks last sprint, builds are faster",), (("user", "ci", "Kestrelworks"),)),
+                  (("CI on gantry", "migrated CI from gantry to quay actions, way cheaper"), (("user", "ci", "quay actions"),))),
+        counter=("I switched to decaf", "switched the lamp from red to a softer light", "moved the standup from monday to tuesday"),
     ),
     Pattern(
         "someone changed X to Y",
@@ -2238,6 +2283,13 @@ PATTERNS: tuple[Pattern, ...] = (
         _passed_away,
         examples=((("Nutmeg passed away last night",), (("user", "ended", "lost Nutmeg (passed away)"),)),),
         counter=("The battery died",),
+    ),
+    Pattern(
+        "X ripped out",
+        re.compile(r"(?i)^(?:.*?[,;]\s+)?(?:the\s+|our\s+)?(?P<old>[\w.\-]+)(?:\s+(?:sdk|app|integration|plugin|client))?\s+(?:is\s+|was\s+|got\s+|has\s+been\s+)?(?:ripped\s+out|switched\s+off|turned\s+off|uninstalled)\b"),
+        _ripped_out,
+        examples=((("crashes go to quaylytics", "tarnlog's live, quaylytics SDK ripped out"), (("user", "crash_reporting", "tarnlog"),)),),
+        counter=("the old shelves got ripped out",),
     ),
     Pattern(
         "split up",
@@ -2561,22 +2613,34 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "thing on",
-        re.compile(rf"(?i)^(?:(?:the|our)\s+(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+(?:is|runs|lives|sits|is\s+hosted)|(?P<bare>(?-i:[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?))\s+(?:lives|runs|run|sits|is\s+hosted|are\s+hosted))\s+(?:now\s+)?(?P<prep>on|in)\s+(?-i:{PROPER})"),
+        re.compile(rf"(?i)^(?:(?:the|our)\s+(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){{0,3}}?)\s+(?:is|runs|lives|sits|is\s+hosted)|(?P<bare>(?-i:[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|CI|DB|DNS|CDN|CMS|CRM|VCS))\s+(?:lives|runs|run|sits|is\s+hosted|are\s+hosted))\s+(?:now\s+)?(?P<prep>on|in)\s+(?-i:{PROPER})"),
         _thing_on,
         examples=((("Our stack is Symfony on MySQL 8.", "The checkout service is on Postgres now, we finished the migration from MySQL last week."),
                    (("user", "checkout_service", "on Postgres"), ("user", "stack", "Symfony on Postgres"))),
                   (("code lives on Codeberg",), (("user", "code", "on Codeberg"),)),
-                  (("Sennit and Brisling, and builds run on Quayline.",), (("user", "ci", "on Quayline"),))),
+                  (("Sennit and Brisling, and builds run on Quayline.",), (("user", "ci", "on Quayline"),)),
+                  (("CI runs on Gantry Actions these days",), (("user", "ci", "on Gantry Actions"),))),
         counter=("The meeting is in March", "we run on Quayline coffee"),
     ),
     Pattern(
         "deployed on",
-        re.compile(rf"(?i)^(?:(?:[^.;!?]|\.(?=\S))*?,\s*)?(?:(?:it['’]s|it\s+is|it|we['’]re|we\s+are|(?:the|our)\s+(?:site|app|shop|service|api|website|backend|frontend)(?:\s+is)?)\s+)?"
+        re.compile(rf"(?i)^(?:(?:[^.;!?]|\.(?=\S))*?,\s*)?(?:(?:it['’]s|it\s+is|it|we['’]re|we\s+are|(?:(?:the|our)\s+)?(?:site|app|shop|service|api|website|backend|frontend)(?:\s+is)?)\s+)?"
                    rf"(?:deployed|hosted)\s+(?:on|to|at)\s+(?-i:{PROPER})"),
         _deployed,
         examples=((("it's Quorra 14, npm, deployed on Quayhost. node 18 on my machine",), (("user", "hosting", "Quayhost"),)),
+                  (("site is deployed to Brisling.io",), (("user", "hosting", "Brisling.io"),)),
                   (("the site is deployed on Quayhost", "we moved hosting off Quayhost to Brindle last week"), (("user", "hosting", "Brindle"),))),
         counter=("deployed on Friday", "I deployed the fix"),
+    ),
+    Pattern(
+        "goes to",
+        re.compile(r"(?i)^(?:(?:[^.;!?]|\.(?=\S))*?,\s*)?(?:(?:nightly|daily|weekly|our|the|all)\s+)?(?P<thing>crash\s+reports|crashes|errors|logs|backups|alerts|metrics|traces|emails|ci|builds|db|dns|cdn)"
+                   r"\s+(?:(?:go|goes|get\s+sent|are\s+sent|is|are|run|runs)\s+)?(?:to|on|via|through)\s+(?P<v>(?!(?:a|an|the|my|our|it|them|me|us|be|do)\b)[A-Za-z][\w.\-]*(?:\s+[A-Z0-9][\w.\-]*)?)(?=\s*(?:$|[,;.!)]|\s+(?:now|and|but|so|too|as|since|because)\b))"),
+        _goes_to,
+        examples=((("we're on Sennit 1.9, CI on gantry, crashes go to quaylytics. our lead is on leave",),
+                   (("user", "ci", "gantry"), ("user", "crash_reporting", "quaylytics"))),
+                  (("homelab: nightly backups to tarnvault B2",), (("user", "backups", "tarnvault B2"),))),
+        counter=("my builds are on hold", "crashes go to the wall", "ci on it"),
     ),
     Pattern(
         "Name's X is Y",

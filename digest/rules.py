@@ -90,6 +90,8 @@ _JOINT = re.compile(
     r"|(?:,\s*|\s+)and\s+(?:then\s+)?(?=(?:started|joined|moved|switched|left|quit|sold|bought|adopted)\s)"
     # ... or after a comma: "going to Vellory instead, same dates, booked the Quillet Inn"
     r"|,\s+(?=(?:booked|rebooked|started|joined|switched|swapped|replaced|sold|bought|adopted|cancell?ed)\s)"
+    # a stack's list of where things go: "…, CI on gantry, crashes go to quaylytics"
+    r"|,\s+(?=(?:nightly\s+|daily\s+)?(?:crash\s+reports|crashes|errors|logs|backups|alerts|metrics|traces|emails|CI|builds|DB|DNS|CDN)\s+(?:go|goes|on|to|run|runs)\b)"
     # a list of how things are: "Django 4.2 on MariaDB 10.11, CI is Drone, code lives on SourceHut"
     r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:now\s+)?(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
     # a second statement of how things are: "rent is £1,450 a month and the landlord is Mr. Aldane"

@@ -234,3 +234,15 @@ def test_every_pattern_has_its_own_name():
     """Patterns are chosen by name (FIRST_PATTERNS, a builder's `only=`): two of one name would both run."""
     names = [p.name for p in PATTERNS]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+def test_a_tool_switched_off_with_nothing_live_instead_just_ends(talk) -> None:
+    talk.say("backups go to tarnvault", "2026-03-01T10:00:00Z")
+    talk.digest()
+    talk.say("tarnvault switched off, too pricey", "2026-03-09T10:00:00Z")
+    talk.digest()
+    assert not [c for c in talk.ledger.current([talk.scope]) if c.predicate == "backups"]
+    before = talk.ledger.as_of([talk.scope], valid_at="2026-03-05T00:00:00Z")
+    assert [(c.predicate, c.value) for c in before] == [("backups", "tarnvault")]
