@@ -2137,14 +2137,14 @@ PATTERNS: tuple[Pattern, ...] = (
         "switched X to Y",
         re.compile(r"(?i)^(?:.*?\b)?(?:switched|changed|moved|migrated|ported)\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+"
                    r"(?:(?:off|from|away\s+from)\s+(?:the\s+)?(?P<old>[\w.\-]+(?:\s+(?-i:[A-Z])[\w.\-]*)?)\s+)?(?:over\s+)?(?:to|onto)\s+"
-                   # (a new value typed small only beside the old one: "migrated CI from gantry to quay actions")
+                   # (a new value typed small only beside the old one: "migrated CI from gantry to tarnhub actions")
                    r"(?P<v>(?(old)(?!(?:a|an|the|my|our|it|them|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?s?\b)[\w.][^,;]*?|(?-i:[A-Z0-9])[^,;]*?))"
                    r"(?=\s*(?:$|[,;.!]|\s+(?:now|instead|because|since|as|last|this|yesterday|today)\b))"),
         _switched_to,
         examples=((("remember: my home insurance is with Harwick Mutual", "fyi switched home insurance to Quellam & Co, Harwick wanted more"),
                    (("user", "home_insurance", "Quellam & Co"),)),
                   (("fyi we moved CI off trundlebox to Kestrelworks last sprint, builds are faster",), (("user", "ci", "Kestrelworks"),)),
-                  (("CI on gantry", "migrated CI from gantry to quay actions, way cheaper"), (("user", "ci", "quay actions"),))),
+                  (("CI on gantry", "migrated CI from gantry to tarnhub actions, way cheaper"), (("user", "ci", "tarnhub actions"),))),
         counter=("I switched to decaf", "switched the lamp from red to a softer light", "moved the standup from monday to tuesday"),
     ),
     Pattern(
