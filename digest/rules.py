@@ -752,7 +752,7 @@ class RulesExtractor:
                 return [self._one_timed(who, predicate, m["v"], text, m.group(0), said_at, ahead=pattern is _MOVING)]
         m = _SWITCHED_FROM.match(text)
         if m:
-            return self._switched(who, m)
+            return self._switched(who, m, text, said_at)
         m = _MOVED_OUT.match(text)
         if m:
             return self._left(who, m, text, said_at, prefer="lives_in")
@@ -883,25 +883,31 @@ class RulesExtractor:
             draft = Draft(**{**draft.__dict__, "op": "supersede"})
         return draft
 
-    def _switched(self, who: "_Who", m: re.Match[str]) -> list[Draft]:
-        """'I switched from X to Y': Y replaces the one held value X, in whichever slot holds it."""
-        old, new = m["old"].strip(), m["v"].strip().rstrip(".")
+    def _switched(self, who: "_Who", m: re.Match[str], text: str, said_at: str) -> list[Draft]:
+        """'I switched from X to Y': Y replaces the one held value X, in whichever slot holds it. 'I moved
+        from X to Y' with nothing held naming X is a move of home (what it held before: digest.priors)."""
+        old, new = m["old"].strip(), _strip_time(m["v"].strip().rstrip("."))  # "to Y on Monday": Y
         held = [c for c in who.held() if c.value_key == normalise(old) and c.predicate in PREDICATES]
         if not held:
             # "we moved from EKS to GKE" when the stack is "Go on Kubernetes (EKS)": the held values that
             # name X as a word now name Y, from when it was said (or its time words)
             word = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
             named = [c for c in who.held() if c.tx_to is None and c.valid_to is None and word.search(c.value) and c.predicate not in ("note", "ended")]
+            if not named and re.match(r"(?i)^(?:I|we)\b[^,;]*?\b(?:moved|relocated)\s+from\b", m.group(0)):
+                return [self._one_timed(who, "lives_in", new, text, m.group(0), said_at)]
+            timed = self._timed("supersede", "lives_in", new, text, m.group(0), said_at)  # the change's time words, if any
             return [
-                Draft(op="supersede", subject=who.subject, predicate=c.predicate, value=word.sub(new, c.value, count=1), quote=m.group(0).strip(),
-                      cardinality=c.cardinality, replaces=c.value if c.cardinality == "many" else None)
+                Draft(op="supersede", subject=who.subject, predicate=c.predicate, value=word.sub(new, c.value, count=1), quote=timed.quote.strip(),
+                      cardinality=c.cardinality, replaces=c.value if c.cardinality == "many" else None, valid_from=timed.valid_from,
+                      time_phrase=timed.time_phrase)
                 for c in named
             ]
         if len({c.predicate for c in held}) != 1:
             return []
         predicate = held[0].predicate
         many = PREDICATES[predicate][0] == "many"
-        return [self._draft("supersede", predicate, new, m.group(0), subject=who.subject, replaces=held[0].value if many else None)]
+        timed = self._timed("supersede", predicate, new, text, m.group(0), said_at, replaces=held[0].value if many else None, subject=who.subject)
+        return [dataclasses.replace(timed, valid_to=None)]  # from the change's time words on, not only during them
 
     def _left(self, who: "_Who", m: re.Match[str], text: str, said_at: str, *, prefer: str) -> list[Draft]:
         """'I left X': retract where they live or work, whichever the ledger says X is."""

@@ -44,3 +44,23 @@ def test_a_slot_with_history_keeps_it(talk) -> None:
     talk.digest()
     said = [entry.version.value for entry in talk.ledger.history([talk.scope], subject="user", predicate="ci")]
     assert "Rumbleci" not in said and said[0] == "Tollbox", said
+
+
+# (turns said a day apart from 2026-03-01, the slot, its value now, an instant before the change, the value then)
+CHANGES_SAID_WITH_THEIR_PAST = [
+    (("I moved from Brno to Olomouc in February",), "lives_in", "Olomouc", "2026-01-20T00:00:00Z", "Brno"),
+    (("I live in Brno", "we moved from Brno to Olomouc last week"), "lives_in", "Olomouc", "2026-02-20T00:00:00Z", "Brno"),
+    (("I work at Pellmark", "I switched from Pellmark to Brisling on Monday"), "works_at", "Brisling", "2026-03-01T12:00:00Z", "Pellmark"),
+]
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("turns", "predicate", "now", "then", "value_then"), CHANGES_SAID_WITH_THEIR_PAST,
+                         ids=[t[-1][:40] for t, *_ in CHANGES_SAID_WITH_THEIR_PAST])
+def test_a_change_keeps_what_held_before_it(talk, turns, predicate, now, then, value_then) -> None:
+    for day, text in enumerate(turns, start=1):
+        talk.say(text, f"2026-03-{day:02d}T10:00:00Z")
+        talk.digest()
+    assert [c.value for c in talk.ledger.current([talk.scope]) if c.predicate == predicate] == [now]
+    assert [c.value for c in talk.ledger.as_of([talk.scope], valid_at=then) if c.predicate == predicate] == [value_then]
