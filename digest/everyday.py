@@ -1154,7 +1154,13 @@ def _up_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     people = _PEOPLE.match(clean_value(m["v"]))
     if people and (c.open_held("headcount") or not c.open_held(key)):
         return [state(c, "headcount", f"{people[1]} people", m.group(0), template="{subject}'s team counts {value}", changed=True)]
-    return [state(c, key, m["v"], m.group(0), template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", changed=True)]
+    template = f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}"
+    if re.search(r"(?i)\b(?:is\s+going|will\s+go|goes)\b", m.group(0)):
+        # "rent is going up to 1,420 from April", said in March: from this April on, not last April's
+        start, phrase = future_or_change_time(c, c.text[m.end():] or c.text, clean_value(m["v"]))
+        change = state(c, key, m["v"], m.group(0), template=template, changed=True)
+        return [dataclasses.replace(change, valid_from=start, time_phrase=phrase)]
+    return [state(c, key, m["v"], m.group(0), template=template, changed=True)]
 
 
 _FROM_MONTH = re.compile(
@@ -2560,7 +2566,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is up to Y",
-        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?:\s+(?:is|are|went|has\s+gone|is\s+going|goes|will\s+go|was\s+(?:raised|cut|increased|reduced|lowered))|['’]s)\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*(?:\s*(?!(?:a|per)\b)[^\s,.;!]+)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?:\s+(?:is|are|went|has\s+gone|is\s+going|goes|will\s+go|was\s+(?:raised|cut|increased|reduced|lowered))|['’]s)\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*(?:\s*(?!(?:a|per|from|in|on|at|by|next|this|starting|as|and|but|so|since|because|now|for|with)\b)[^\s,.;!]+)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _up_to,
         examples=((("Weekly mileage is 20 km", "Weekly mileage is up to 35 km."), (("user", "weekly_mileage", "35 km"),)),
                   (("we're 6 people", "the studio's up to 9 people since March"), (("user", "headcount", "9 people"),)),

@@ -156,11 +156,12 @@ def test_said_otherwise(talk, turns, held, not_held) -> None:
 
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
-def test_a_change_announced_ahead_starts_when_it_was_said_to(talk) -> None:
+@pytest.mark.parametrize("said", ["landlord's raising the rent to €975 from May. ugh", "rent is going up to €975 from May"])
+def test_a_change_announced_ahead_starts_when_it_was_said_to(talk, said: str) -> None:
     """'raising the rent to €975 from May', said in March: €900 holds in April, €975 from May 1."""
     talk.say("rent is €900 a month", "2026-01-10T10:00:00Z")
     talk.digest()
-    talk.say("landlord's raising the rent to €975 from May. ugh", "2026-03-14T10:00:00Z")
+    talk.say(said, "2026-03-14T10:00:00Z")
     talk.digest()
     def rent(day: str) -> list[str]:
         return [c.value for c in talk.ledger.as_of([talk.scope], valid_at=f"{day}T00:00:00Z", predicate="rent")]
