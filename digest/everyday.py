@@ -696,7 +696,9 @@ def _ended(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not what or _BAD_VALUE.match(what) or len(what.split()) > 6 or re.match(r"(?i)^(?:it|that|this|them|him|her|you|to|on|about|with|for|trying)\b", what):
         return None
     start, phrase = change_time(c, c.text)
-    held = _mentioning(c, what) or _naming(c, what)  # its value ("the Astra"), or its slot ("metformin: 1000 mg")
+    habit = _HABIT_ENDED.get(what.casefold().split()[0].strip(",.;"))
+    # its value ("the Astra"), or its slot ("metformin: 1000 mg"), or the habit it counts ("quit coffee": "4 espressos a day")
+    held = _mentioning(c, what) or _naming(c, what) or (c.open_held(habit) if habit else [])
     if held:
         return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
                       valid_from=start, phrase=phrase) for h in held]
@@ -1144,6 +1146,95 @@ def _stolen(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 _PEOPLE = re.compile(r"(?i)^(\d{1,5})\s+(?:people|staff|employees|of\s+us|heads)$")
+
+
+# What a habit counted by the day or week is of, by the words it is counted in ("4 espressos a day" is the
+# coffee; "10 a day", smoked, the smoking), and the verb that counts it when no word does.
+_HABIT_WORDS = {
+    "coffee": "coffee", "coffees": "coffee", "espresso": "coffee", "espressos": "coffee", "latte": "coffee", "lattes": "coffee",
+    "cappuccino": "coffee", "cappuccinos": "coffee", "americano": "coffee", "americanos": "coffee", "flat white": "coffee",
+    "flat whites": "coffee", "cups of coffee": "coffee", "cup of coffee": "coffee", "cups": "coffee",
+    "tea": "tea", "teas": "tea", "cups of tea": "tea", "cup of tea": "tea",
+    "cigarettes": "smoking", "cigs": "smoking", "fags": "smoking", "smokes": "smoking",
+    "pints": "alcohol", "beers": "alcohol", "glasses of wine": "alcohol", "units": "alcohol", "drinks": "alcohol",
+    "steps": "steps", "runs": "running", "km": "running", "miles": "running", "hours": "sleep", "hrs": "sleep",
+}
+_HABIT_VERB_SLOT = {"smoke": "smoking", "smoking": "smoking", "sleep": "sleep", "sleeping": "sleep", "vape": "vaping"}
+_HABIT_SAID = {"coffee": "{subject} drinks {value} (coffee)", "tea": "{subject} drinks {value} (tea)",
+               "smoking": "{subject} smokes {value}", "alcohol": "{subject} drinks {value} (alcohol)",
+               "steps": "{subject} walks {value} (steps)", "running": "{subject} runs {value}",
+               "sleep": "{subject} sleeps {value}", "vaping": "{subject} vapes {value}"}
+_HABIT_NUMBER = r"(?:\d[\d.,]*k?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|a\s+couple(?:\s+of)?|a\s+few)"
+_HABIT_COUNTED = (rf"(?P<count>(?:about\s+|around\s+|roughly\s+|like\s+|maybe\s+)?{_HABIT_NUMBER}\s*"
+                  rf"(?P<what>(?:{'|'.join(sorted((re.escape(w).replace(chr(92) + ' ', chr(92) + 's+') for w in _HABIT_WORDS), key=len, reverse=True))})\s+)?"
+                  r"(?:a|per|each)\s+(?:day|week|night|month))\b")
+
+
+def _habit_slot(verb: str, what: str | None) -> str | None:
+    if what:
+        return _HABIT_WORDS.get(" ".join(what.casefold().split()))
+    return _HABIT_VERB_SLOT.get(verb.casefold())
+
+
+def _habit_count(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I smoke about 10 a day', 'I drink 4 espressos a day', 'averaging 9k steps a day': how much of a
+    habit, a `one` slot named by what it counts (or the verb that counts it)."""
+    slot = _habit_slot(m["verb"], m["what"])
+    if slot is None:
+        return None
+    value = " ".join(m["count"].split())
+    return [state(c, slot, value, m.group(0), template=_HABIT_SAID[slot], changed=bool(_CHANGE.search(m.group(0))))]
+
+
+# What quitting names, as the habit slot it ends ("quit caffeine" ends the coffee counted a day).
+_HABIT_ENDED = {"smoking": "smoking", "cigarettes": "smoking", "cigs": "smoking", "caffeine": "coffee", "coffee": "coffee",
+                "drinking": "alcohol", "alcohol": "alcohol", "booze": "alcohol", "vaping": "vaping", "tea": "tea"}
+_HABIT_IN_TURN = re.compile(r"(?i)\b(?:smok\w*|cigarettes?|cigs|vap(?:e|ing|ed)|caffeine|coffees?|drinking|booze|alcohol)\b")
+
+
+def _quit_unnamed(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'two weeks smoke-free today!! I quit on February 16': the one habit held that the turn names ends,
+    from the clause's time words. A turn naming no habit held is not read here (a job may be what was quit)."""
+    named = {_HABIT_ENDED.get(w.casefold(), "smoking" if w.casefold().startswith(("smok", "cig")) else
+                                "vaping" if w.casefold().startswith("vap") else "coffee" if w.casefold().startswith("coffee") else "")
+             for w in _HABIT_IN_TURN.findall(c.turn)}
+    held = [h for slot in named if slot for h in c.open_held(slot)]
+    if len(held) != 1:
+        return None
+    start, phrase = change_time(c, c.text)
+    (h,) = held
+    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                  valid_from=start, phrase=phrase)]
+
+
+_ABSTAINED_SLOT = {"cigarette": "smoking", "cig": "smoking", "smoke": "smoking", "nicotine": "smoking", "coffee": "coffee",
+                   "caffeine": "coffee", "drink": "alcohol", "beer": "alcohol", "alcohol": "alcohol", "booze": "alcohol"}
+
+
+def _abstained(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'haven't had a cigarette since feb 11', 'day 20 without a single cigarette', 'totally nicotine free
+    now': the held habit it names has ended (from the time words, else when it was said)."""
+    word = next(w for w in (m["what"], m["what2"], m["what3"]) if w).casefold()
+    held = c.open_held(_ABSTAINED_SLOT[word.rstrip("s")])
+    if len(held) != 1:
+        return None
+    start, phrase = change_time(c, c.text)
+    (h,) = held
+    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
+                  valid_from=start, phrase=phrase)]
+
+
+def _habit_down_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'down to one coffee a day now', 'cut back to 5 a day': the held habit the words count (or the one
+    held habit counted so) now counts that, from when it was said."""
+    value = " ".join(m["count"].split())
+    slot = _habit_slot("", m["what"])
+    held = c.open_held(slot) if slot else [h for h in c.open_held() if h.predicate in _HABIT_SAID]
+    if len(held) != 1 or (slot is None and not held):
+        return None
+    start, phrase = change_time(c, c.text)
+    (h,) = held
+    return [held_replaced(c, h, value, m.group(0), start, phrase)]
 
 
 def _up_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -2565,6 +2656,45 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("I bought 2 kg of apples",),
     ),
     Pattern(
+        "habit counted",
+        re.compile(rf"(?i)^(?:I(?:['’]m|\s+am)?\s+)?(?:(?:currently|usually|normally|still|probably|typically)\s+)?(?P<verb>smoke|drink|have|do|walk|run|sleep|vape|averag(?:e|ing))\s+{_HABIT_COUNTED}"),
+        _habit_count,
+        examples=((("I smoke about 10 a day and I want to quit",), (("user", "smoking", "about 10 a day"),)),
+                  (("I drink about 4 espressos a day",), (("user", "coffee", "about 4 espressos a day"),)),
+                  (("I'm averaging 9k steps a day lately",), (("user", "steps", "9k steps a day"),))),
+        counter=("I drink 2 a day", "I have a meeting a day", "I do one thing a day"),
+    ),
+    Pattern(
+        "quit, the habit said beside",
+        re.compile(r"(?i)^(?:I(?:['’]ve|\s+have)?\s+)?(?:finally\s+)?(?:quit|stopped|gave\s+up|packed\s+(?:it|them)\s+in)(?=\s+(?:on|in|last|yesterday|today|this|\d)\b|\s*$|\s*[,.!])"),
+        _quit_unnamed,
+        # (the coffee held beside it stays: only the habit the turn names ends)
+        examples=((("I smoke about 10 a day", "I drink about 4 espressos a day", "two weeks smoke-free today!! I quit on March 1 and haven't had one since"),
+                   (("user", "coffee", "about 4 espressos a day"),)),),
+        counter=("I quit on Friday",),
+    ),
+    Pattern(
+        "habit abstained",
+        re.compile(r"(?i)^(?:.*?\b)?(?:(?:haven['’]?t|have\s+not|not)\s+(?:had|smoked|touched|drunk)\s+(?:a\s+(?:single\s+)?|any\s+)?(?P<what>cigarettes?|cigs?|smokes?|coffees?|drinks?|beers?)\b(?=\s+(?:since|in|for)\b)"
+                   r"|\b(?:day\s+\d+|\d+\s+(?:days|weeks|months))\s+without\s+(?:a\s+(?:single\s+)?|any\s+)?(?P<what2>cigarettes?|smokes?|coffees?|drinks?|beers?)\b"
+                   r"|\b(?P<what3>smoke|nicotine|caffeine|alcohol|booze)[\s-]free\b(?!\s+(?:zone|area|building|policy|campus|venue|flat|home|room|beer|coffee|drink)))"),
+        _abstained,
+        # (the coffee held beside it stays: only the habit the turn names ends)
+        examples=((("I smoke about 10 a day", "I drink about 4 espressos a day", "haven't had a cigarette since march 1!!!"),
+                   (("user", "coffee", "about 4 espressos a day"),)),
+                  (("I smoke about 10 a day", "I drink about 4 espressos a day", "off the patches too now, totally nicotine free"),
+                   (("user", "coffee", "about 4 espressos a day"),))),
+        counter=("I haven't had a coffee yet today", "a smoke-free zone sign"),
+    ),
+    Pattern(
+        "habit down to",
+        re.compile(rf"(?i)^(?:I(?:['’]m|\s+am|['’]ve|\s+have)?\s+)?(?:(?:now|finally|already|just)\s+)?(?:cut\s+(?:down|back)|got\s+(?:it\s+)?down|down|up|back)\s+to\s+{_HABIT_COUNTED}"),
+        _habit_down_to,
+        examples=((("I drink about 4 espressos a day", "down to one coffee a day now"), (("user", "coffee", "one coffee a day"),)),
+                  (("I smoke about 10 a day", "cut down to 5 a day this week"), (("user", "smoking", "5 a day"),))),
+        counter=("down to 2 a day",),
+    ),
+    Pattern(
         "X is up to Y",
         re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?:\s+(?:is|are|went|has\s+gone|is\s+going|goes|will\s+go|was\s+(?:raised|cut|increased|reduced|lowered))|['’]s)\s+(?:now\s+)?(?:up|down)?\s*to\s+(?P<v>(?:about\s+|around\s+|roughly\s+)?[$€£]?\d[\d,.]*(?:\s*(?!(?:a|per|from|in|on|at|by|next|this|starting|as|and|but|so|since|because|now|for|with)\b)[^\s,.;!]+)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _up_to,
@@ -2784,7 +2914,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

@@ -88,6 +88,8 @@ _JOINT = re.compile(
     r"(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)|,\s+(?=(?:I|she|he|they)(?:\s|'))|:\s+(?=[A-Z])"
     # a second thing done, its "I" dropped: "wrapped up at X on Friday and started at Y on Monday"
     r"|(?:,\s*|\s+)and\s+(?:then\s+)?(?=(?:started|joined|moved|switched|left|quit|sold|bought|adopted)\s)"
+    # a wish after a statement: "I drink 4 espressos a day and want to cut down" (the wish is hedged, not the fact)
+    r"|(?:,\s*|\s+)and\s+(?=(?:want|wanna|need|hope|plan|am\s+trying|trying)\s+to\b)"
     # ... or after a comma: "going to Vellory instead, same dates, booked the Quillet Inn"
     r"|,\s+(?=(?:booked|rebooked|started|joined|switched|swapped|replaced|sold|bought|adopted|cancell?ed)\s)"
     # a stack's list of where things go: "…, CI on gantry, crashes go to quaylytics"

@@ -247,3 +247,24 @@ def test_a_tool_switched_off_with_nothing_live_instead_just_ends(talk) -> None:
     assert not [c for c in talk.ledger.current([talk.scope]) if c.predicate == "backups"]
     before = talk.ledger.as_of([talk.scope], valid_at="2026-03-05T00:00:00Z")
     assert [(c.predicate, c.value) for c in before] == [("backups", "tarnvault")]
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("first", "then", "slot", "before", "after"), [
+    ("I smoke about 10 a day", "cut down to 5 a day", "smoking", "about 10 a day", "5 a day"),
+    ("I smoke about 10 a day", "smoke-free since the 5th!! I quit on March 5", "smoking", "about 10 a day", None),
+    ("I drink about 4 espressos a day and want to cut down", "down to one coffee a day now", "coffee", "about 4 espressos a day", "one coffee a day"),
+    ("I drink about 4 espressos a day", "quit caffeine, it was wrecking my sleep", "coffee", "about 4 espressos a day", None),
+    ("I smoke about 10 a day", "haven't had a cigarette since march 1!!! using gum", "smoking", "about 10 a day", None),
+    ("I smoke about 10 a day", "day 9 without a single cigarette", "smoking", "about 10 a day", None),
+])
+def test_a_habit_counted_a_day_changes_and_ends(talk, first: str, then: str, slot: str, before: str, after: str | None) -> None:
+    talk.say(first, "2026-02-01T10:00:00Z")
+    talk.digest()
+    talk.say(then, "2026-03-10T10:00:00Z")
+    talk.digest()
+    def held(day: str) -> list[str]:
+        return [c.value for c in talk.ledger.as_of([talk.scope], valid_at=f"{day}T12:00:00Z", predicate=slot)]
+    assert held("2026-02-15") == [before]
+    assert held("2026-03-11") == ([after] if after else [])
