@@ -1224,6 +1224,41 @@ def _abstained(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   valid_from=start, phrase=phrase)]
 
 
+_BODY_PARTS = (r"(?:(?:left|right|lower|upper)\s+)?(?:back|knee|ankle|wrist|shoulder|hamstring|calf|hip|neck|elbow|foot|toe|"
+               r"finger|thumb|groin|quad|shin|rib|collarbone|arm|leg|hand|heel|it\s+band|rotator\s+cuff|acl|mcl)s?")
+INJURED = ("many", "{subject} injured {value}")
+
+
+def _injured(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'tweaked my lower back pulling last week', 'sprained my left ankle on Sunday': an injury held from
+    its time words (or when said) until a turn says it healed."""
+    part = " ".join(m["part"].casefold().split())
+    how = " ".join(m["how"].casefold().split())
+    start, phrase = change_time(c, c.text)
+    return [draft("add", c.subject, "injury", f"{part} ({how})", m.group(0), cardinality=INJURED[0], template=INJURED[1],
+                  valid_from=start, phrase=phrase)]
+
+
+def _healed(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'my back is fine now', 'ankle's healed': the held injury of that part ends, from when it was said."""
+    part = " ".join(m["part"].casefold().split())
+    held = [h for h in c.open_held("injury") if re.search(rf"(?<!\w){re.escape(part.split()[-1].rstrip('s'))}", h.value)]
+    if not held:
+        return None
+    start, phrase = change_time(c, c.text)
+    return [draft("retract", c.subject, "injury", h.value, m.group(0), cardinality=h.cardinality, template=INJURED[1],
+                  valid_from=start, phrase=phrase) for h in held]
+
+
+SEAT = ("one", "{subject} prefers {value} seats")
+
+
+def _seat(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'seat pref aisle, always', 'window seats from now on', 'I've switched to window seats'."""
+    value = (m["v"] or m["v2"] or m["v3"]).casefold()
+    return [state(c, "seat_preference", value, m.group(0), template=SEAT[1], changed=bool(_CHANGE.search(c.text)))]
+
+
 def _habit_down_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'down to one coffee a day now', 'cut back to 5 a day': the held habit the words count (or the one
     held habit counted so) now counts that, from when it was said."""
@@ -2685,6 +2720,32 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("I smoke about 10 a day", "I drink about 4 espressos a day", "off the patches too now, totally nicotine free"),
                    (("user", "coffee", "about 4 espressos a day"),))),
         counter=("I haven't had a coffee yet today", "a smoke-free zone sign"),
+    ),
+    Pattern(
+        "injured",
+        re.compile(rf"(?i)^(?:.*?\b)?(?:I(?:['’]ve|\s+have)?\s+)?(?P<how>tweaked|pulled|strained|sprained|hurt|injured|broke|fractured|tore|twisted|jarred|bruised|dislocated)\s+my\s+(?P<part>{_BODY_PARTS})\b"),
+        _injured,
+        examples=((("tweaked my lower back pulling last week, physio says no deadlifts",), (("user", "injury", "lower back (tweaked)"),)),
+                  (("sprained my left ankle on the trail run",), (("user", "injury", "left ankle (sprained)"),))),
+        counter=("I hurt my feelings", "broke my phone screen"),
+    ),
+    Pattern(
+        "healed",
+        re.compile(rf"(?i)^(?:.*?\b)?(?:my\s+|the\s+)?(?P<part>{_BODY_PARTS})(?:['’]s|\s+is|\s+has)\s+(?:all\s+|totally\s+|fully\s+|finally\s+)?(?:fine|better|healed|ok|okay|recovered|good|back\s+to\s+normal)(?:\s+now|\s+again)?\b"),
+        _healed,
+        examples=((("sprained my left ankle on the trail run", "pulled my hamstring at football", "ankle's fine now, back running"),
+                   (("user", "injury", "hamstring (pulled)"),)),),
+        counter=("my back is fine",),
+    ),
+    Pattern(
+        "seat preference",
+        re.compile(r"(?i)^(?:.*?\b)?(?:seat\s+pref(?:erence)?s?\s*(?:is\s+|:\s*|=\s*)?(?P<v>aisle|window|middle)\b"
+                   r"|(?P<v2>aisle|window)\s+seats?\s+(?:from\s+now\s+on|always|only|now|please|every\s+time)\b"
+                   r"|I(?:['’]ve|\s+have)?\s+(?:switched\s+to|prefer|always\s+(?:book|take|pick|get))\s+(?:the\s+|an?\s+)?(?P<v3>aisle|window)(?:\s+seats?)?\b)"),
+        _seat,
+        examples=((("seat pref aisle, always",), (("user", "seat_preference", "aisle"),)),
+                  (("seat pref aisle, always", "new rule for bookings: window seats from now on"), (("user", "seat_preference", "window"),))),
+        counter=("the window seat was broken",),
     ),
     Pattern(
         "habit down to",
