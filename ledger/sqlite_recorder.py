@@ -48,6 +48,7 @@ class SqliteLedgerRecorder:
         self.storage = storage
         self._visible = visibility_predicate("sqlite")
         self._deferred_lanes: bool | None = None  # the schema has the watermark (0027): read once
+        self._lanes_seen = 0  # the lexical watermark as this connection last read or moved it
 
     # -- the visibility predicate -----------------------------------------------------------------
 
@@ -64,6 +65,11 @@ class SqliteLedgerRecorder:
         return {r["name"]: predicate_from_row(r) for r in rows}
 
     def define_predicate(self, predicate: Predicate, defined_at: str) -> None:
+        # A new template rewrites the indexed sentences of the predicate's claims and not their
+        # neighbours' contexts (recall_predicate_retext): recall's pending rows are written first, with
+        # the template they were written under (migration 0027).
+        if self.lanes_tail():
+            self.catch_up_lanes()
         self.storage.execute(
             "INSERT INTO predicates (name, display, cardinality, description, template, defined_at)"
             " VALUES (?, ?, ?, ?, ?, ?)"
@@ -305,13 +311,16 @@ class SqliteLedgerRecorder:
 
     def lanes_after_write(self, tx_id: int, opened: int) -> None:
         """At the end of transaction `tx_id` (its chain row written, so the chain's last): catch up when
-        it opened many versions or the tail reached LANES_TAIL transactions (one statement either way)."""
-        if opened >= LANES_AT_ONCE:
+        it opened many versions or the tail reached LANES_TAIL transactions. The watermark seen last is
+        kept, so most commits read nothing (it only moves forward; another process moving it makes
+        this read it sooner, never later)."""
+        if opened < LANES_AT_ONCE and tx_id - self._lanes_seen < LANES_TAIL:
+            return
+        row = self.storage.one("SELECT tx_id FROM recall_lanes_through WHERE id = 1")
+        self._lanes_seen = int(row[0]) if row else 0
+        if opened >= LANES_AT_ONCE or tx_id - self._lanes_seen >= LANES_TAIL:
             self.catch_up_lanes()
-        else:
-            self.storage.execute(
-                "UPDATE recall_lanes_through SET tx_id = ? WHERE id = 1 AND tx_id <= ?", (tx_id, tx_id - LANES_TAIL)
-            )
+            self._lanes_seen = tx_id
 
     def last_chain_hash(self) -> str | None:
         row = self.storage.one("SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1")

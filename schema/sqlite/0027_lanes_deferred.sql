@@ -23,9 +23,12 @@
 -- sentence outside printable ASCII.
 --
 -- A raw client cannot move the watermark back, past the chain, or delete it (refused below); moving
--- it forward writes the rows. Erasing a claim (the only DELETE of claims) and changing a template (the
--- only rewrite of sentences) catch up first, from triggers, so they meet the rows they met before,
--- and an erased value is never in a later catch-up (its claims row is gone before it could be read).
+-- it forward writes the rows. An erased value is never in a later catch-up: the view reads claims, and
+-- erase deletes the claims row. factledger's erase and a template change catch up first
+-- (ledger/sqlite_erase_recorder.py, ledger/sqlite_recorder.py), so they meet the rows they met before:
+-- an erase rewrites its neighbours' contexts and a template change the indexed sentences of its claims
+-- (not their neighbours' contexts). Not from triggers on claims and predicates: a statement compiles
+-- every trigger it may fire, and those would reach into recall's tables from the ledger's own writes.
 
 CREATE TABLE IF NOT EXISTS recall_lanes_through (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -94,25 +97,4 @@ CREATE TRIGGER recall_lanes_through_kept
 BEFORE DELETE ON recall_lanes_through
 BEGIN
     SELECT RAISE(ABORT, 'factledger: the lexical watermark is never deleted');
-END;
-
--- An erase deletes claims rows and rewrites their neighbours' contexts (`recall_claims_delete`): the
--- pending rows are written first, so it rewrites what it rewrote before and nothing erased is pending.
-DROP TRIGGER IF EXISTS recall_lanes_before_delete;
-CREATE TRIGGER recall_lanes_before_delete
-BEFORE DELETE ON claims
-WHEN (SELECT tx_id FROM recall_lanes_through WHERE id = 1) < (SELECT MAX(tx_id) FROM tx_chain)
-BEGIN
-    UPDATE recall_lanes_through SET tx_id = (SELECT MAX(tx_id) FROM tx_chain) WHERE id = 1;
-END;
-
--- A new template rewrites the indexed sentences of its claims (`recall_predicate_retext`) and not
--- their neighbours' contexts: the pending rows are written first, with the template they had.
-DROP TRIGGER IF EXISTS recall_lanes_before_retext;
-CREATE TRIGGER recall_lanes_before_retext
-BEFORE UPDATE OF template ON predicates
-WHEN NEW.template IS NOT OLD.template
- AND (SELECT tx_id FROM recall_lanes_through WHERE id = 1) < (SELECT MAX(tx_id) FROM tx_chain)
-BEGIN
-    UPDATE recall_lanes_through SET tx_id = (SELECT MAX(tx_id) FROM tx_chain) WHERE id = 1;
 END;
