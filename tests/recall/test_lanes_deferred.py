@@ -1,0 +1,253 @@
+"""The claims' lexical rows are written behind a watermark (SQLite, migration 0027): many transactions
+at once, the same rows as written per transaction, before anything reads them; a read-only reader finds
+the pending tail without writing it; verify tells pending from missing; an erased value is never
+indexed afterwards."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from factledger.ledger import Ledger
+from factledger.ledger.sqlite_recorder import LANES_AT_ONCE, LANES_TAIL
+from factledger.ledger.verify import verify_ledger
+from factledger.recall import Recall, RecallConfig
+from factledger.recall.recorder import recorder_for
+from factledger.recall.verify import verify_recall
+
+LEXICAL = RecallConfig(vector_weight=0.0)
+VALUE = "Quillbrook"  # made up for this test: the bytes looked for after erase
+
+
+def _raw(path, sql: str, params=()) -> list[tuple]:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def _lanes(path) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    return (
+        _raw(path, "SELECT rowid, body, context FROM recall_fts ORDER BY rowid"),
+        _raw(path, "SELECT rowid, body FROM recall_fts_trigram ORDER BY rowid"),
+        _raw(path, "SELECT claim_id, change FROM recall_outbox ORDER BY seq"),
+    )
+
+
+def _watermark(path) -> tuple[int, int]:
+    return _raw(path, "SELECT tx_id, (SELECT MAX(tx_id) FROM tx_chain) FROM recall_lanes_through")[0]
+
+
+def _history(ledger: Ledger, eager: bool) -> None:
+    """Transactions in two scopes, a supersede, text outside ASCII, a template change and an erase, with
+    the lanes caught up after every transaction (`eager`: what per-transaction lanes wrote) or not."""
+
+    def step() -> None:
+        if eager:
+            ledger.catch_up_lanes()
+
+    with ledger.transaction(principal="operator:test") as tx:
+        tx.define("lives_in", "one", template="{subject} lives in {value}")
+        tx.add("s", "Ann", "lives_in", "Paris", valid_from="2024-01-01")
+        tx.add("t", "Bob", "likes", "tea", valid_from="2024-01-01")
+        tx.add("s", "Ann", "likes", "jazz", valid_from="2024-01-01")
+    step()
+    with ledger.transaction(principal="operator:test") as tx:
+        tx.add("s", "Ann", "likes", VALUE, valid_from="2024-01-01")
+        tx.add("s", "Ann", "likes", "東京の寿司", valid_from="2024-01-01")
+        tx.add("s", "Ann", "likes", "folk", valid_from="2024-01-01")
+        tx.supersede("s", "Ann", "lives_in", "Rome", valid_from="2024-06-01")
+    step()
+    with ledger.transaction(principal="operator:test") as tx:
+        tx.add("s", "Cy", "lives_in", "Oslo", valid_from="2024-01-01")
+        tx.add("s", "Cy", "likes", "chess", valid_from="2024-01-01")
+    step()
+    with ledger.transaction(principal="operator:test") as tx:  # a new template: the indexed sentences change
+        tx.define("lives_in", "one", template="{subject} is based in {value}")
+        tx.add("s", "Dee", "lives_in", "Lima", valid_from="2024-01-01")
+    step()
+    with ledger.transaction(principal="operator:test") as tx:
+        tx.add("s", "Eve", "likes", "opera", valid_from="2024-01-01")
+    step()
+    ledger.erase(scope="s", subject="Ann", predicate="likes", value=VALUE, principal="operator:test", reason="asked")
+    step()
+    with ledger.transaction(principal="operator:test") as tx:
+        tx.add("s", "Fay", "likes", "rain", valid_from="2024-01-01")
+
+
+def test_caught_up_at_once_the_rows_are_those_written_per_transaction(tmp_path) -> None:
+    eager, deferred = tmp_path / "eager.db", tmp_path / "deferred.db"
+    for path, now in ((eager, True), (deferred, False)):
+        ledger = Ledger.open(path)
+        try:
+            _history(ledger, now)
+            if not now:
+                assert ledger.recorder.lanes_tail() > 0  # written at close, below
+        finally:
+            ledger.close()
+    assert _lanes(deferred) == _lanes(eager)
+    fts, trigram, _ = _lanes(deferred)
+    # the sentences are today's (a template change rewrote them; neighbours' contexts keep the old words)
+    assert [row[:2] for row in fts] == _raw(deferred, "SELECT id, text FROM recall_claim_text ORDER BY id")
+    assert any("is based in" in body for _, body, _ in fts) and any("lives in" in context for _, _, context in fts)
+    assert not any(VALUE in body or VALUE in context for _, body, context in fts)
+    assert [body for _, body in trigram] == ["Ann likes 東京の寿司"]
+    watermark, head = _watermark(deferred)
+    assert watermark == head
+
+
+def test_a_commit_leaves_its_rows_pending_until_the_bound(ledger_path) -> None:
+    ledger = Ledger.open(ledger_path)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "jazz", valid_from="2024-01-01")
+        assert _watermark(ledger_path) == (0, 1) and _lanes(ledger_path)[0] == []
+        assert _lanes(ledger_path)[2] == [(1, "insert")]  # the vector outbox still commits with the claim
+        for n in range(2, LANES_TAIL):
+            with ledger.transaction(principal="operator:test") as tx:
+                tx.add("s", "Ann", "likes", f"tune{n}", valid_from="2024-01-01")
+        assert _watermark(ledger_path) == (0, LANES_TAIL - 1)
+        with ledger.transaction(principal="operator:test") as tx:  # the tail reaches the bound: written in this commit
+            tx.add("s", "Ann", "likes", "folk", valid_from="2024-01-01")
+        assert _watermark(ledger_path) == (LANES_TAIL, LANES_TAIL)
+        assert len(_lanes(ledger_path)[0]) == LANES_TAIL
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("t", "Bob", "likes", "tea", valid_from="2024-01-01")
+        with ledger.transaction(principal="operator:test") as tx:  # a batch is written in its own commit
+            for n in range(LANES_AT_ONCE):
+                tx.add("t", "Bob", "likes", f"song{n}", valid_from="2024-01-01")
+        assert _watermark(ledger_path) == (LANES_TAIL + 2, LANES_TAIL + 2)
+    finally:
+        ledger.close()
+
+
+def test_a_search_on_a_writable_ledger_writes_the_tail_first(ledger_path, embedder) -> None:
+    ledger = Ledger.open(ledger_path)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "saxophone", valid_from="2024-01-01")
+        assert _watermark(ledger_path) == (0, 1)
+        engine = Recall(ledger, config=LEXICAL, embedder=embedder)
+        assert [h.claim.value for h in engine.search("saxophone", "s")] == ["saxophone"]
+        assert _watermark(ledger_path) == (1, 1)
+    finally:
+        ledger.close()
+
+
+READER = textwrap.dedent(
+    """
+    import sys
+    from factledger.ledger import Ledger
+    from factledger.recall import Recall, RecallConfig
+    with Ledger.open(sys.argv[1], read_only=True) as ledger:
+        recall = Recall(ledger, config=RecallConfig(vector_weight=0.0))
+        print("|".join(h.claim.value for h in recall.search(sys.argv[2], "s")))
+        print("|".join(h.claim.value for h in recall.search(sys.argv[3], "s")))
+    """
+)
+
+
+def test_another_process_reading_only_finds_a_claim_right_after_its_commit(ledger_path) -> None:
+    writer = Ledger.open(ledger_path)
+    try:
+        with writer.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "baroque music", valid_from="2024-01-01")
+            tx.add("s", "Ann", "likes", "hiking", valid_from="2024-01-01")
+        writer.catch_up_lanes()
+        with writer.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "marimba music", valid_from="2024-01-01")
+            tx.add("s", "Ann", "likes", "東京の寿司", valid_from="2024-01-01")
+        assert _watermark(ledger_path) == (1, 2)  # pending, and the writer still holds the file
+        found = subprocess.run(
+            [sys.executable, "-c", READER, str(ledger_path), "music", "寿司"], capture_output=True, text=True, check=True,
+        ).stdout.splitlines()
+        assert {"marimba music", "baroque music"} <= set(found[0].split("|"))
+        assert found[1] == "東京の寿司"
+        assert _watermark(ledger_path) == (1, 2)  # the reader wrote nothing
+    finally:
+        writer.close()
+    assert _watermark(ledger_path) == (2, 2)  # written at close
+
+
+def test_verify_tells_pending_from_missing_and_a_moved_watermark(ledger_path, embedder) -> None:
+    ledger = Ledger.open(ledger_path)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "jazz", valid_from="2024-01-01")
+        ledger.catch_up_lanes()
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "folk", valid_from="2024-01-01")
+        reader = Ledger.open(ledger_path, read_only=True)
+        try:  # pending on a reader that cannot write them: not missing
+            assert recorder_for(reader).lexical_faults() == [] and verify_ledger(reader).ok
+            checks = {c.name: c for c in verify_recall(Recall(reader, config=LEXICAL, embedder=embedder))}
+            assert checks["lexical_index"].ok
+        finally:
+            reader.close()
+        assert _watermark(ledger_path) == (1, 2)
+    finally:
+        ledger.close()
+    # A raw client cannot move the watermark back, past the chain, or away.
+    for sql in ("UPDATE recall_lanes_through SET tx_id = 1", "UPDATE recall_lanes_through SET tx_id = 3",
+                "DELETE FROM recall_lanes_through"):
+        with pytest.raises(sqlite3.DatabaseError, match="watermark"):
+            _raw(ledger_path, sql)
+    # With the refusing trigger dropped, verify reports what the move left behind.
+    _raw(ledger_path, "DROP TRIGGER recall_lanes_catch_up")
+    _raw(ledger_path, "UPDATE recall_lanes_through SET tx_id = 1")
+    reader = Ledger.open(ledger_path, read_only=True)
+    try:
+        assert [(f.id, f.problem) for f in recorder_for(reader).lexical_faults()] == [(2, "ahead")]
+    finally:
+        reader.close()
+    _raw(ledger_path, "DELETE FROM recall_fts WHERE rowid = 2")
+    _raw(ledger_path, "UPDATE recall_lanes_through SET tx_id = 2")  # forward, over a version never indexed
+    reader = Ledger.open(ledger_path, read_only=True)
+    try:
+        assert [(f.id, f.problem) for f in recorder_for(reader).lexical_faults()] == [(2, "missing")]
+    finally:
+        reader.close()
+
+
+def test_a_raw_client_moving_the_watermark_forward_writes_the_rows(ledger_path) -> None:
+    ledger = Ledger.open(ledger_path)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "jazz", valid_from="2024-01-01")
+            tx.add("s", "Ann", "likes", "folk", valid_from="2024-01-01")
+    finally:
+        ledger.storage.close()  # not Ledger.close: that would write them
+    _raw(ledger_path, "UPDATE recall_lanes_through SET tx_id = (SELECT MAX(tx_id) FROM tx_chain)")
+    assert [row[2] for row in _lanes(ledger_path)[0]] == ["Ann likes folk", "Ann likes jazz"]
+
+
+def _store_bytes(path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith(path.name) and p.is_file())
+
+
+def test_an_erased_pending_value_is_never_indexed(ledger_path) -> None:
+    ledger = Ledger.open(ledger_path)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "jazz", valid_from="2024-01-01")
+        ledger.catch_up_lanes()
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", VALUE, valid_from="2024-01-01")
+            tx.add("s", "Ann", "likes", "folk", valid_from="2024-01-01")
+        assert _watermark(ledger_path) == (1, 2)  # the value's lexical row is pending
+        ledger.erase(scope="s", subject="Ann", predicate="likes", value=VALUE, principal="operator:test",
+                     reason="asked to")
+        ledger.catch_up_lanes()
+        assert ledger.scrub().complete
+        rows = ledger.storage.query("SELECT rowid, body, context FROM recall_fts ORDER BY rowid")
+        assert [tuple(r) for r in rows] == [(1, "Ann likes jazz", ""), (3, "Ann likes folk", "")]
+        assert VALUE.lower().encode() not in _store_bytes(ledger_path).lower()
+    finally:
+        ledger.close()
+    assert VALUE.lower().encode() not in _store_bytes(ledger_path).lower()
