@@ -34,7 +34,7 @@ _TABLES = {
 
 # The claims' pending tail (schema/sqlite/0027: lexical rows deferred behind a watermark), as a reader
 # that does not write it sees it: TEMP tables of this connection, the same tokenizers as the index's,
-# filled from `recall_claim_lanes_pending` (the rows the catch-up will write) whenever the watermark or
+# filled from `recall_claim_lanes_pending` and `recall_claim_trigram_pending` (the rows the catch-up will write) whenever the watermark or
 # the chain moved. Unqualified names find them: SQLite looks in temp first.
 _TAIL = ("recall_fts_tail", "recall_fts_tail_trigram", "recall_fts_tail_terms")
 _TAIL_TABLES = (
@@ -163,7 +163,7 @@ class SqliteRecallRecorder:
                     )
                     self.storage.execute(
                         "INSERT INTO temp.recall_fts_tail_trigram (rowid, body)"
-                        " SELECT id, text FROM recall_claim_lanes_pending WHERE trigram"
+                        " SELECT id, text FROM recall_claim_trigram_pending"
                     )
                     self._tail_key = key
         return True

@@ -16,7 +16,7 @@
 --
 -- The catch-up is one statement anyone can run: `UPDATE recall_lanes_through SET tx_id = <the chain's
 -- last tx_id>`; the trigger below writes the pending rows first, as set statements over
--- `recall_claim_lanes_pending`. That view is what a read-only reader scans for the tail it cannot
+-- `recall_claim_lanes_pending` and `recall_claim_trigram_pending`. Those views are what a read-only reader scans for the tail it cannot
 -- write (recall/sqlite_recorder.py). The rows are those `recall_claims_insert_tx` wrote: the window
 -- of a version is its transaction and scope, a version already indexed (a legacy transaction's, given
 -- a chain row by `chain.backfill`) is left as it is, and the trigram row is written only for a
@@ -41,18 +41,31 @@ INSERT OR IGNORE INTO recall_lanes_through (id, tx_id) VALUES (1, COALESCE((SELE
 
 DROP VIEW IF EXISTS recall_claim_lanes_pending;
 CREATE VIEW recall_claim_lanes_pending AS
-SELECT id, text, trim(COALESCE(before, '') || ' ' || COALESCE(after, '')) AS context, trigram
+SELECT id, text, trim(COALESCE(before, '') || ' ' || COALESCE(after, '')) AS context
   FROM (SELECT c.id AS id, t.text AS text,
                lag(t.text) OVER (PARTITION BY c.scope, v.opened_by ORDER BY c.id) AS before,
-               lead(t.text) OVER (PARTITION BY c.scope, v.opened_by ORDER BY c.id) AS after,
-               (p.template || p.display || c.subject || c.value) GLOB '*[^ -~]*' AND t.text GLOB '*[^ -~]*' AS trigram
+               lead(t.text) OVER (PARTITION BY c.scope, v.opened_by ORDER BY c.id) AS after
           FROM tx_chain ch
           JOIN version_hashes v ON v.opened_by = ch.tx_id
           JOIN claims c ON c.id = v.claim_id
-          JOIN predicates p ON p.name = c.predicate
           JOIN recall_claim_text t ON t.id = c.id
          WHERE ch.tx_id > (SELECT tx_id FROM recall_lanes_through WHERE id = 1)
            AND NOT EXISTS (SELECT 1 FROM recall_fts_docsize f WHERE f.id = v.claim_id));
+
+-- The trigram twin's pending rows: a sentence outside printable ASCII, built only when its template,
+-- subject, predicate display text or value has such a character (0025). No window: apart from the view
+-- above, so that writing them does not compute every pending row's context a second time.
+DROP VIEW IF EXISTS recall_claim_trigram_pending;
+CREATE VIEW recall_claim_trigram_pending AS
+SELECT t.id AS id, t.text AS text
+  FROM tx_chain ch
+  JOIN version_hashes v ON v.opened_by = ch.tx_id
+  JOIN claims c ON c.id = v.claim_id
+  JOIN predicates p ON p.name = c.predicate
+  JOIN recall_claim_text t ON t.id = v.claim_id
+ WHERE ch.tx_id > (SELECT tx_id FROM recall_lanes_through WHERE id = 1)
+   AND (p.template || p.display || c.subject || c.value) GLOB '*[^ -~]*' AND t.text GLOB '*[^ -~]*'
+   AND NOT EXISTS (SELECT 1 FROM recall_fts_docsize f WHERE f.id = v.claim_id);
 
 DROP TRIGGER recall_claims_insert_tx;
 
@@ -87,7 +100,7 @@ BEGIN
      WHERE NEW.id IS NOT OLD.id OR NEW.tx_id < OLD.tx_id
         OR NEW.tx_id IS NOT COALESCE((SELECT MAX(tx_id) FROM tx_chain), 0);
     INSERT INTO recall_fts_trigram (rowid, body)
-    SELECT id, text FROM recall_claim_lanes_pending WHERE trigram;
+    SELECT id, text FROM recall_claim_trigram_pending;
     INSERT INTO recall_fts (rowid, body, context)
     SELECT id, text, context FROM recall_claim_lanes_pending ORDER BY id;
 END;
