@@ -251,3 +251,35 @@ def test_an_erased_pending_value_is_never_indexed(ledger_path) -> None:
     finally:
         ledger.close()
     assert VALUE.lower().encode() not in _store_bytes(ledger_path).lower()
+
+
+def test_a_backup_and_a_migrated_copy_hold_the_rows_written(tmp_path) -> None:
+    from factledger.ledger.backup import backup
+    from factledger.ledger.migrate import migrate
+
+    source = tmp_path / "source.db"
+    ledger = Ledger.open(source)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "jazz", valid_from="2024-01-01")
+            tx.add("s", "Ann", "likes", "folk", valid_from="2024-01-01")
+        assert _watermark(source) == (0, 1)
+        assert backup(ledger, tmp_path / "copy.db").ok
+    finally:
+        ledger.storage.close()  # not Ledger.close: the pending rows stay pending in the source
+    assert _watermark(source) == (1, 1)  # the backup wrote them first
+    copy = tmp_path / "copy.db"
+    assert _watermark(copy) == (1, 1) and _lanes(copy)[0] == _lanes(source)[0]
+    ledger = Ledger.open(source)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Bob", "likes", "tea", valid_from="2024-01-01")
+    finally:
+        ledger.storage.close()
+    assert _watermark(source) == (1, 2)
+    target = tmp_path / "target.db"
+    assert migrate(source, target, pairs=3, seed=1).ok
+    assert _watermark(target) == (2, 2)  # written in the copy's transaction
+    ledger = Ledger.open(source)
+    ledger.close()
+    assert _lanes(target)[0] == _lanes(source)[0] and len(_lanes(target)[0]) == 3
