@@ -8,6 +8,7 @@ Every visibility-deciding read splices the ledger's predicate (schema/sqlite/vis
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections.abc import Iterator, Sequence
@@ -42,7 +43,32 @@ _TAIL_TABLES = (
     "body, context, tokenize = 'porter unicode61 remove_diacritics 2')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_fts_tail_trigram USING fts5(body, tokenize = 'trigram')",
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_fts_tail_terms USING fts5vocab(temp, recall_fts_tail, 'row')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_fts_tail_tokens USING fts5vocab(temp, recall_fts_tail, 'instance')",
+    # one row per query word, to read its terms as the index's tokenizer makes them
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_fts_probe USING fts5("
+    "body, tokenize = 'porter unicode61 remove_diacritics 2')",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_fts_probe_tokens USING fts5vocab(temp, recall_fts_probe, 'instance')",
 )
+# FTS5's bm25 constants (fts5_aux.c)
+_K1, _B = 1.2, 0.75
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's varints, as FTS5's averages record holds them (rows, then tokens per column)."""
+    values, i = [], 0
+    while i < len(blob):
+        value = 0
+        for n in range(9):
+            byte = blob[i]
+            i += 1
+            if n == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        values.append(value)
+    return values
 
 
 def quote_term(term: str) -> str:
@@ -85,10 +111,11 @@ def render_prefilter(visible: str, seen: Visibility) -> str:
 
 
 def _with_tail(found: list[list[LaneHit]], newest: bool, depth: int) -> list[LaneHit]:
-    """The index's hits, and the pending tail's (the second list, when there is one). A tail row's BM25
-    is over the tail's own few rows, not comparable with the index's, so the tail's hits come first,
-    in their own order (or all newest first, when the search reads newest first): they are the latest
-    writes, few (the tail is bounded) and pending only until the next writer catches up."""
+    """The index's hits, and the pending tail's (the second list, when there is one), where the tail's
+    cannot be scored as the index will score them (`_tail_bm25`: trigram hits, a query word of several
+    tokens). Their BM25 is then over the tail's own few rows, not comparable with the index's, so they
+    come first, in their own order (or all newest first, when the search reads newest first): they are
+    the latest writes, few (the tail is bounded) and pending only until the next writer catches up."""
     if len(found) == 1:
         return found[0]
     main, tail = found
@@ -224,7 +251,92 @@ class SqliteRecallRecorder:
             else:
                 rows = self._ranked_among(kind, fts, columns, order, params, among)
             found.append([LaneHit(r["id"], -float(r["rank"]), own=float(r["own"]) < 0) for r in rows])
+        if len(found) == 2:
+            scored = self._tail_bm25(terms, seen, body_weight, context_weight, among)
+            if scored is not None:  # the tail's hits scored as they will be once written: one ranking
+                index, tail = found
+                pending = {h.id for h in scored}
+                merged = scored + [h for h in index if h.id not in pending]
+                merged.sort(key=lambda h: -h.id if newest else (-h.score, h.id))
+                return merged[:depth]
         return _with_tail(found, newest, depth)
+
+    def _tail_bm25(
+        self, terms: Terms, seen: Visibility, body_weight: float, context_weight: float, among: Sequence[int] | None,
+    ) -> list[LaneHit] | None:
+        """The pending tail's matching claim versions, with the BM25 score FTS5 gives them once they are
+        written into the index (fts5_aux.c's formula over the index's row and token counts plus the
+        tail's): so a read-only reader ranks them among the index's hits as a writer would. None when a
+        query word is not exactly one token (its phrase would need FTS5's phrase matching)."""
+        rows_table = _TABLES[FACT][3]
+        match = _match(terms)
+        sql = (
+            f"SELECT f.rowid AS id FROM recall_fts_tail f CROSS JOIN {rows_table} c ON c.id = f.rowid"
+            f" WHERE recall_fts_tail MATCH :match AND {self.visible}"
+        )
+        params: dict[str, object] = {**self._params(seen), "match": match}
+        if among is not None:
+            sql += " AND f.rowid IN (SELECT value FROM json_each(:ids))"
+            params["ids"] = _ids(among)
+        ids = [r["id"] for r in self.storage.query(sql, params)]
+        if not ids:
+            return []
+        with self._tail_lock:
+            self.storage.execute("DELETE FROM temp.recall_fts_probe")
+            self.storage.executemany(
+                "INSERT INTO temp.recall_fts_probe (rowid, body) VALUES (?, ?)", list(enumerate(terms.words, start=1))
+            )
+            probed = self.storage.query("SELECT doc, term FROM temp.recall_fts_probe_tokens ORDER BY doc, offset")
+        tokens: dict[int, list[str]] = {}
+        for r in probed:
+            tokens.setdefault(r["doc"], []).append(r["term"])
+        if any(len(tokens.get(n, [])) != 1 for n in range(1, len(terms.words) + 1)):
+            return None
+        words = [(w, tokens[n][0]) for n, w in enumerate(terms.words, start=1)]
+        # Rows and tokens (every column) of the index and of the tail: the statistics after the catch-up.
+        rows, total = 0, 0
+        for data in ("recall_fts_data", "temp.recall_fts_tail_data"):
+            blob = self.storage.one(f"SELECT block FROM {data} WHERE id = 1")
+            counts = _varints(bytes(blob[0])) if blob is not None and blob[0] is not None else []
+            if counts:
+                rows, total = rows + counts[0], total + sum(counts[1:])
+        if rows == 0:
+            return None
+        average = total / rows
+        columns = ("body",) if terms.body_only else ("body", "context")
+        weights = {"body": body_weight, "context": context_weight}
+        idf: list[tuple[str, float]] = []  # per phrase (two words may make one term: each is a phrase)
+        for word, term in words:
+            phrase = ("{body} : " if terms.body_only else "") + quote_term(word)
+            hits = sum(
+                self.storage.one(f"SELECT count(*) FROM {fts} WHERE {fts} MATCH ?", (phrase,))[0]
+                for fts in ("recall_fts", "recall_fts_tail")
+            )
+            value = math.log((rows - hits + 0.5) / (hits + 0.5))
+            idf.append((term, value if value > 0 else 1e-6))
+        instances = self.storage.query(
+            "SELECT doc, term, col, count(*) AS n FROM temp.recall_fts_tail_tokens"
+            " WHERE doc IN (SELECT value FROM json_each(?)) GROUP BY doc, term, col", (_ids(ids),)
+        )
+        size: dict[int, int] = {}
+        frequency: dict[tuple[int, str], float] = {}
+        own: set[int] = set()
+        asked = {term for term, _ in idf}
+        for r in instances:
+            size[r["doc"]] = size.get(r["doc"], 0) + r["n"]
+            if r["term"] in asked and r["col"] in columns:
+                key = (r["doc"], r["term"])
+                frequency[key] = frequency.get(key, 0.0) + weights[r["col"]] * r["n"]
+                if r["col"] == "body":
+                    own.add(r["doc"])
+        hits = []
+        for item in ids:
+            score = 0.0
+            for term, value in idf:
+                f = frequency.get((item, term), 0.0)
+                score += value * (f * (_K1 + 1.0)) / (f + _K1 * (1 - _B + _B * size.get(item, 0) / average))
+            hits.append(LaneHit(item, score, own=item in own))
+        return hits
 
     def _ranked_among(self, kind: str, fts: str, columns: str, order: str, params: dict, among: Sequence[int]) -> list:
         """The rows among `among` matching the terms, ranked as the full search ranks them.

@@ -283,3 +283,60 @@ def test_a_backup_and_a_migrated_copy_hold_the_rows_written(tmp_path) -> None:
     ledger = Ledger.open(source)
     ledger.close()
     assert _lanes(target)[0] == _lanes(source)[0] and len(_lanes(target)[0]) == 3
+
+
+def test_a_read_only_reader_scores_the_tail_as_the_index_will(ledger_path) -> None:
+    """The tail's hits get the BM25 score FTS5 gives them once written, so one ranking holds both."""
+    from factledger.recall.model import Terms, Visibility
+
+    seen = Visibility(("s",), "2025-06-01T00:00:00.000000Z", "9999-12-31T23:59:59.999999Z")
+    ledger = Ledger.open(ledger_path)
+    try:
+        with ledger.transaction(principal="operator:test") as tx:
+            for n, value in enumerate(["jazz", "jazz records", "folk music", "music of the jazz age", "tea",
+                                       "chess", "running", "jazz and folk music festivals"]):
+                tx.add("s", f"P{n}", "likes", value, valid_from="2024-01-01")
+        with ledger.transaction(principal="operator:test") as tx:  # an index of some size: three rows more
+            for n in range(300):                                   # barely move its statistics
+                tx.add("u", f"Q{n}", "likes", f"thing {n}", valid_from="2024-01-01")
+        ledger.catch_up_lanes()
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "cool jazz music", valid_from="2024-01-01")
+            tx.add("s", "Bob", "likes", "music", valid_from="2024-01-01")
+            tx.add("t", "Cy", "likes", "jazz", valid_from="2024-01-01")  # another scope: not visible
+        asked = [
+            dict(terms=Terms(("jazz", "music")), newest=False, among=None),
+            dict(terms=Terms(("jazz", "music"), body_only=True), newest=False, among=None),
+            dict(terms=Terms(("jazz", "musical")), newest=True, among=None),
+            dict(terms=Terms(("jazz", "music")), newest=False, among=[1, 4, 309, 310]),
+        ]
+
+        def ranked(each) -> list[list[tuple[int, float, bool]]]:
+            reader = Ledger.open(ledger_path, read_only=True)
+            try:
+                recorder = recorder_for(reader)
+                return [
+                    [(h.id, h.score, h.own) for h in recorder.ranked_hits(
+                        "fact", a["terms"], seen, depth=20, body_weight=1.0, context_weight=0.5, newest=a["newest"],
+                        among=a["among"])]
+                    for a in each
+                ]
+            finally:
+                reader.close()
+
+        before = ranked(asked)
+        assert _watermark(ledger_path) == (2, 3)
+        ledger.catch_up_lanes()
+        after = ranked(asked)
+    finally:
+        ledger.close()
+    for was, now, a in zip(before, after, asked):
+        assert sorted((i, own) for i, _, own in was) == sorted((i, own) for i, _, own in now)
+        written = {i: score for i, score, _ in now}
+        for item, score, _ in was:
+            if item >= 309:  # the tail's: scored with the statistics the index has once they are written
+                assert score == pytest.approx(written[item], rel=1e-9)
+        # one ranking (the index's hits keep the index's own scores until the tail is written, as FTS5
+        # gives them: its statistics without the three rows)
+        assert [i for i, _, _ in was] == [i for i, _, _ in sorted(was, key=lambda h: -h[0] if a["newest"] else (-h[1], h[0]))]
+    assert {309, 310} <= {i for i, _, _ in before[0]} and 311 not in {i for i, _, _ in before[0]}
