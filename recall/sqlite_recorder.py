@@ -35,8 +35,9 @@ _TABLES = {
 
 # The claims' pending tail (schema/sqlite/0027: lexical rows deferred behind a watermark), as a reader
 # that does not write it sees it: TEMP tables of this connection, the same tokenizers as the index's,
-# filled from `recall_claim_lanes_pending` and `recall_claim_trigram_pending` (the rows the catch-up will write) whenever the watermark or
-# the chain moved. Unqualified names find them: SQLite looks in temp first.
+# filled from `recall_claim_lanes_pending` and `recall_claim_trigram_pending` (the rows the catch-up
+# will write) whenever the watermark or the chain moved. Unqualified names find them: SQLite looks in
+# temp first.
 _TAIL = ("recall_fts_tail", "recall_fts_tail_trigram", "recall_fts_tail_terms")
 _TAIL_TABLES = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.recall_fts_tail USING fts5("
