@@ -6,7 +6,8 @@
 -- (docs/BENCHMARKS.md). Written for many transactions at once, the rows go into one segment.
 --
 -- What stays per transaction: the outbox rows (`recall_claims_insert_tx` keeps its outbox statement,
--- `recall_claims_close` is untouched), so the vector companion's queue still commits with the claim.
+-- `recall_claims_close` is recreated as it was), so the vector companion's queue still commits with
+-- the claim.
 --
 -- The watermark `recall_lanes_through` is one row: the last chain row whose versions' lexical rows are
 -- written. Every version opened by a transaction with a chain row past it is pending. Why a watermark
@@ -16,11 +17,11 @@
 --
 -- The catch-up is one statement anyone can run: `UPDATE recall_lanes_through SET tx_id = <the chain's
 -- last tx_id>`; the trigger below writes the pending rows first, as set statements over
--- `recall_claim_lanes_pending` and `recall_claim_trigram_pending`. Those views are what a read-only reader scans for the tail it cannot
--- write (recall/sqlite_recorder.py). The rows are those `recall_claims_insert_tx` wrote: the window
--- of a version is its transaction and scope, a version already indexed (a legacy transaction's, given
--- a chain row by `chain.backfill`) is left as it is, and the trigram row is written only for a
--- sentence outside printable ASCII.
+-- `recall_claim_lanes_pending` and `recall_claim_trigram_pending`. Those views are what a read-only
+-- reader scans for the tail it cannot write (recall/sqlite_recorder.py). The rows are those
+-- `recall_claims_insert_tx` wrote: the window of a version is its transaction and scope, a version
+-- already indexed (a legacy transaction's, given a chain row by `chain.backfill`) is left as it is, and
+-- the trigram row is written only for a sentence outside printable ASCII.
 --
 -- A raw client cannot move the watermark back, past the chain, or delete it (refused below); moving
 -- it forward writes the rows. An erased value is never in a later catch-up: the view reads claims, and
