@@ -340,3 +340,43 @@ def test_a_read_only_reader_scores_the_tail_as_the_index_will(ledger_path) -> No
         # gives them: its statistics without the three rows)
         assert [i for i, _, _ in was] == [i for i, _, _ in sorted(was, key=lambda h: -h[0] if a["newest"] else (-h[1], h[0]))]
     assert {309, 310} <= {i for i, _, _ in before[0]} and 311 not in {i for i, _, _ in before[0]}
+
+
+def test_a_ledger_from_before_the_migration_starts_its_watermark_at_its_last_transaction(ledger_path) -> None:
+    from factledger.schema import migrations
+
+    ledger = Ledger.open(ledger_path)
+    try:
+        for value in ("jazz", "folk"):
+            with ledger.transaction(principal="operator:test") as tx:
+                tx.add("s", "Ann", "likes", value, valid_from="2024-01-01")
+    finally:
+        ledger.close()
+    # The file as 0026 left it: the lanes written by the chain row's trigger, no watermark.
+    old = {m.version: m.sql for m in migrations("sqlite")}
+    insert_tx = "CREATE TRIGGER recall_claims_insert_tx" + old[25].split("CREATE TRIGGER recall_claims_insert_tx", 1)[1]
+    close = "CREATE TRIGGER recall_claims_close" + old[26].split("CREATE TRIGGER recall_claims_close", 1)[1].split("END;", 1)[0] + "END;"
+    conn = sqlite3.connect(ledger_path, isolation_level=None)
+    try:
+        conn.executescript(
+            "BEGIN; DROP TRIGGER recall_lanes_catch_up; DROP TRIGGER recall_lanes_through_kept;"
+            " DROP VIEW recall_claim_lanes_pending; DROP VIEW recall_claim_trigram_pending; DROP TABLE recall_lanes_through;"
+            " DROP TRIGGER recall_claims_insert_tx; DROP TRIGGER recall_claims_close;\n"
+            + insert_tx + "\n" + close + "\nDELETE FROM schema_migrations WHERE version = 27; COMMIT;"
+        )
+        conn.execute("BEGIN")
+        assert conn.execute("SELECT COUNT(*) FROM recall_fts").fetchone()[0] == 2
+        conn.execute("ROLLBACK")
+    finally:
+        conn.close()
+    ledger = Ledger.open(ledger_path)  # migrated: everything indexed so far is below the watermark
+    try:
+        assert _watermark(ledger_path) == (2, 2)
+        with ledger.transaction(principal="operator:test") as tx:
+            tx.add("s", "Ann", "likes", "tea", valid_from="2024-01-01")
+        assert _watermark(ledger_path) == (2, 3) and recorder_for(ledger).lexical_faults() == []
+    finally:
+        ledger.close()
+    fts, _, outbox = _lanes(ledger_path)
+    assert [row[1] for row in fts] == ["Ann likes jazz", "Ann likes folk", "Ann likes tea"]
+    assert outbox == [(1, "insert"), (2, "insert"), (3, "insert")]
