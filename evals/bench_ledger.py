@@ -78,6 +78,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from factledger.ledger.chain_key import HEADS_FILE_SUFFIX, KEY_FILE_SUFFIX
 from factledger.ledger import Ledger, Storage
 from factledger.ledger.pg_storage import PostgresStorage
+from factledger.ledger.sqlite_recorder import SqliteLedgerRecorder
 from factledger.ledger.writer_queue import LOCK_SUFFIXES
 
 VERSIONS_PER_PERSON = 11
@@ -116,6 +117,10 @@ class Figures:
     one_op_cpu: float
     slot_ms: list[float]
     all_scopes_ms: list[float]
+    # After the one-op phase: writing the lexical rows its commits left pending (SQLite defers them
+    # behind a watermark, a tail shorter than its bound), so the phase's figure can count them.
+    catch_up_seconds: float = 0.0
+    catch_up_cpu: float = 0.0
     engine: str = "sqlite"
     load: list[str] = field(default_factory=list)  # /proc/loadavg's 1-minute figure at start and end
 
@@ -149,6 +154,8 @@ class Figures:
             "of_floor_without_chain": round(self.unchained_floor_seconds / self.batch_seconds, 3),
             "one_op_tx_per_s": round(self.one_op_tx_per_s),
             "one_op_tx_per_cpu_s": round(self.one_op_tx / self.one_op_cpu),
+            "one_op_caught_up_tx_per_s": round(self.one_op_tx / (self.one_op_seconds + self.catch_up_seconds)),
+            "one_op_caught_up_tx_per_cpu_s": round(self.one_op_tx / (self.one_op_cpu + self.catch_up_cpu)),
             "slot_as_of_p50_ms": round(percentile(self.slot_ms, 50), 3),
             "slot_as_of_p99_ms": round(percentile(self.slot_ms, 99), 3),
             "all_scopes_as_of_p50_ms": round(percentile(self.all_scopes_ms, 50), 3),
@@ -248,6 +255,7 @@ def build(ledger: Ledger, people: int, batch: int, progress: Progress, clock: Cl
                         apply_op(tx, op)
                 transactions += 1
                 progress.advance(task, min(batch, len(ops) - start))
+        ledger.catch_up_lanes()  # nothing pending after batches this large; counted if there were
     progress.remove_task(task)
     return total, transactions, *spent
 
@@ -340,6 +348,7 @@ class SqliteBench:
         schema (triggers, partial unique indexes, foreign keys): the cost of the constraints alone.
         chain=False leaves out the hash-chain rows (the floor as measured before the chain existed)."""
         storage = Storage(location)
+        lanes = SqliteLedgerRecorder(storage)
         with Clock().phase() as spent:
             with storage.atomic():
                 storage.executemany("INSERT INTO predicates (name, display, cardinality, description, template, defined_at) VALUES (?, ?, ?, ?, ?, ?)", rows.predicates)
@@ -361,6 +370,8 @@ class SqliteBench:
                         )
                     if chain:
                         storage.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (?, ?)", (tx_id, rows.chain[tx_id]))
+                        # recall's lexical rows, when the ledger writes them (migration 0027: at once for a batch)
+                        lanes.lanes_after_write(tx_id, len(rows.opened.get(tx_id, ())))
         storage.close()
         self.discard(location)
         return spent[0], spent[1]
@@ -480,7 +491,8 @@ class PostgresBench:
 
 def one_op_transactions(
     ledger: Ledger, people: int, count: int, rng: random.Random, progress: Progress, clock: Clock
-) -> tuple[float, float]:
+) -> tuple[float, float, float, float]:
+    """Wall and CPU seconds of the commits, then of writing the lexical rows they left pending."""
     task = progress.add_task("one-op transactions", total=count)
     chosen = rng.sample(range(people), min(count, people))
     with clock.phase() as spent:
@@ -489,7 +501,9 @@ def one_op_transactions(
                 tx.supersede(SCOPE, f"person {i}", "lives_in", CITIES[(i + 4 + n) % 8], valid_from=year(2004))
             progress.advance(task)
     progress.remove_task(task)
-    return spent[0], spent[1]
+    with clock.phase() as caught:
+        ledger.catch_up_lanes()
+    return spent[0], spent[1], caught[0], caught[1]
 
 
 def lookups(ledger: Ledger, people: int, count: int, rng: random.Random, *, scoped: bool) -> list[float]:
@@ -525,7 +539,9 @@ def run_size(bench, versions: int, *, batch: int, one_op: int, lookup_count: int
             floor_seconds, floor_cpu = min(bench.floor(rows, bench.location(f"{versions}_floor{n}")) for n in range(3))
             unchained_seconds, _ = bench.floor(rows, bench.location(f"{versions}_unchained"), chain=False)
             del rows
-            one_op_seconds, one_op_cpu = one_op_transactions(ledger, people, one_op, rng, progress, clock)
+            one_op_seconds, one_op_cpu, catch_up_seconds, catch_up_cpu = one_op_transactions(
+                ledger, people, one_op, rng, progress, clock
+            )
             slot_ms = lookups(ledger, people, lookup_count, rng, scoped=True)
             all_scopes_ms = lookups(ledger, people, max(50, lookup_count // 10), rng, scoped=False)
     finally:
@@ -547,6 +563,8 @@ def run_size(bench, versions: int, *, batch: int, one_op: int, lookup_count: int
         one_op_cpu=one_op_cpu,
         slot_ms=slot_ms,
         all_scopes_ms=all_scopes_ms,
+        catch_up_seconds=catch_up_seconds,
+        catch_up_cpu=catch_up_cpu,
         engine=bench.engine,
         load=load,
     )
@@ -776,6 +794,8 @@ def markdown(rows: list[dict]) -> str:
         ("of_floor_without_chain", "… of floor without chain rows"),
         ("one_op_tx_per_s", "one-op tx/s"),
         ("one_op_tx_per_cpu_s", "… per CPU s"),
+        ("one_op_caught_up_tx_per_s", "one-op tx/s, lanes caught up"),
+        ("one_op_caught_up_tx_per_cpu_s", "… per CPU s"),
         ("slot_as_of_p50_ms", "slot as-of p50 ms"),
         ("slot_as_of_p99_ms", "slot as-of p99 ms"),
         ("all_scopes_as_of_p50_ms", "as-of, every scope, p50 ms"),

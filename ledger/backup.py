@@ -76,6 +76,7 @@ def backup(
     if not target.parent.is_dir():
         raise ValidationError(f"folder {target.parent} does not exist", field="dest")
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    ledger.catch_up_lanes()  # recall's pending lexical rows (SQLite, 0027): the copy holds them written
     try:
         ledger.storage.backup(partial)
         # Listed in the manifest of known exports before it is in place, so that an erase names it (exports.py).

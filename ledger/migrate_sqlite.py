@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .sqlite_recorder import SqliteLedgerRecorder
 from .storage import Storage
 
 # Engine bookkeeping that is never copied: SQLite's own tables, recall's derived state (the lexical rows
@@ -77,6 +78,9 @@ class SqliteTables:
         self.storage.execute("INSERT INTO migrate_gate (id, through_tx) VALUES (1, ?)", (through_tx,))
 
     def close_gate(self) -> None:
+        # The copy's claim lanes were deferred behind the watermark (migration 0027): written now, in the
+        # copy's own transaction, so the target is complete when it commits.
+        SqliteLedgerRecorder(self.storage).catch_up_lanes()
         self.storage.execute("DELETE FROM migrate_gate")
 
     def replace_seeded(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

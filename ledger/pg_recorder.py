@@ -294,6 +294,17 @@ class PostgresLedgerRecorder:
             "UPDATE version_hashes SET erased_by = %s, salt = NULL WHERE claim_id = ANY(%s)", (tx_id, list(claim_ids))
         )
 
+    # -- recall's claim lanes: written by a statement-level trigger in each transaction (0006), nothing deferred
+
+    def lanes_tail(self) -> int:
+        return 0
+
+    def catch_up_lanes(self) -> int:
+        return 0
+
+    def lanes_after_write(self, tx_id: int, opened: int) -> None:
+        return None
+
     def last_chain_hash(self) -> str | None:
         row = self.storage.one("SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1")
         return row[0] if row else None

@@ -219,6 +219,21 @@ class LedgerRecorder(Protocol):
         """Record that `tx_id` erases these versions (their salts go)."""
         ...
 
+    # -- recall's claim lanes, where an engine defers them (SQLite, migration 0027) ---------------------
+
+    def lanes_tail(self) -> int:
+        """How many transactions' lexical rows are not written yet (0 where nothing is deferred)."""
+        ...
+
+    def catch_up_lanes(self) -> int:
+        """Inside the caller's atomic block: write the pending lexical rows, all of them."""
+        ...
+
+    def lanes_after_write(self, tx_id: int, opened: int) -> None:
+        """At the end of transaction `tx_id`, which opened `opened` versions: catch up if the tail is
+        past the engine's bound."""
+        ...
+
     def last_chain_hash(self) -> str | None: ...
 
     def chain_state(self) -> tuple[str | None, ChainKeying | None]:

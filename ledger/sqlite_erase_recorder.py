@@ -11,6 +11,7 @@ from factledger.schema import migrations
 from .erase_recorder import ExportRecord, Finding, GuardRow, TombstoneRow
 from .model import ClaimVersion
 from .errors import StorageError
+from .sqlite_recorder import SqliteLedgerRecorder
 from .storage import ScrubReport, Storage
 
 # Every stored timestamp column, by table (0006_integrity.sql checks the same list on write).
@@ -148,6 +149,11 @@ class SqliteErasureRecorder:
     def delete_versions(self, tx_id: int, principal: str, claim_ids: Sequence[int]) -> list[str]:
         storage = self.storage
         with storage.atomic():
+            # Recall's pending lexical rows first (migration 0027): the delete then rewrites the rows and
+            # contexts it rewrote when they were written per transaction, and nothing erased stays pending.
+            lanes = SqliteLedgerRecorder(storage)
+            if lanes.lanes_tail():
+                lanes.catch_up_lanes()
             storage.execute("INSERT INTO erase_gate (id, principal) VALUES (1, ?)", (principal,))
             repeated = [
                 row[0]

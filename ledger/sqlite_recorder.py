@@ -32,12 +32,23 @@ from .recorder import (
 from .storage import Storage
 
 
+# Recall's claim lanes are written behind a watermark (schema/sqlite/0027_lanes_deferred.sql). A write
+# catches them up in its own transaction when it opened LANES_AT_ONCE versions or more (a batch: its
+# rows go into one FTS5 segment anyway, nothing is gained by waiting) or when LANES_TAIL transactions
+# wait, so a ledger nobody searches keeps a short tail (fewer than LANES_TAIL x LANES_AT_ONCE
+# versions), which a read-only reader scans directly. The bound's trade: docs/BENCHMARKS.md.
+LANES_TAIL = 64
+LANES_AT_ONCE = 64
+
+
 class SqliteLedgerRecorder:
     engine = "sqlite"
 
     def __init__(self, storage: Storage):
         self.storage = storage
         self._visible = visibility_predicate("sqlite")
+        self._deferred_lanes: bool | None = None  # the schema has the watermark (0027): read once
+        self._lanes_seen = 0  # the lexical watermark as this connection last read or moved it
 
     # -- the visibility predicate -----------------------------------------------------------------
 
@@ -54,6 +65,11 @@ class SqliteLedgerRecorder:
         return {r["name"]: predicate_from_row(r) for r in rows}
 
     def define_predicate(self, predicate: Predicate, defined_at: str) -> None:
+        # A new template rewrites the indexed sentences of the predicate's claims and not their
+        # neighbours' contexts (recall_predicate_retext): recall's pending rows are written first, with
+        # the template they were written under (migration 0027).
+        if self.lanes_tail():
+            self.catch_up_lanes()
         self.storage.execute(
             "INSERT INTO predicates (name, display, cardinality, description, template, defined_at)"
             " VALUES (?, ?, ?, ?, ?, ?)"
@@ -263,6 +279,48 @@ class SqliteLedgerRecorder:
             "UPDATE version_hashes SET erased_by = ?, salt = NULL WHERE claim_id IN (SELECT value FROM json_each(?))",
             (tx_id, json.dumps(list(claim_ids))),
         )
+
+    # -- recall's deferred claim lanes (migration 0027) ----------------------------------------------
+
+    def _has_lanes_watermark(self) -> bool:
+        # A read-only connection to a ledger from before 0027 (never migrated by it): lanes per transaction.
+        if self._deferred_lanes is None:
+            self._deferred_lanes = self.storage.one(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recall_lanes_through'"
+            ) is not None
+        return self._deferred_lanes
+
+    def lanes_tail(self) -> int:
+        """How many chain rows lie past the lexical watermark (transactions whose lanes are pending)."""
+        if not self._has_lanes_watermark():
+            return 0
+        row = self.storage.one(
+            "SELECT COALESCE((SELECT MAX(tx_id) FROM tx_chain), 0) - tx_id FROM recall_lanes_through WHERE id = 1"
+        )
+        return 0 if row is None else max(int(row[0]), 0)
+
+    def catch_up_lanes(self) -> int:
+        """Inside the caller's atomic block: write every pending lexical row (the schema's trigger on the
+        watermark writes them) and move the watermark to the last chain row. Returns 1 when it moved."""
+        if not self._has_lanes_watermark():
+            return 0
+        return self.storage.execute(
+            "UPDATE recall_lanes_through SET tx_id = (SELECT MAX(tx_id) FROM tx_chain)"
+            " WHERE id = 1 AND tx_id < (SELECT MAX(tx_id) FROM tx_chain)"
+        )
+
+    def lanes_after_write(self, tx_id: int, opened: int) -> None:
+        """At the end of transaction `tx_id` (its chain row written, so the chain's last): catch up when
+        it opened many versions or the tail reached LANES_TAIL transactions. The watermark seen last is
+        kept, so most commits read nothing (it only moves forward; another process moving it makes
+        this read it sooner, never later)."""
+        if opened < LANES_AT_ONCE and tx_id - self._lanes_seen < LANES_TAIL:
+            return
+        row = self.storage.one("SELECT tx_id FROM recall_lanes_through WHERE id = 1")
+        self._lanes_seen = int(row[0]) if row else 0
+        if opened >= LANES_AT_ONCE or tx_id - self._lanes_seen >= LANES_TAIL:
+            self.catch_up_lanes()
+            self._lanes_seen = tx_id
 
     def last_chain_hash(self) -> str | None:
         row = self.storage.one("SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1")

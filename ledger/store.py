@@ -23,7 +23,7 @@ from . import chain
 from . import portion as algebra
 from .chain_key import DEFAULT_KEY, ChainKey, KeyFile, default_key_path
 from .erasure import EraseResult, Erasure, ScopeFamily, redact_spans
-from .errors import ErasedError, LedgerError, ValidationError
+from .errors import ErasedError, LedgerError, StorageError, ValidationError
 from .keys import key, predicate_key
 from .model import ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction, TxResult
 from .engines import AnyStorage, ledger_recorder, open_storage
@@ -460,7 +460,29 @@ class Ledger:
             raise
 
     def close(self) -> None:
-        self.storage.close()
+        """Close the connection, after writing recall's pending lexical rows (SQLite, when this process
+        may write and no other writer holds the file: the tail is bounded, and the next writer or
+        search writes it otherwise; nothing of the ledger itself is pending)."""
+        try:
+            if not self.storage.read_only and not self.storage.in_transaction:
+                self.catch_up_lanes(wait=False)
+        except StorageError:
+            pass
+        finally:
+            self.storage.close()
+
+    def catch_up_lanes(self, *, wait: bool = True) -> int:
+        """Write recall's pending lexical rows now (SQLite defers them past a watermark, migration 0027),
+        in one transaction of their own; returns how many transactions were pending (0: nothing to do,
+        a read-only ledger, or inside an open transaction or snapshot, whose readers scan the tail)."""
+        if self.storage.read_only or self.storage.in_transaction:
+            return 0
+        pending = self.recorder.lanes_tail()
+        if not pending:
+            return 0
+        with self.storage.atomic(wait=wait):
+            self.recorder.catch_up_lanes()
+        return pending
 
     def __enter__(self) -> "Ledger":
         return self
@@ -573,6 +595,7 @@ class Ledger:
                 record = Transaction(tx_id, stamp, principal, reason, refs)
                 chain.record(self.recorder, record, tx.result.opened, tx.result.closed, tx._erasing, tx._redacting,
                              self.chain_key, key_note=self.chain_key_problem)
+                self.recorder.lanes_after_write(tx_id, len(tx.result.opened))
             except BaseException:
                 self._predicates = None  # definitions made in the failed transaction are gone
                 raise
