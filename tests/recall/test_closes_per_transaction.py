@@ -89,10 +89,19 @@ def test_the_same_rows_as_the_per_row_trigger(tmp_path) -> None:
     Ledger.open(old).close()
     _as_before_0026(old)
     conn = sqlite3.connect(old)
-    conn.execute("INSERT INTO schema_migrations VALUES (26, 'closes_per_transaction', '2026-01-01T00:00:00.000000Z')")
+    # 0026 and every later migration marked applied: the old triggers stay while the same writes run (a later
+    # migration run again would recreate `recall_claims_close` over the per-row one, 0027 does)
+    conn.executemany("INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00.000000Z')",
+                     [(m.version, m.name) for m in migrations("sqlite") if m.version >= 26])
     conn.commit()
-    conn.close()  # marked applied: the old triggers stay while the same writes run
+    conn.close()
     _write(old)
+    conn = sqlite3.connect(old)
+    try:  # the comparison is with the per-row trigger, not the per-transaction one again
+        (sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'recall_claims_close'").fetchone()
+    finally:
+        conn.close()
+    assert "AFTER UPDATE OF tx_to ON claims" in sql
     assert _outbox(new) == _outbox(old)
 
 
