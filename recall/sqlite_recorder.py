@@ -282,7 +282,9 @@ class SqliteRecallRecorder:
         ids = [r["id"] for r in self.storage.query(sql, params)]
         if not ids:
             return []
-        with self._tail_lock:
+        # The connection's lock first, then the tail's (as `_tail` takes them): the other order deadlocks two
+        # threads on one connection. Inside the snapshot a TEMP write takes no writer turn either.
+        with self.storage.snapshot(), self._tail_lock:
             self.storage.execute("DELETE FROM temp.recall_fts_probe")
             self.storage.executemany(
                 "INSERT INTO temp.recall_fts_probe (rowid, body) VALUES (?, ?)", list(enumerate(terms.words, start=1))
