@@ -518,6 +518,26 @@ def _titles_left_behind(drafts: list[Draft], request: ExtractionRequest) -> list
     return ended
 
 
+def _span_after_quote(text: str, quote: str, said_at: str, *, ahead: bool = False):
+    """(the span its time words give, the quote with them, the phrase) for a clause whose match `quote`
+    is a prefix of `text`: the time words after the match, else inside it ("I sold my car yesterday")."""
+    rest = text[len(quote) :]
+    phrase = find_time_phrase(rest)
+    span = resolve_time_phrase(phrase, said_at, ahead=ahead) if phrase else None
+    if phrase and span is not None:
+        quote = text[: len(quote) + rest.find(phrase) + len(phrase)]
+    elif phrase is None:
+        phrase = find_time_phrase(quote)
+        span = resolve_time_phrase(phrase, said_at) if phrase else None
+    return span, quote, phrase or ""
+
+
+def _time_after_quote(text: str, quote: str, said_at: str) -> tuple[str | None, str, str]:
+    """(valid_from, quote, phrase) of a change: where its time words start it, None when it gives none."""
+    span, quote, phrase = _span_after_quote(text, quote, said_at)
+    return (span.valid_from if span else None), quote, phrase
+
+
 def _cardinality(draft: Draft) -> str | None:
     return draft.cardinality or PREDICATES.get(draft.predicate, (None, ""))[0]
 
@@ -851,14 +871,7 @@ class RulesExtractor:
 
         Every pattern is anchored at the clause start, so `quote` is a prefix of `text`.
         """
-        rest = text[len(quote) :]
-        phrase = find_time_phrase(rest)
-        span = resolve_time_phrase(phrase, said_at, ahead=ahead) if phrase else None
-        if phrase and span is not None:
-            quote = text[: len(quote) + rest.find(phrase) + len(phrase)]
-        elif phrase is None:  # patterns with an open-ended value ("I sold my car yesterday") hold it inside
-            phrase = find_time_phrase(quote)
-            span = resolve_time_phrase(phrase, said_at) if phrase else None
+        span, quote, phrase = _span_after_quote(text, quote, said_at, ahead=ahead)
         return self._draft(
             op,
             predicate,
@@ -897,11 +910,11 @@ class RulesExtractor:
             named = [c for c in who.held() if c.tx_to is None and c.valid_to is None and word.search(c.value) and c.predicate not in ("note", "ended")]
             if not named and re.match(r"(?i)^(?:I|we)\b[^,;]*?\b(?:moved|relocated)\s+from\b", m.group(0)):
                 return [self._one_timed(who, "lives_in", new, text, m.group(0), said_at)]
-            timed = self._timed("supersede", "lives_in", new, text, m.group(0), said_at)  # the change's time words, if any
+            start, quote, phrase = _time_after_quote(text, m.group(0), said_at)  # the change's time words, if any
             return [
-                Draft(op="supersede", subject=who.subject, predicate=c.predicate, value=word.sub(new, c.value, count=1), quote=timed.quote.strip(),
-                      cardinality=c.cardinality, replaces=c.value if c.cardinality == "many" else None, valid_from=timed.valid_from,
-                      time_phrase=timed.time_phrase)
+                Draft(op="supersede", subject=who.subject, predicate=c.predicate, value=word.sub(new, c.value, count=1), quote=quote.strip(),
+                      cardinality=c.cardinality, replaces=c.value if c.cardinality == "many" else None, valid_from=start,
+                      time_phrase=phrase)
                 for c in named
             ]
         if len({c.predicate for c in held}) != 1:
