@@ -1189,14 +1189,14 @@ def _habit_count(m: re.Match[str], c: Clause) -> list[Draft] | None:
 # What quitting names, as the habit slot it ends ("quit caffeine" ends the coffee counted a day).
 _HABIT_ENDED = {"smoking": "smoking", "cigarettes": "smoking", "cigs": "smoking", "caffeine": "coffee", "coffee": "coffee",
                 "drinking": "alcohol", "alcohol": "alcohol", "booze": "alcohol", "vaping": "vaping", "tea": "tea"}
+_HABIT_STEMS = (("smok", "smoking"), ("cig", "smoking"), ("vap", "vaping"), ("coffee", "coffee"))  # "smoke-free", "vaped"
 _HABIT_IN_TURN = re.compile(r"(?i)\b(?:smok\w*|cigarettes?|cigs|vap(?:e|ing|ed)|caffeine|coffees?|drinking|booze|alcohol)\b")
 
 
 def _quit_unnamed(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'two weeks smoke-free today!! I quit on February 16': the one habit held that the turn names ends,
+    """'two weeks smoke-free today!! I quit on March 1': the one habit held that the turn names ends,
     from the clause's time words. A turn naming no habit held is not read here (a job may be what was quit)."""
-    named = {_HABIT_ENDED.get(w.casefold(), "smoking" if w.casefold().startswith(("smok", "cig")) else
-                                "vaping" if w.casefold().startswith("vap") else "coffee" if w.casefold().startswith("coffee") else "")
+    named = {_HABIT_ENDED.get(w.casefold()) or next((slot for start, slot in _HABIT_STEMS if w.casefold().startswith(start)), None)
              for w in _HABIT_IN_TURN.findall(c.turn)}
     held = [h for slot in named if slot for h in c.open_held(slot)]
     if len(held) != 1:
