@@ -339,6 +339,7 @@ _DOTTED_NAME = re.compile(r"[A-Z][\w\-]*(?:\.[a-z]{2,}|\.\w+)+")
 _STACK_THINGS = {"crashes": "crash_reporting", "crash reports": "crash_reporting", "errors": "error_tracking", "logs": "logging",
                  "backups": "backups", "alerts": "alerting", "metrics": "metrics", "traces": "tracing", "emails": "email",
                  "ci": "ci", "builds": "ci", "db": "database", "dns": "dns", "cdn": "cdn"}
+_STACK_THING_WORDS = "|".join(w.replace(" ", r"\s+") for w in sorted(_STACK_THINGS, key=len, reverse=True))
 _STACK_THING_SAID = {"crash_reporting": "crash reporting", "error_tracking": "error tracking", "ci": "CI", "database": "database"}
 
 
@@ -887,8 +888,7 @@ def _ripped_out(m: re.Match[str], c: Clause) -> list[Draft] | None:
     live = _LIVE_NOW.search(c.turn)
     if live and normalise(live["new"]) != h.value_key:
         return [held_replaced(c, h, live["new"], c.text, start, phrase)]
-    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality,
-                  template=f"{{subject}}'s {h.predicate.replace('_', ' ')} is {{value}}", valid_from=start, phrase=phrase)]
+    return ends(c, held, m.group(0), start, phrase)
 
 
 # Who one is with: a relation a breakup ends.
@@ -1202,9 +1202,7 @@ def _quit_unnamed(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if len(held) != 1:
         return None
     start, phrase = change_time(c, c.text)
-    (h,) = held
-    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
-                  valid_from=start, phrase=phrase)]
+    return ends(c, held, m.group(0), start, phrase)
 
 
 _ABSTAINED_SLOT = {"cigarette": "smoking", "cig": "smoking", "smoke": "smoking", "nicotine": "smoking", "coffee": "coffee",
@@ -1219,9 +1217,7 @@ def _abstained(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if len(held) != 1:
         return None
     start, phrase = change_time(c, c.text)
-    (h,) = held
-    return [draft("retract", c.subject, h.predicate, h.value, m.group(0), cardinality=h.cardinality, template=ENDED[1],
-                  valid_from=start, phrase=phrase)]
+    return ends(c, held, m.group(0), start, phrase)
 
 
 _BODY_PARTS = (r"(?:(?:left|right|lower|upper)\s+)?(?:back|knee|ankle|wrist|shoulder|hamstring|calf|hip|neck|elbow|foot|toe|"
@@ -1246,8 +1242,7 @@ def _healed(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.text)
-    return [draft("retract", c.subject, "injury", h.value, m.group(0), cardinality=h.cardinality, template=INJURED[1],
-                  valid_from=start, phrase=phrase) for h in held]
+    return ends(c, held, m.group(0), start, phrase)
 
 
 SEAT = ("one", "{subject} prefers {value} seats")
@@ -1265,7 +1260,7 @@ def _habit_down_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     value = " ".join(m["count"].split())
     slot = _habit_slot("", m["what"])
     held = c.open_held(slot) if slot else [h for h in c.open_held() if h.predicate in _HABIT_SAID]
-    if len(held) != 1 or (slot is None and not held):
+    if len(held) != 1:
         return None
     start, phrase = change_time(c, c.text)
     (h,) = held
@@ -2831,7 +2826,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "goes to",
-        re.compile(r"(?i)^(?:(?:[^.;!?]|\.(?=\S))*?,\s*)?(?:(?:nightly|daily|weekly|our|the|all)\s+)?(?P<thing>crash\s+reports|crashes|errors|logs|backups|alerts|metrics|traces|emails|ci|builds|db|dns|cdn)"
+        re.compile(rf"(?i)^(?:(?:[^.;!?]|\.(?=\S))*?,\s*)?(?:(?:nightly|daily|weekly|our|the|all)\s+)?(?P<thing>{_STACK_THING_WORDS})"
                    r"\s+(?:(?:go|goes|get\s+sent|are\s+sent|is|are|run|runs)\s+)?(?:to|on|via|through)\s+(?P<v>(?!(?:a|an|the|my|our|it|them|me|us|be|do)\b)[A-Za-z][\w.\-]*(?:\s+[A-Z0-9][\w.\-]*)?)(?=\s*(?:$|[,;.!)]|\s+(?:now|and|but|so|too|as|since|because)\b))"),
         _goes_to,
         examples=((("we're on Sennit 1.9, CI on gantry, crashes go to quaylytics. our lead is on leave",),

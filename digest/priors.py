@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -124,10 +125,7 @@ def priors(drafts: Sequence[Draft], turn: str, request: ExtractionRequest, said_
     its own time words). A slot something is held in, or that another draft of the turn touches, is
     left as the drafts say."""
     held = {(c.subject_key, c.predicate) for c in request.current}
-    touched: dict[tuple[str, str], int] = {}
-    for d in drafts:
-        key = (normalise(d.subject), d.predicate)
-        touched[key] = touched.get(key, 0) + 1
+    touched = Counter((normalise(d.subject), d.predicate) for d in drafts)
     out: list[Draft] = []
     for d in drafts:
         key = (normalise(d.subject), d.predicate)

@@ -201,16 +201,17 @@ def test_verify_tells_pending_from_missing_and_a_moved_watermark(ledger_path, em
     # With the refusing trigger dropped, verify reports what the move left behind.
     _raw(ledger_path, "DROP TRIGGER recall_lanes_catch_up")
     _raw(ledger_path, "UPDATE recall_lanes_through SET tx_id = 1")
-    reader = Ledger.open(ledger_path, read_only=True)
-    try:
-        assert [(f.id, f.problem) for f in recorder_for(reader).lexical_faults()] == [(2, "ahead")]
-    finally:
-        reader.close()
+    assert _lexical_faults(ledger_path) == [(2, "ahead")]
     _raw(ledger_path, "DELETE FROM recall_fts WHERE rowid = 2")
     _raw(ledger_path, "UPDATE recall_lanes_through SET tx_id = 2")  # forward, over a version never indexed
-    reader = Ledger.open(ledger_path, read_only=True)
+    assert _lexical_faults(ledger_path) == [(2, "missing")]
+
+
+def _lexical_faults(path) -> list[tuple[int, str]]:
+    """(claim id, problem) of the lexical index, as a read-only reader's verify finds them."""
+    reader = Ledger.open(path, read_only=True)
     try:
-        assert [(f.id, f.problem) for f in recorder_for(reader).lexical_faults()] == [(2, "missing")]
+        return [(f.id, f.problem) for f in recorder_for(reader).lexical_faults()]
     finally:
         reader.close()
 
