@@ -2523,7 +2523,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(rf"(?i)^(?:.*?\b)?(?:I\s+)?(?:took|accepted|signed)\s+(?:the\s+|an?\s+)?(?:(?-i:(?P<org>{_ORG}))\s+)?(?:job\s+)?(?:offer|job|contract)\b(?:\s+(?:from|at|with)\s+(?-i:(?P<org2>{_ORG})))?"),
         _took_offer,
         examples=((("I work at Mardleton", "took the Pellory offer!!! senior planner, start 3 August"), (("user", "works_at", "Pellory"),)),
-                  (("accepted an offer from Pelham & Rowe today",), (("user", "works_at", "Pelham & Rowe"),))),
+                  (("accepted an offer from Tolworth & Rowe today",), (("user", "works_at", "Tolworth & Rowe"),))),
         counter=("took the job seriously", "I accepted the offer"),
     ),
     Pattern(

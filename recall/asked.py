@@ -449,7 +449,7 @@ _CALLED = re.compile(r"\b(?:called|named)\s+[A-Z]")
 
 
 def names_beside(text: str, role: str) -> bool:
-    """Whether a sentence of `text` holds the role word and a name: a title ("with Dr. Achterberg"), or a
+    """Whether a sentence of `text` holds the role word and a name: a title ("with Dr. Dunkerley"), or a
     capitalised word that does not start the sentence and is no weekday, month or "I" ("I have two
     cats, Pepper and Tofu"). A looser test than `names_relative`, for the name asked of a role."""
     parts = _SENTENCE.split(text)

@@ -173,7 +173,7 @@ def test_a_held_slot_asked_by_the_head_answers():
 @pytest.mark.parametrize(("text", "role", "named"), [
     ("first paying customer!!! a little bakery called Pellow Farm, 9 a month", "customer", True),
     ("first paying customer!!! so happy", "customer", False),
-    ("my daughter has an orthodontist appointment on Feb 11 with Dr. Achterberg", "orthodontist", True),
+    ("my daughter has an orthodontist appointment on Feb 11 with Dr. Dunkerley", "orthodontist", True),
     ("I have two cats, Pepper and Tofu, plus a dog", "cats", True),
     ("been doing physio since last Monday, twice a week", "physio", False),  # a weekday names nobody
     ("the clinic says I'm O negative, the letter from my old GP was wrong", "gp", False),

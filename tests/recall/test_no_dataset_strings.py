@@ -65,6 +65,7 @@ GENERIC = {
     "SQLite", "electrician", "reporting", "Slack",  # the product's own engine; common words (a trade, a verb)
     "Tokyo",  # a city in the docs' prompt-rendering table, before any set named it
     "Mondays", "Fridays", "Saturdays", "Sundays", "chemistry",  # the calendar's plurals; a school subject
+    "Price", "Golf", "remotely",  # a surname and a car that are common words (a cost, a sport); an adverb
 }
 
 
