@@ -26,7 +26,8 @@ Scoring, per question (mention = case-insensitive, whole words; a `re:` value is
   expected value ("nothing any more"), no returned fact mentions a stale value.
 - block right: with an expected value, the block mentions it (in a fact or in an excerpt), and no fact
   line shown as current (a fact hit of the slot carrying the value, or any fact hit when none carries it)
-  mentions a stale value. With no expected value: no fact shown mentions a stale value.
+  mentions a stale value. With no expected value: no fact shown mentions a stale value. A stale value is
+  looked for in a fact's statement, not in the times it holds ("since 2025-05-28" is not "28").
 - never (kind never, nothing of the kind was said): the block must be empty, and so must the fact search.
   An empty answer, not an absent word.
 
@@ -167,7 +168,8 @@ def judge(hits: list, text: str, question: dict) -> tuple[bool, list[str]]:
         judged = [h for h in hits if _slot(h) in slots] if slots else hits
     else:
         found, judged = True, hits
-    shown = sorted({v for h in judged for v in stale if mentions(h.sentence, v)})
+    # A stale value is a fact's value, not a figure of the time it holds ("since 2025-05-28" names no "28").
+    shown = sorted({v for h in judged for v in stale if mentions(h.text, v)})
     return found and not shown, shown
 
 
