@@ -1815,7 +1815,7 @@ def _how_often(m: re.Match[str], c: Clause) -> list[Draft] | None:
 _FIGURE_ITEM = re.compile(
     r"(?i)(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z0-9][\w\-]*){0,2}?)"
     r"(?:\s+(?:is|are|at|of)|['’]s(?:\s+at)?|\s*[:=])?\s+(?:now\s+|still\s+|currently\s+)?(?:at\s+)?(?:about\s+|around\s+|roughly\s+)?"
-    r"(?P<q>[$€£]?\d[\d.,:]*(?:\s*(?:k|kg|kgs|kilos|lbs?|km|kms|mi|miles|min|mins|minutes|secs|reps|%|bpm|cm|mm|ml|mg|iu)\b|%)?"
+    r"(?P<q>[$€£]?\d[\d.,:]*(?:\s*(?:k|kg|kgs|kilos|lbs?|km|kms|mi|miles|min|mins|minutes|secs|reps|%|bpm|cm|mm|ml|mg|iu|w|watts)\b|%)?"
     r"(?:\s+(?:a|per)\s+(?:day|week|month|year|km|mile))?)(?P<now>\s+(?:now|tho|though|lol|btw|today))?"
 )
 _WEEK_AND_MONTH_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS)  # with their short forms ("sept", "thu")
@@ -1843,6 +1843,10 @@ def _figure(m: re.Match[str], c: Clause) -> list[Draft] | None:
     found = _figure_item(c.text)
     if found is None:
         return None
+    return [_figure_draft(found, c, c.text)]
+
+
+def _figure_draft(found: re.Match[str], c: Clause, quote: str) -> Draft:
     attr = " ".join(found["attr"].split())
     key = attribute_key(attr)
     value = " ".join(found["q"].split())
@@ -1850,9 +1854,29 @@ def _figure(m: re.Match[str], c: Clause) -> list[Draft] | None:
         value = f"{attr} {value}"  # "node 20", "wanikani 27": a bare number says little without its name
     held = _held_slot_named(c, attr)
     if held is not None and held.predicate != key:
-        return [held_replaced(c, held, value, c.text, *change_time(c, c.text))]
-    return [state(c, key, value, c.text, template=f"{{subject}}'s {attr} is {{value}}",
-                  changed=bool(c.open_held(key)) or bool(found["now"] and "now" in found["now"]))]
+        return held_replaced(c, held, value, quote, *change_time(c, c.text))
+    return state(c, key, value, quote, template=f"{{subject}}'s {attr} is {{value}}",
+                 changed=bool(c.open_held(key)) or bool(found["now"] and "now" in found["now"]))
+
+
+_LIST_PART = re.compile(r"\s*,\s*(?:and\s+|also\s+|plus\s+)?")
+
+
+def _figures_among(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'retested yesterday, ftp 231', 'squat 1rm is 100kg, bench 70kg': figures said as parts of a longer
+    clause, each part between commas read as one figure (_figure_item); the other parts say nothing
+    these patterns read (a clause any other pattern decides never comes here)."""
+    parts = _LIST_PART.split(c.text)
+    if len(parts) < 2:
+        return None
+    found = [f for f in map(_figure_item, parts) if f is not None and not _DONE_HEAD.fullmatch(f["attr"].split()[0].casefold())]
+    return [_figure_draft(f, c, f.string) for f in found] or None
+
+
+# A part led by what was done ("ran 10 km today", "paid 40 for it"): an event's figure, not a thing's.
+# ... or by a word standing for something said before ("its 9082 now"): the thing is in another part.
+_DONE_HEAD = re.compile(r"(?!\w*eed$)\w{3,}ed|ran|swam|rode|did|hit|got|made|took|went|spent|paid|lost|sold|bought|won|drove|flew|ate|slept|lifted"
+                        r"|its|it|it['’]s|that|this|these|those|which|there|he|she|they|we|i|you|mine|ours|both|each|one")
 
 
 class _Swapped:
@@ -2188,7 +2212,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "it's Y now",
-        re.compile(r"(?i)^(?:.*?\b)?(?:it's|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to|(?:(?:I'm|I\s+am|we're|we\s+are)\s+)?(?:seeing|using|on))\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|evenings?|nights?))?)\s+(?:now|instead)\b"
+        re.compile(r"(?i)^(?:.*?\b)?(?:it['’]?s|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to|(?:(?:I'm|I\s+am|we're|we\s+are)\s+)?(?:seeing|using|on))\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|evenings?|nights?))?)\s+(?:now|instead)\b"
                    r"|^.*?\b(?:changed|moved|is\s+different),\s+(?:it's\s+)?now\s+(?:on\s+|at\s+|with\s+|seeing\s+)?(?P<v2>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s*$"),
         lambda m, c: _now_it_is(_Swapped(m), c),
         examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
@@ -2196,6 +2220,7 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("Hi, I'm Aino Laine", "we got married! I'm taking his name so it's Aino Koski now"), (("user", "name", "Aino Koski"),)),
                   (("note: my desk at the office is D-12", "desks got reshuffled, I'm in F-03 now"), (("user", "desk_at_the_office", "F-03"),)),
                   (("remember: bike lock code 4471", "lock code changed, now 6092"), (("user", "bike_lock_code", "6092"),)),
+                  (("remember: bike lock code 4471", "lock code changed, its 6092 now"), (("user", "bike_lock_code", "6092"),)),  # typed without its apostrophe
                   (("my dentist is Dr. Okafo", "switched dentists, seeing Dr. Quarles now"), (("user", "dentist", "Dr. Quarles"),)),
                   (("my yoga class is on Mondays", "yoga's on fridays now"), (("user", "yoga_class", "fridays"),)),
                   (("my flight is QX 117 on May 3", "flight changed, now on QX 119"), (("user", "flight", "QX 119"),)),
@@ -2964,6 +2989,16 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("bodyweight 74 kg",), (("user", "weight", "74 kg"),)),  # the weight pattern's: one slot for the scale
                   (("easy pace about 6:10 per km", "easy pace 5:55 per km"), (("user", "easy_pace", "5:55 per km"),))),
         counter=("day 3 of 10", "room 12", "page 4", "10 slides max"),
+    ),
+    Pattern(
+        "figures among a clause's parts",
+        re.compile(r".+,.+"),
+        _figures_among,
+        examples=((("did a ramp test, ftp 212", "retested yesterday, ftp 231"), (("user", "ftp", "ftp 231"),)),
+                  (("new log, squat 1rm is 100kg, bench 70kg",), (("user", "squat_1rm", "100kg"), ("user", "bench", "70kg"))),
+                  (("easy week, long run 14 km, resting hr 54",), (("user", "long_run", "14 km"), ("user", "resting_hr", "54")))),
+        counter=("day 3 of 10, feeling good", "back on the 21st, gate 4", "room 12, floor 3", "ran 10 km today, legs dead",
+                 "sept 14, around 9", "the code changed, its 9082 now"),
     ),
 )
 
