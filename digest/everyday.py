@@ -851,6 +851,23 @@ def _new_one(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {key.replace('_', ' ')} is {{value}}", changed=True)]
 
 
+_PLAIN_MODS = re.compile(r"(?i)^(?:(?:little|nice|great|good|lovely|local|small|big|cheap|cheaper|better|proper|decent|tiny)\s+)+")
+
+
+def _found_one(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'joined a running club, Harefield Striders', 'found a physio near work, Dr Penhale': a thing of the
+    user's named as it is first met (an undated add; a change of what the slot held)."""
+    attr = _PLAIN_MODS.sub("", " ".join(m["attr"].split()))
+    key = attribute_key(attr)
+    value = clean_value(m["v"])
+    if (not key or key.split("_")[-1] in _ATTR_STOP or key in RELATION_WORDS or key in POSSESSIONS or key in _PET_WORDS
+            or not value or value.casefold() in _WEEK_AND_MONTH_WORDS or _BAD_VALUE.match(value)):
+        return None
+    held = _held_key(c, key)
+    return [state(c, held, value, m.group(0), template=f"{{subject}}'s {held.replace('_', ' ')} is {{value}}",
+                  changed=bool(c.open_held(held)))]
+
+
 def _held_key(c: Clause, key: str) -> str:
     """The held slot a change names by its last word ("new teacher is Mr. Pashek" when the piano teacher
     is held): that slot's key when exactly one held open slot ends so and none is `key` itself."""
@@ -1324,6 +1341,11 @@ def _held_figure_near(c: Clause, value: str) -> list[ClaimVersion]:
     return near if len(near) == 1 else []
 
 
+# The user (said or dropped) sets a figure: "bumping savings to 25%", "I'm raising my rate to €400".
+_OWN_FIGURE_SET = re.compile(r"(?i)^(?:[^,;]*[,;]\s*)?(?:(?:also|and|so|then|ok)\s+)?(?:(?:I|we)(?:['’](?:m|re|ve))?\s+(?:am\s+|are\s+|have\s+)?)?(?:just\s+|finally\s+)?"
+                             r"(?:rais|increas|bump|lower|reduc)\w*\s+(?:my\s+|our\s+)?")
+
+
 def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'the landlord is raising the rent to €1,530 from May': a held quantity's new value, from its time words."""
     attr = re.sub(r"(?i)\s+(?:up|down)$", "", m["attr"])
@@ -1336,9 +1358,14 @@ def _raised(m: re.Match[str], c: Clause) -> list[Draft] | None:
         held = held if len({h.predicate for h in held}) == 1 else []
     if held:
         key = held[0].predicate
+    value = clean_value(m["v"])
+    if not held and _OWN_FIGURE_SET.match(c.text) and re.search(r"[%$€£]|\dk\b", value) and _plain_attribute(attr) and key not in ("it", "them"):
+        # "bumping savings to 25%": a share or sum of the user's own, set by the user, first heard of here
+        start, phrase = future_or_change_time(c, c.text[m.end():] or c.text, value)
+        return [draft("add", c.subject, key, value, m.group(0), cardinality="one", template=f"{{subject}}'s {attr} is {{value}}",
+                      valid_from=start, phrase=phrase)]
     if not held or not re.search(r"\d", held[0].value):
         return None  # only a number the ledger holds changes so ("cut the grass to 3 cm" is no fact)
-    value = clean_value(m["v"])
     start, phrase = future_or_change_time(c, c.text[m.end():] or c.text, value)
     return [draft("supersede", c.subject, key, value, m.group(0) + c.text[m.end():].split(".")[0], cardinality="one",
                   template=f"{{subject}}'s {key.replace('_', ' ')} is {{value}}", valid_from=start, phrase=phrase)]
@@ -1458,6 +1485,24 @@ def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {thing} is {{value}}", changed=True)]
 
 
+def _switched_kind(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'switched clubs — Tolworth Harriers', 'changed dentists - Dr Quarles now': the one held slot the
+    kind names (singular) now holds the name; nothing held of it, the kind holds the name from the change."""
+    thing = _singular(m["thing"])
+    value = clean_value(m["v"])
+    if not _plain_attribute(thing) or thing in _ATTR_STOP or thing in _NOT_FIGURES or value.casefold() in _WEEK_AND_MONTH_WORDS:
+        return None
+    if re.match(r"(?i)\s*(?:is|are|was|were)\s+(?:off|out|cancelled|over)\b", m.string[m.end():]):
+        return None  # "changed plans, Sedgemoor is off": the name is what changed, not the new one
+    found = _slot_now(m, c, thing)
+    if found is not None or _held_slot_named(c, thing) is not None:
+        return found
+    key = attribute_key(thing)
+    if not key or not value or _BAD_VALUE.match(value) or _person_named(c, thing):
+        return None
+    return [state(c, key, value, m.group(0), template=f"{{subject}}'s {thing} is {{value}}", changed=True)]
+
+
 def _slot_now(m: re.Match[str], c: Clause, thing: str) -> list[Draft] | None:
     """The one held slot `thing` names now holds the match's value `v`, from the clause's time words or
     when said; None when no one slot is named or the value is the one held."""
@@ -1569,7 +1614,9 @@ _HAS_VERB = re.compile(r"(?i)\b(?:is|are|was|were|has|have|had|will|can|do|does|
 
 
 _SET_TO_THING = r"(?P<thing>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,3}?)"
-_SET_TO_VALUE = (r"(?P<v>(?-i:[A-Z0-9€$£#])[^,;!?]*?|(?<=[=>→])\s*[a-z0-9][\w.\-]*(?:\s+[\d.]+)?)"
+# (after "=" or an arrow the value may be typed small and run to a few words: "vet → dr pellow @ hartcombe vets")
+_SET_TO_VALUE = (r"(?P<v>(?-i:[A-Z0-9€$£#])[^,;!?]*?|(?<=[=>→])\s*[a-z0-9][\w.\-]*"
+                 r"(?:\s+(?!(?:and|but|so|because|which|who|if|when|then|i|we|he|she|they)\b)[\w.\-@&'’]+){0,4})"
                  r"(?=\s*(?:$|[,;!?(]|(?<!Dr)(?<!Mr)(?<!Mrs)(?<!Ms)(?<!St)(?<!Prof)\.(?:\s|$)))")
 _MORE_SET_TO = re.compile(rf"(?i)[,;]\s*{_SET_TO_THING}\s*(?P<sign>=|→|->)\s*{_SET_TO_VALUE}")
 
@@ -2253,7 +2300,8 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("my plumber is Evrard Pimm", "forget evrard, he retired. new plumber: Brisco Pipes"), (("user", "plumber", "Brisco Pipes"),)),
                   (("ctx: editor=vscode, shell=zsh",), (("user", "editor", "vscode"), ("user", "shell", "zsh"))),
                   (("ctx: editor=vscode, shell=bash", "ctx update: shell=fish (with starship)"), (("user", "editor", "vscode"), ("user", "shell", "fish"))),
-                  (("also landlord = Mr Okwell-Vane, text him",), (("user", "landlord", "Mr Okwell-Vane"),))),
+                  (("also landlord = Mr Okwell-Vane, text him",), (("user", "landlord", "Mr Okwell-Vane"),)),
+                  (("vet → dr pellow @ hartcombe vets",), (("user", "vet", "dr pellow @ hartcombe vets"),))),
         counter=("note to self: Mum's birthday is in May", "2 + 2 = 4", "ratio: 3 to 1", "status: Done", "Vellory → Quenmoor → Cardle",
                  "CI: Jenkins → Drone"),
     ),
@@ -2287,7 +2335,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "switched X to Y",
-        re.compile(r"(?i)^(?:.*?\b)?(?:switched|changed|moved|migrated|ported)\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+"
+        re.compile(r"(?i)^(?:.*?\b)?(?:switch(?:ed|ing)|chang(?:ed|ing)|mov(?:ed|ing)|migrat(?:ed|ing)|port(?:ed|ing))\s+(?:my\s+|our\s+|the\s+)?(?P<thing>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+"
                    r"(?:(?:off|from|away\s+from)\s+(?:the\s+)?(?P<old>[\w.\-]+(?:\s+(?-i:[A-Z])[\w.\-]*)?)\s+)?(?:over\s+)?(?:to|onto)\s+"
                    # (a new value typed small only beside the old one: "migrated CI from gantry to tarnhub actions")
                    r"(?P<v>(?(old)(?!(?:a|an|the|my|our|it|them|mon|tues|wednes|thurs|fri|satur|sun)(?:day)?s?\b)[\w.][^,;]*?|(?-i:[A-Z0-9])[^,;]*?))"
@@ -2296,8 +2344,24 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("remember: my home insurance is with Harwick Mutual", "fyi switched home insurance to Quellam & Co, Harwick wanted more"),
                    (("user", "home_insurance", "Quellam & Co"),)),
                   (("fyi we moved CI off trundlebox to Kestrelworks last sprint, builds are faster",), (("user", "ci", "Kestrelworks"),)),
-                  (("CI on gantry", "migrated CI from gantry to tarnhub actions, way cheaper"), (("user", "ci", "tarnhub actions"),))),
-        counter=("I switched to decaf", "switched the lamp from red to a softer light", "moved the standup from monday to tuesday"),
+                  (("CI on gantry", "migrated CI from gantry to tarnhub actions, way cheaper"), (("user", "ci", "tarnhub actions"),)),
+                  (("also moving my pension from Sedgemoor Life to Wragby Mutual, should go through next week",), (("user", "pension", "Wragby Mutual"),))),
+        counter=("I switched to decaf", "switched the lamp from red to a softer light", "moved the standup from monday to tuesday",
+                 "moving back to the flat soon"),
+    ),
+    Pattern(
+        "switched Xs, Y",
+        re.compile(r"^(?:.*?\b)?(?i:switched|changed|swapped)\s+(?P<thing>(?i:[a-z][\w\-]*s))\s*(?:[—–:,]|\s-)\s*"
+                   r"(?:(?i:now|it['’]?s|i['’]m\s+(?:with|at|seeing)|we['’]re\s+(?:with|at))\s+)*(?:the\s+)?" + PROPER
+                   # the name ends what is said of it ("swapped hotels, the Brimrun messed up …" names the old one)
+                   + r"(?=\s*(?:$|[,;.!(]|\s+(?i:now|instead|from|since|today|this|last|they|it|which|who)\b))"),
+        _switched_kind,
+        examples=((("my club is Harefield Striders", "i switched clubs — Tolworth Harriers, theyre closer"),
+                   (("user", "club", "Tolworth Harriers"),)),
+                  (("my dentist is Dr Okafo", "changed dentists - Dr Quarles now"), (("user", "dentist", "Dr Quarles"),)),
+                  (("swapped banks, Wragby Mutual now",), (("user", "bank", "Wragby Mutual"),))),
+        counter=("switched days, Monday works better", "changed plans, Sedgemoor is off", "switched hands - OK now",
+                 "swapped hotels, the Ketteridge messed up my booking"),
     ),
     Pattern(
         "someone changed X to Y",
@@ -2532,6 +2596,18 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("my piano teacher is Mrs. Olvey", "Mrs. Olvey retired, new teacher is Mr. Pashek"), (("user", "piano_teacher", "Mr. Pashek"),)),
                   (("my running shoes are Pellor Stride", "bought new running shoes, Quenna Dart 9"), (("user", "running_shoes", "Quenna Dart 9"),))),
         counter=("got a new phone, Pixel 9", "new job: Acme"),
+    ),
+    Pattern(
+        "found a X, Name",
+        re.compile(r"(?i)^(?:(?:we|I)\s+)?(?:just\s+|finally\s+|also\s+)?(?:joined|found|picked|chose|signed\s+up\s+(?:with|for|at)|registered\s+with)\s+(?:a|an)\s+"
+                   r"(?P<attr>(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*)(?:\s+(?:there|here|nearby|locally|near\s+(?:me|us|work)))?\s*(?:[,:\-–—]|\s+called|\s+named)\s*"
+                   r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|\d+)){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but|they|which)\b))"),
+        _found_one,
+        examples=((("joined a running club, Harefield Striders", "i switched clubs — Tolworth Harriers, theyre closer"),
+                   (("user", "running_club", "Tolworth Harriers"),)),
+                  (("finally found a physio near work, Dr Penhale",), (("user", "physio", "Dr Penhale"),)),
+                  (("we signed up with a little nursery called Wragby Saplings",), (("user", "nursery", "Wragby Saplings"),))),
+        counter=("joined a gym, Monday was my first session", "found a cat, Tuesday", "joined a club, and I love it"),
     ),
     Pattern(
         "left and joined",
@@ -2789,8 +2865,9 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^(?:.*?\s)?(?:rais(?:ing|ed|es)|increas(?:ing|ed|es)|put(?:ting)?\s+up|put(?:ting|s)?|push(?:ing|ed|es)?|bump(?:ing|ed|s)|cut(?:ting|s)?|lower(?:ing|ed|s)|reduc(?:ing|ed|es)|dropp(?:ing|ed))\s+(?:the\s+|my\s+|our\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:up\s+|down\s+)?to\s+(?P<v>[$€£]?\d[\d,.]*(?:\s*(?!(?:from|in|on|at|by|next|this|last|starting|a|per|as|of|and|but|so|since|because|now|for|to|with|which|after|before)\b)(?:k|%|[a-z]+))?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _raised,
         examples=((("rent is €900 a month", "landlord raised the rent to €975 last week"), (("user", "rent", "€975"),)),
-                  (("take home is 4,100 a month", "rent 910", "the landlord is putting it up to 960"), (("user", "rent", "960"), ("user", "take_home", "4,100 a month")))),
-        counter=("they cut the grass to 3 cm",),
+                  (("take home is 4,100 a month", "rent 910", "the landlord is putting it up to 960"), (("user", "rent", "960"), ("user", "take_home", "4,100 a month"))),
+                  (("got a raise, bumping savings to 25%",), (("user", "savings", "25%"),))),
+        counter=("they cut the grass to 3 cm", "they bumped the fee to £40"),
     ),
     Pattern(
         "diet",
@@ -2920,9 +2997,10 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is Y, said plainly",
-        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+)?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)(?:,\s+(?!\d).*)?$"),
+        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+(?:(?:my|our)\s+[a-z]+\s+(?=[A-Z]))?)?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)(?:,\s+(?!\d).*)?$"),
         lambda m, c: _open_attribute(m, c) if _plain_attribute(m["attr"]) else None,
         examples=((("CI is Jenkins, repos are on Bitbucket",), (("user", "ci", "Jenkins"), ("user", "repos", "on Bitbucket"))),
+                  (("spare key is with my neighbour Ozren now",), (("user", "spare_key", "with my neighbour Ozren"),)),
                   (("rent is €900 a month",), (("user", "rent", "€900 a month"),)),
                   (("rent is €1,250 a month, due on the 1st", "oops: the rent is €1,205, not €1,250"), (("user", "rent", "€1,205"),))),
         counter=("Today is Monday", "It is March", "That is Kai's", "the weather is lovely", "Everything is OK"),
@@ -3005,7 +3083,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:
