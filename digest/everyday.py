@@ -1920,6 +1920,30 @@ def _figures_among(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [_figure_draft(f, c, f.string) for f in found] or None
 
 
+_PLAIN_STATEMENTS = frozenset({"my X is Y", "X is Y, said plainly"})
+
+
+def _statements_among(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'scope is a Brightlens 130, camera is my old Pellax 9R', 'we run Quarrel 2 on one box, the warehouse is
+    Snowhaven': things said plainly as parts of a longer clause, each part between commas (or "and")
+    read as a clause of its own by the patterns that read a thing said plainly."""
+    parts = [p for p in re.split(r"\s*[,;]\s*(?:and\s+|also\s+|plus\s+|but\s+)?|\s+and\s+(?=(?:my|our|the)\s)", c.text) if p]
+    if len(parts) < 2:
+        return None
+    drafts: list[Draft] = []
+    for before, part in zip([""] + parts, parts):
+        moved, read = _THING_MOVED.match(before), part
+        if moved and re.match(r"(?i)(?:the\s+)?new\s+[a-z]", part) and moved["thing"].casefold() not in part.casefold():
+            # "staging moved, new host is stg2-…": the new host is staging's (quoting the words said)
+            read = re.sub(r"(?i)^(?:the\s+)?new\s+", f"new {moved['thing']} ", part)
+        found = everyday(dataclasses.replace(c, text=read), only=_PLAIN_STATEMENTS) or []
+        drafts += [dataclasses.replace(d, quote=part) if read != part else d for d in found]
+    return drafts or None
+
+
+_THING_MOVED = re.compile(r"(?i)^(?:the\s+|our\s+|my\s+)?(?P<thing>[a-z][\w\-]*)\s+(?:has\s+|got\s+|was\s+)?(?:moved|changed|switched)\b")
+
+
 # A part led by what was done ("ran 10 km today", "paid 40 for it"): an event's figure, not a thing's.
 # ... or by a word standing for something said before ("its 9082 now"): the thing is in another part.
 _DONE_HEAD = re.compile(r"(?!\w*eed$)\w{3,}ed|ran|swam|rode|did|hit|got|made|took|went|spent|paid|lost|sold|bought|won|drove|flew|ate|slept|lifted"
@@ -2997,7 +3021,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is Y, said plainly",
-        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+(?:(?:my|our)\s+[a-z]+\s+(?=[A-Z]))?)?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)(?:,\s+(?!\d).*)?$"),
+        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+(?:(?:my|our)\s+[a-z]+\s+(?=[A-Z]))?|(?:a|an|my|our)\s+(?:(?:old|new|trusty|little|second-hand|used)\s+)?(?=[A-Z0-9]))?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)(?:,\s+(?!\d).*)?$"),
         lambda m, c: _open_attribute(m, c) if _plain_attribute(m["attr"]) else None,
         examples=((("CI is Jenkins, repos are on Bitbucket",), (("user", "ci", "Jenkins"), ("user", "repos", "on Bitbucket"))),
                   (("spare key is with my neighbour Ozren now",), (("user", "spare_key", "with my neighbour Ozren"),)),
@@ -3067,6 +3091,16 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("bodyweight 74 kg",), (("user", "weight", "74 kg"),)),  # the weight pattern's: one slot for the scale
                   (("easy pace about 6:10 per km", "easy pace 5:55 per km"), (("user", "easy_pace", "5:55 per km"),))),
         counter=("day 3 of 10", "room 12", "page 4", "10 slides max"),
+    ),
+    Pattern(
+        "things said plainly among a clause's parts",
+        re.compile(r".+(?:[,;]|\sand\s).+"),
+        _statements_among,
+        examples=((("got into stargazing, scope is a Brightlens 130, camera is my old Pellax 9R",),
+                   (("user", "scope", "a Brightlens 130"), ("user", "camera", "my old Pellax 9R"))),
+                  (("we run Quarrel 2 on one big box, the warehouse is Snowhaven",), (("user", "warehouse", "Snowhaven"),)),
+                  (("staging moved btw, new host is stg4-quarrel.internal",), (("user", "staging_host", "stg4-quarrel.internal"),))),
+        counter=("that cat is 15 and still a menace, she is grumpy", "it is what it is, the answer is no"),
     ),
     Pattern(
         "figures among a clause's parts",

@@ -44,6 +44,7 @@ from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
 from .priors import priors
+from .relatives import named_in_passing
 from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
 
 SUBJECT = "user"
@@ -579,6 +580,8 @@ class RulesExtractor:
                 continue
             drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))
         drafts = drafts + _titles_left_behind(drafts, request)
+        # "me and my partner Ozric, 4 nights in Vellport": who someone named in passing is
+        drafts += named_in_passing(self._turn, drafts, self._view.current if self._view is not None else request.current)
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 

@@ -1,0 +1,95 @@
+"""Who the user's people are when a turn only names them in passing.
+
+"me and my partner Ozric, 4 nights in Vellport", "Ozric (my partner) can't get the 14th off", "Ozric, my
+partner, says hi": the clause is about something else (a trip, a date), so no pattern reads it as news
+about Ozric, yet it says who Ozric is. Each shape below is data with its examples and counter-examples
+(tests/digest/test_relatives.py); `named_in_passing` adds the relation the rules did not already draft
+and the ledger does not already hold, unless the turn hedges ("my partner Ozric, I think").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from factledger.ledger import ClaimVersion
+from factledger.ledger.keys import normalise
+
+from .everyday import RELATION_WORDS
+from .model import Draft
+
+_RELATION = "|".join(sorted((w.replace("_", r"\s+") for w in RELATION_WORDS), key=len, reverse=True))
+_NAME = r"(?P<name>(?-i:[A-Z][a-z][\w'’\-]*))(?!['’]s\b)"
+_NOT_NAMES = frozenset("i im i'm and but so the this that he she they we it mr mrs ms dr in on at for to of from with by as if or".split())
+TEMPLATE = "{subject} is the user's {value}"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One way a turn names someone and says who they are to the user."""
+
+    name: str
+    regex: re.Pattern[str]
+    examples: tuple[tuple[str, tuple[str, str]], ...]  # (turn, (person, relation))
+    counter: tuple[str, ...] = ()
+
+
+SHAPES: tuple[Shape, ...] = (
+    Shape(
+        "my relation Name",
+        re.compile(rf"(?i)\b(?:me\s+and|with|and|plus|taking|bringing)\s+my\s+(?P<rel>{_RELATION})\s+{_NAME}"),
+        (("me and my partner Ozric, 4 nights in Vellport", ("Ozric", "partner")),
+         ("booked a table for 3, with my sister Ilvana", ("Ilvana", "sister"))),
+        ("me and my partner, 4 nights in Vellport", "with my sister In the end", "and my boss Monday said no"),
+    ),
+    Shape(
+        "Name (my relation)",
+        re.compile(rf"(?i){_NAME}\s+\(\s*(?:my|our)\s+(?P<rel>{_RELATION})\s*\)"),
+        (("change of plans, Ozric (my partner) can't get the 14th off", ("Ozric", "partner")),),
+        ("the Tuesday (my partner's idea) works",),
+    ),
+    Shape(
+        "Name, my relation,",
+        re.compile(rf"(?i)(?:^|[,;]\s*|\band\s+){_NAME},\s+(?:my|our)\s+(?P<rel>{_RELATION})\s*(?:,|$)"),
+        (("Ozric, my partner, says hi", ("Ozric", "partner")),),
+        ("Monday, my partner, works late",),
+    ),
+)
+
+_HEDGED = re.compile(r"(?i)\b(?:i\s+think|maybe|might\s+be|not\s+sure|if\s+i\s+remember|iirc)\b")
+_WEEK_AND_MONTHS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
+    "september october november december".split()
+)
+
+
+def relatives_named(text: str) -> list[tuple[str, str]]:
+    """(person, relation) for each person `text` names in passing with who they are to the user."""
+    found: list[tuple[str, str]] = []
+    for shape in SHAPES:
+        for m in shape.regex.finditer(text):
+            name, relation = m["name"], re.sub(r"\s+", "_", m["rel"].casefold())
+            if name.casefold() in _NOT_NAMES or name.casefold() in _WEEK_AND_MONTHS:
+                continue
+            if (name, relation) not in found:
+                found.append((name, relation))
+    return found
+
+
+def named_in_passing(turn: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
+    """The relation drafts `turn` says in passing that neither `drafts` nor the ledger (`current`) has."""
+    if _HEDGED.search(turn):
+        return []
+    drafted = {(normalise(d.subject), d.value.casefold()) for d in drafts if d.predicate == "relation" and d.value}
+    named = {normalise(d.subject) for d in drafts if d.predicate == "relation"}
+    held = {(c.subject_key, c.value_key) for c in current if c.predicate == "relation" and c.tx_to is None and c.valid_to is None}
+    held_people = {c.subject_key for c in current if c.predicate == "relation" and c.tx_to is None and c.valid_to is None}
+    added = []
+    for person, relation in relatives_named(turn):
+        key = normalise(person)
+        if (key, relation) in drafted or key in named or (key, normalise(relation)) in held or key in held_people:
+            continue  # what the rules read of them, or what the ledger knows, stands
+        added.append(Draft(op="add", subject=person, predicate="relation", value=relation.replace("_", " "), quote=turn.strip(),
+                           cardinality="many", template=TEMPLATE))
+    return added
