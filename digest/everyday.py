@@ -2612,25 +2612,29 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "a new X, Name",
-        re.compile(r"(?i)^(?:(?:we|I)\s+(?:(?:now\s+)?have|'ve\s+got|have\s+got|got|bought)\s+)?(?:a|an|my|our)?\s*new\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*(?:[,:\-–]|\s+is|\s+called|\s+named)\s*"
+        re.compile(r"(?i)^(?:.*?(?:[,;]\s*|\b(?:so|and|also|but|then)\s+))??(?:(?:we|I)(?:\s+(?:now\s+)?have|['’]?ve\s+got|\s+have\s+got|\s+got|\s+bought|\s+hired)\s+)?(?:a|an|my|our)?\s*new\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*(?:[,:\-–]|\s+is|\s+called|\s+named)\s*"
                    r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|\d+)){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but)\b))"),
         _new_one,
         examples=((("fyi my landlord is Mr. Penhallow", "we have a new landlord, Mrs. Ivanova-Tull"), (("user", "landlord", "Mrs. Ivanova-Tull"),)),
                   (("my manager is Ruben Vos", "we have a new manager called Radka Ferreiro"), (("user", "manager", "Radka Ferreiro"),)),
                   (("my piano teacher is Mrs. Olvey", "Mrs. Olvey retired, new teacher is Mr. Pashek"), (("user", "piano_teacher", "Mr. Pashek"),)),
-                  (("my running shoes are Pellor Stride", "bought new running shoes, Quenna Dart 9"), (("user", "running_shoes", "Quenna Dart 9"),))),
+                  (("my running shoes are Pellor Stride", "bought new running shoes, Quenna Dart 9"), (("user", "running_shoes", "Quenna Dart 9"),)),
+                  (("our drummer is Brannow", "Brannow is off travelling, so I'm on drums and weve got a new bassist, Ulfric"), (("user", "bassist", "Ulfric"),))),
         counter=("got a new phone, Pixel 9", "new job: Acme"),
     ),
     Pattern(
         "found a X, Name",
-        re.compile(r"(?i)^(?:(?:we|I)\s+)?(?:just\s+|finally\s+|also\s+)?(?:joined|found|picked|chose|signed\s+up\s+(?:with|for|at)|registered\s+with)\s+(?:a|an)\s+"
+        re.compile(r"(?i)^(?:.*?(?:[,;]\s*|\b(?:so|and|also|but|then)\s+))??(?:(?:we|I)(?:['’]?ve)?\s+)?(?:just\s+|finally\s+|also\s+|now\s+)?"
+                   r"(?:joined|found|picked|chose|hired|signed\s+up\s+(?:with|for|at)|registered\s+with|(?:switched|moved|changed)\s+(?:over\s+)?to|went\s+with|got)\s+(?:a|an)\s+"
                    r"(?P<attr>(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*)(?:\s+(?:there|here|nearby|locally|near\s+(?:me|us|work)))?\s*(?:[,:\-–—]|\s+called|\s+named)\s*"
                    r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|\d+)){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but|they|which)\b))"),
         _found_one,
         examples=((("joined a running club, Harefield Striders", "i switched clubs — Tolworth Harriers, theyre closer"),
                    (("user", "running_club", "Tolworth Harriers"),)),
                   (("finally found a physio near work, Dr Penhale",), (("user", "physio", "Dr Penhale"),)),
-                  (("we signed up with a little nursery called Wragby Saplings",), (("user", "nursery", "Wragby Saplings"),))),
+                  (("we signed up with a little nursery called Wragby Saplings",), (("user", "nursery", "Wragby Saplings"),)),
+                  (("flour prices went mad so I switched to a local mill, Tollard",), (("user", "mill", "Tollard"),)),
+                  (("Liesel retired so Ive moved to a firm, Tarrant Ledger",), (("user", "firm", "Tarrant Ledger"),))),
         counter=("joined a gym, Monday was my first session", "found a cat, Tuesday", "joined a club, and I love it"),
     ),
     Pattern(
