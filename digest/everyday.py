@@ -1521,7 +1521,27 @@ def _changed_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if (thing.casefold() in _NOT_PLAIN or (thing[:1].isupper() and " " not in thing and not m.group(0).startswith(thing))
             or _person_named(c, thing)):
         return None  # "I moved to Porto", "so Anna moved to Milan": someone, not something held
-    return _slot_now(m, c, thing)
+    found = _slot_now(m, c, thing)
+    if found is not None or _held_slot_named(c, thing) is not None:
+        return found
+    # Nothing held of it: a thing of the user's moved to a day, a date or a time ("swimming moved to
+    # Thursdays 4:30") is news of when it now is; not a person, a pet or a home moved somewhere.
+    thing = re.sub(r"(?i)^(?:(?:but|and|so|also|then|the|my|our)\s+)+", "", thing)
+    words = thing.split() or [""]
+    value = clean_value(m["v"])
+    if not re.search(r"(?i)\b(?:moved|changed)\b", m.group(0)) and not re.fullmatch(r"[$€£]?\d[\d.,]*\s*(?:k|%|[a-z]{1,5})?", value):
+        return None  # "the dose went up to 100 mg of sertraline": not a figure alone (the medication's pattern reads it)
+    if (any(w[:1].isupper() for w in words) or not _plain_attribute(thing) or attribute_key(thing) in RELATION_WORDS
+            or words[-1].casefold() in _PEOPLE_WORDS or words[-1].casefold() in _PET_WORDS or thing.casefold() in _HOMES
+            or not re.match(rf"(?i)(?:\d|(?:{'|'.join(_WEEK_AND_MONTH_WORDS)})s?\b)", value)):
+        return None
+    key = attribute_key(thing)
+    start, phrase = change_time(c, m.group(0), value)
+    return [draft("add", c.subject, key, value, m.group(0), cardinality="one", template=f"{{subject}}'s {thing} is {{value}}",
+                  valid_from=start, phrase=phrase)]
+
+
+_PEOPLE_WORDS = frozenset("kids children people everyone family parents folks team class guys girls boys".split())
 
 
 def _person_named(c: Clause, word: str) -> bool:
@@ -2304,12 +2324,16 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^(?:.*?(?:[,;]\s*|\b(?:so|and|but|also)\s+))?(?:(?:my|our|the)\s+)?(?P<thing>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,4}?)\s+(?:has\s+|have\s+|just\s+|was\s+|got\s+)?"
                    r"(?:changed|moved|went\s+(?:up|down)|increased|decreased|dropped|rose|gone\s+(?:up|down))"
                    r"(?:\s+(?:this|last)\s+\w+|\s+today|\s+again)?(?:\s+(?:to|from\s+[^,;]+?\s+to)\s+|\s*[,;:]\s*(?:it's\s+|it\s+is\s+|now\s+|it's\s+now\s+)+)"
-                   r"(?P<v>(?-i:[A-Z0-9€$£#](?:[^,;]|,(?=\d))*?))(?=\s*(?:$|[,;.!](?!\d)|\s+(?:now|from|since|as|because|instead)\b))"),
+                   r"(?P<v>(?-i:[A-Z0-9€$£#](?:[^,;]|,(?=\d))*?)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b[^,;]*?)(?=\s*(?:$|[,;.!](?!\d)|\s+(?:now|from|since|as|because|instead)\b))"),
         _changed_to,
         examples=((("remember door code at dad's block is 3390", "dad's door code changed to 5127. forget the old one"),
                    (("user", "door_code_at_dad's_block", "5127"),)),
-                  (("rent is €1,250 a month", "Rent went up this month, it's €1,310 now"), (("user", "rent", "€1,310"),))),
-        counter=("the plan changed to something else", "my mood changed", "it changed to Monday"),
+                  (("rent is €1,250 a month", "Rent went up this month, it's €1,310 now"), (("user", "rent", "€1,310"),)),
+                  (("swimming moved to Thursdays 4:30, the wednesday slot got cancelled",), (("user", "swimming", "Thursdays 4:30"),)),
+                  (("rehearsals moved to tuesday nights because the hall is busy",), (("user", "rehearsals", "tuesday nights"),)),
+                  (("bad news: ftp dropped to 209 after a month off",), (("user", "ftp", "209"),))),
+        counter=("the plan changed to something else", "my mood changed", "it changed to Monday", "my brother moved to Tarnmouth in May",
+                 "my friend Tamsk moved to Tarnmouth", "the kids moved to Year 3"),
     ),
     Pattern(
         "X = Y",
