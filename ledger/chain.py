@@ -225,6 +225,7 @@ def record(
     key: ChainKey | None = None,
     *,
     key_note: str = "",
+    state: tuple[str | None, ChainKeying | None] | None = None,
 ) -> str:
     """Write the hash rows of the versions `tx` opened, mark the ones it erases, and append its chain row
     (v2: over the salted hash of its reason and sources, and the transactions whose texts it redacts;
@@ -238,7 +239,8 @@ def record(
         recorder.insert_version_hashes(rows)
     if erased:
         recorder.mark_erased(tx.id, erased)
-    previous, keying = recorder.chain_state()
+    # `state`: the head and keying as the transaction's write turn read them (WriteTurn.chain), when it did.
+    previous, keying = recorder.chain_state() if state is None else state
     pairs = [(r.claim_id, r.content_hash) for r in rows]
     salt = new_salt()
     text = ChainText(salt, text_hash(salt, tx.reason, tx.sources))

@@ -80,6 +80,10 @@ class WriteTurn:
     last_tx_time: str | None  # the latest transaction's time (None before the first)
     change_token: object  # as `change_token()` would return it now
     has_tombstones: bool  # as `has_tombstones()` would
+    # The chain's head and keying as `chain_state()` would return them now, when the engine read them with
+    # the turn (SQLite); None: `chain.record` asks `chain_state()`. Only this transaction writes until its
+    # chain row, and none of its statements before that row changes the head or the keying.
+    chain: tuple[str | None, ChainKeying | None] | None = None
 
 
 @dataclass(frozen=True)
