@@ -138,7 +138,7 @@ class SqliteLedgerRecorder:
     def insert_transaction(self, tx_time: str, principal: str, reason: str, sources: Sequence[str]) -> int:
         return self.storage.execute(
             "INSERT INTO transactions (tx_time, principal, reason, sources) VALUES (?, ?, ?, ?)",
-            (tx_time, principal, reason, json.dumps(list(sources), ensure_ascii=False)),
+            (tx_time, principal, reason, encode_sources(sources)),
         )
 
     def transaction(self, tx_id: int) -> Transaction | None:

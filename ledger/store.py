@@ -41,7 +41,7 @@ SlotKey = tuple[str, str, str]  # (scope, subject_key, predicate)
 
 
 def _sources(source: object, field_name: str = "source") -> tuple[str, ...]:
-    if source is None:
+    if source is None or (type(source) is list and not source):
         return ()
     if isinstance(source, str):
         return (check_identifier(source, field_name),) if source else ()
