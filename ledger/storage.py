@@ -506,3 +506,5 @@ class Storage:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            if self._queue is not None:
+                self._queue.close()
