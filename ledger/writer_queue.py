@@ -162,7 +162,7 @@ class WriterQueue:
         # A lock file removed (and maybe made again by another writer) since it was opened: its old
         # descriptor would lock a file nobody else sees. Then the files are opened again.
         try:
-            return all(os.fstat(fd).st_nlink > 0 for fd in kept)
+            return os.fstat(kept[0]).st_nlink > 0 and os.fstat(kept[1]).st_nlink > 0
         except OSError:
             return False
 
