@@ -87,13 +87,6 @@ def new_salt() -> str:
     return os.urandom(16).hex()
 
 
-def new_salts(count: int) -> list[str]:
-    """`count` salts as `new_salt` makes them, from one read of the system's random source (a system
-    call each otherwise: a transaction takes one per version it opens and one for its text)."""
-    pool = os.urandom(16 * count).hex()
-    return [pool[i : i + 32] for i in range(0, 32 * count, 32)]
-
-
 def version_hash(version: ClaimVersion, salt: str) -> str:
     """The content hash of a version: every column fixed at its opening (tx_to/closed_by are the
     closing transaction's, and are chained there)."""
@@ -252,11 +245,10 @@ def record(
     (v2: over the salted hash of its reason and sources, and the transactions whose texts it redacts;
     keyed when the ledger's chain is). Runs inside the transaction's own database transaction, after its
     versions (and an erase's tombstones and guard rules) were written."""
-    *salts, salt = new_salts(len(opened) + 1)  # the versions', then the text's
-    rows = [
-        VersionHash(version.id, version.opened_by, None, None, s, version_hash(version, s))
-        for version, s in zip(opened, salts)
-    ]
+    rows = []
+    for version in opened:
+        salt = new_salt()
+        rows.append(VersionHash(version.id, version.opened_by, None, None, salt, version_hash(version, salt)))
     if rows:
         recorder.insert_version_hashes(rows)
     if erased:
@@ -264,6 +256,7 @@ def record(
     # `state`: the head and keying as the transaction's write turn read them (WriteTurn.chain), when it did.
     previous, keying = recorder.chain_state() if state is None else state
     pairs = [(r.claim_id, r.content_hash) for r in rows]
+    salt = new_salt()
     text = ChainText(salt, text_hash(salt, tx.reason, tx.sources))
     if keying is not None and keying.keyed:
         refused = missing_key(keying, key)

@@ -35,6 +35,7 @@ class NewVersion:
     source: tuple[str, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True)
 class ChainText:
     """A chain row's hash of its transaction's reason and sources (chain.py text_hash), with its salt,
@@ -58,6 +59,7 @@ class VersionHash:
     content_hash: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class ChainKeying:
     """The chain's keying row (migration 0021): the ledger's public id, and from which transaction the
@@ -73,6 +75,7 @@ class ChainKeying:
         return self.keyed_from is not None
 
 
+@quick_init
 @dataclass(frozen=True)
 class WriteTurn:
     """What a write transaction reads once it holds the write turn (`begin_write_turn`)."""
