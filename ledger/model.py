@@ -80,6 +80,7 @@ class ClaimVersion:
 _CLAIM_FIELDS = tuple(f.name for f in fields(ClaimVersion))
 
 
+@quick_init
 @dataclass(frozen=True)
 class Transaction:
     id: int

@@ -35,6 +35,7 @@ class NewVersion:
     source: tuple[str, ...] = ()
 
 
+@quick_init
 @dataclass(frozen=True)
 class ChainText:
     """A chain row's hash of its transaction's reason and sources (chain.py text_hash), with its salt,
@@ -58,6 +59,7 @@ class VersionHash:
     content_hash: str
 
 
+@quick_init
 @dataclass(frozen=True)
 class ChainKeying:
     """The chain's keying row (migration 0021): the ledger's public id, and from which transaction the
@@ -73,6 +75,7 @@ class ChainKeying:
         return self.keyed_from is not None
 
 
+@quick_init
 @dataclass(frozen=True)
 class WriteTurn:
     """What a write transaction reads once it holds the write turn (`begin_write_turn`)."""
@@ -80,6 +83,10 @@ class WriteTurn:
     last_tx_time: str | None  # the latest transaction's time (None before the first)
     change_token: object  # as `change_token()` would return it now
     has_tombstones: bool  # as `has_tombstones()` would
+    # The chain's head and keying as `chain_state()` would return them now, when the engine read them with
+    # the turn (SQLite); None: `chain.record` asks `chain_state()`. Only this transaction writes until its
+    # chain row, and none of its statements before that row changes the head or the keying.
+    chain: tuple[str | None, ChainKeying | None] | None = None
 
 
 @dataclass(frozen=True)

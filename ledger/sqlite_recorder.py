@@ -40,6 +40,18 @@ from .storage import Storage
 LANES_TAIL = 64
 LANES_AT_ONCE = 64
 
+_INSERT_CLAIM = (
+    "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key,"
+    " valid_from, valid_to, tx_from, opened_by, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+# Up to this many versions are inserted by one multi-row INSERT ... RETURNING id (one statement text per
+# count, each kept in the connection's statement cache); more go through one executemany.
+RETURNING_AT_MOST = 8
+_INSERT_RETURNING = {
+    n: _INSERT_CLAIM + ", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" * (n - 1) + " RETURNING id"
+    for n in range(1, RETURNING_AT_MOST + 1)
+}
+
 
 class SqliteLedgerRecorder:
     engine = "sqlite"
@@ -49,6 +61,7 @@ class SqliteLedgerRecorder:
         self._visible = visibility_predicate("sqlite")
         self._deferred_lanes: bool | None = None  # the schema has the watermark (0027): read once
         self._lanes_seen = 0  # the lexical watermark as this connection last read or moved it
+        self._keying_table: bool | None = None  # the schema has chain_keying (0022): read once
 
     # -- the visibility predicate -----------------------------------------------------------------
 
@@ -89,12 +102,31 @@ class SqliteLedgerRecorder:
 
     def begin_write_turn(self) -> WriteTurn:
         # atomic() began with BEGIN IMMEDIATE: this connection already holds the file's write lock. The
-        # three reads in one statement (pragma_data_version is PRAGMA data_version of this connection).
+        # reads in one statement (pragma_data_version is PRAGMA data_version of this connection), with the
+        # chain's head and keying that `chain.record` takes at the end of the transaction (nothing before
+        # its chain row changes them: the transaction is the only writer until it commits).
+        if self._has_keying():
+            row = self.storage.one(
+                "SELECT (SELECT MAX(tx_time) FROM transactions), (SELECT data_version FROM pragma_data_version),"
+                " EXISTS (SELECT 1 FROM tombstones), (SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1),"
+                " k.ledger_id, k.keyed_from, k.key_id, k.secret_mac FROM (SELECT 1) LEFT JOIN chain_keying k ON k.id = 1"
+            )
+            keying = None if row[4] is None else ChainKeying(row[4], row[5], row[6], row[7])
+            return WriteTurn(row[0], row[1], bool(row[2]), (row[3], keying))
         row = self.storage.one(
             "SELECT (SELECT MAX(tx_time) FROM transactions), (SELECT data_version FROM pragma_data_version),"
             " EXISTS (SELECT 1 FROM tombstones)"
         )
         return WriteTurn(row[0], row[1], bool(row[2]))
+
+    def _has_keying(self) -> bool:
+        # Every ledger opened for writing is migrated (0022 made chain_keying); a schema held back (a test
+        # of an older writer) reads the chain's state through chain_state(), as before.
+        if self._keying_table is None:
+            self._keying_table = self.storage.one(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chain_keying'"
+            ) is not None
+        return self._keying_table
 
     def token_after_commit(self, tx_id: int, token: object) -> object:
         return token  # data_version does not change for this connection's own commits
@@ -106,7 +138,7 @@ class SqliteLedgerRecorder:
     def insert_transaction(self, tx_time: str, principal: str, reason: str, sources: Sequence[str]) -> int:
         return self.storage.execute(
             "INSERT INTO transactions (tx_time, principal, reason, sources) VALUES (?, ?, ?, ?)",
-            (tx_time, principal, reason, json.dumps(list(sources), ensure_ascii=False)),
+            (tx_time, principal, reason, encode_sources(sources)),
         )
 
     def transaction(self, tx_id: int) -> Transaction | None:
@@ -164,6 +196,25 @@ class SqliteLedgerRecorder:
 
     def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
         storage = self.storage
+        rows = [
+            (
+                v.scope, v.subject_key, v.subject, v.predicate, v.cardinality, v.value, v.value_key,
+                v.valid_from, v.valid_to, tx_time, tx_id, encode_sources(v.source),
+            )
+            for v in versions
+        ]
+        if len(rows) <= RETURNING_AT_MOST:
+            # A few versions (a one-operation transaction opens one to three): one INSERT of them all whose
+            # RETURNING gives their ids, instead of the two reads of the largest id around an executemany.
+            # SQLite inserts a VALUES list in its order, AUTOINCREMENT handing out increasing ids; the
+            # RETURNING rows may come in any order, so they are sorted, and must be consecutive (as below).
+            ids = sorted(
+                r[0] for r in storage.query(_INSERT_RETURNING[len(rows)], [value for row in rows for value in row])
+            )
+            first_id = ids[0]
+            if ids[-1] != first_id + len(rows) - 1:
+                raise IntegrityError(f"claim ids were not consecutive ({ids} for {len(rows)} rows)")
+            return [opened_version(first_id + n, tx_id, tx_time, v) for n, v in enumerate(versions)]
         # One executemany instead of a statement per row. The ids are known without asking for each:
         # under the write lock, AUTOINCREMENT hands out max(largest id ever, largest id now) + 1, ...
         # consecutively; the check after the insert proves it.
@@ -171,17 +222,7 @@ class SqliteLedgerRecorder:
             "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'claims'), 0),"
             " COALESCE((SELECT MAX(id) FROM claims), 0))"
         )[0]
-        storage.executemany(
-            "INSERT INTO claims (scope, subject_key, subject, predicate, cardinality, value, value_key,"
-            " valid_from, valid_to, tx_from, opened_by, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    v.scope, v.subject_key, v.subject, v.predicate, v.cardinality, v.value, v.value_key,
-                    v.valid_from, v.valid_to, tx_time, tx_id, encode_sources(v.source),
-                )
-                for v in versions
-            ],
-        )
+        storage.executemany(_INSERT_CLAIM, rows)
         last_id = storage.one("SELECT MAX(id) FROM claims")[0]
         if last_id != first_id + len(versions) - 1:
             raise IntegrityError(f"claim ids were not consecutive ({first_id}..{last_id} for {len(versions)} rows)")

@@ -260,55 +260,63 @@ class Storage:
         all of it back, and it commits nothing if a nested block failed, even one whose error was caught."""
         if self.read_only:
             raise StorageError(f"the ledger {self.path} is read-only ({self.read_only_reason}); this needs to write")
-        with self._lock, self._writer_turn(None if wait else 0.0):
-            depth = self._depth
-            if depth > 0 and self._whole:
-                yield from self._joined()
-                return
-            name = f"fl_sp_{depth}"
+        with self._lock:
+            # The writers' queue (as _writer_turn, inlined: this runs for every write transaction).
+            queued = self._queue is not None and self._depth == 0
+            if queued:
+                self._queue.acquire(None if wait else 0.0)
             try:
-                if depth == 0 and not wait:
-                    # A client outside the queue files may hold SQLite's own lock: do not poll for it either.
-                    timeout = self._conn.execute("PRAGMA busy_timeout").fetchone()[0]
-                    self._conn.execute("PRAGMA busy_timeout = 0")
-                    try:
-                        self._conn.execute("BEGIN IMMEDIATE")
-                    finally:
-                        self._conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
-                else:
-                    self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
-            except sqlite3.Error as exc:
-                raise _translate(exc) from None
-            self._depth += 1
-            if depth == 0:
-                self._whole, self._whole_failed = whole, False
-            try:
-                yield self
-                if depth == 0 and self._whole_failed:
-                    raise StorageError("a block inside an all-or-nothing transaction failed: nothing was written")
-            except BaseException:
-                self._depth -= 1
-                if depth == 0:
-                    self._whole = False
+                depth = self._depth
+                if depth > 0 and self._whole:
+                    yield from self._joined()
+                    return
+                name = f"fl_sp_{depth}"
                 try:
-                    if depth == 0:
-                        self._conn.execute("ROLLBACK")
+                    if depth == 0 and not wait:
+                        # A client outside the queue files may hold SQLite's own lock: do not poll for it either.
+                        timeout = self._conn.execute("PRAGMA busy_timeout").fetchone()[0]
+                        self._conn.execute("PRAGMA busy_timeout = 0")
+                        try:
+                            self._conn.execute("BEGIN IMMEDIATE")
+                        finally:
+                            self._conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
                     else:
-                        self._conn.execute(f"ROLLBACK TO {name}")
-                        self._conn.execute(f"RELEASE {name}")
-                except sqlite3.Error:
-                    pass
-                raise
-            else:
-                self._depth -= 1
-                if depth == 0:
-                    self._whole = False
-                try:
-                    self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+                        self._conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT {name}")
                 except sqlite3.Error as exc:
-                    if depth == 0 and self._conn.in_transaction:
-                        self._conn.execute("ROLLBACK")
                     raise _translate(exc) from None
+                self._depth += 1
+                if depth == 0:
+                    self._whole, self._whole_failed = whole, False
+                try:
+                    yield self
+                    if depth == 0 and self._whole_failed:
+                        raise StorageError("a block inside an all-or-nothing transaction failed: nothing was written")
+                except BaseException:
+                    self._depth -= 1
+                    if depth == 0:
+                        self._whole = False
+                    try:
+                        if depth == 0:
+                            self._conn.execute("ROLLBACK")
+                        else:
+                            self._conn.execute(f"ROLLBACK TO {name}")
+                            self._conn.execute(f"RELEASE {name}")
+                    except sqlite3.Error:
+                        pass
+                    raise
+                else:
+                    self._depth -= 1
+                    if depth == 0:
+                        self._whole = False
+                    try:
+                        self._conn.execute("COMMIT" if depth == 0 else f"RELEASE {name}")
+                    except sqlite3.Error as exc:
+                        if depth == 0 and self._conn.in_transaction:
+                            self._conn.execute("ROLLBACK")
+                        raise _translate(exc) from None
+            finally:
+                if queued:
+                    self._queue.release()
 
     def _joined(self) -> Iterator["Storage"]:
         """A block nested in a `whole` transaction: part of it, with no savepoint of its own."""
@@ -498,3 +506,5 @@ class Storage:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            if self._queue is not None:
+                self._queue.close()

@@ -41,7 +41,7 @@ SlotKey = tuple[str, str, str]  # (scope, subject_key, predicate)
 
 
 def _sources(source: object, field_name: str = "source") -> tuple[str, ...]:
-    if source is None:
+    if source is None or (type(source) is list and not source):
         return ()
     if isinstance(source, str):
         return (check_identifier(source, field_name),) if source else ()
@@ -594,7 +594,7 @@ class Ledger:
                 tx.result = tx._flush()
                 record = Transaction(tx_id, stamp, principal, reason, refs)
                 chain.record(self.recorder, record, tx.result.opened, tx.result.closed, tx._erasing, tx._redacting,
-                             self.chain_key, key_note=self.chain_key_problem)
+                             self.chain_key, key_note=self.chain_key_problem, state=turn.chain)
                 self.recorder.lanes_after_write(tx_id, len(tx.result.opened))
             except BaseException:
                 self._predicates = None  # definitions made in the failed transaction are gone
