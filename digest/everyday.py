@@ -1910,10 +1910,6 @@ def _figure(m: re.Match[str], c: Clause) -> list[Draft] | None:
     found = _figure_item(c.text)
     if found is None:
         return None
-    return [_figure_draft(found, c, c.text)]
-
-
-def _figure_draft(found: re.Match[str], c: Clause, quote: str) -> Draft:
     attr = " ".join(found["attr"].split())
     key = attribute_key(attr)
     value = " ".join(found["q"].split())
@@ -1921,53 +1917,9 @@ def _figure_draft(found: re.Match[str], c: Clause, quote: str) -> Draft:
         value = f"{attr} {value}"  # "node 20", "wanikani 27": a bare number says little without its name
     held = _held_slot_named(c, attr)
     if held is not None and held.predicate != key:
-        return held_replaced(c, held, value, quote, *change_time(c, c.text))
-    return state(c, key, value, quote, template=f"{{subject}}'s {attr} is {{value}}",
-                 changed=bool(c.open_held(key)) or bool(found["now"] and "now" in found["now"]))
-
-
-_LIST_PART = re.compile(r"\s*,\s*(?:and\s+|also\s+|plus\s+)?")
-
-
-def _figures_among(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'retested yesterday, ftp 231', 'squat 1rm is 100kg, bench 70kg': figures said as parts of a longer
-    clause, each part between commas read as one figure (_figure_item); the other parts say nothing
-    these patterns read (a clause any other pattern decides never comes here)."""
-    parts = _LIST_PART.split(c.text)
-    if len(parts) < 2:
-        return None
-    found = [f for f in map(_figure_item, parts) if f is not None and not _DONE_HEAD.fullmatch(f["attr"].split()[0].casefold())]
-    return [_figure_draft(f, c, f.string) for f in found] or None
-
-
-_PLAIN_STATEMENTS = frozenset({"my X is Y", "X is Y, said plainly"})
-
-
-def _statements_among(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'scope is a Brightlens 130, camera is my old Pellax 9R', 'we run Quarrel 2 on one box, the warehouse is
-    Snowhaven': things said plainly as parts of a longer clause, each part between commas (or "and")
-    read as a clause of its own by the patterns that read a thing said plainly."""
-    parts = [p for p in re.split(r"\s*[,;]\s*(?:and\s+|also\s+|plus\s+|but\s+)?|\s+and\s+(?=(?:my|our|the)\s)", c.text) if p]
-    if len(parts) < 2:
-        return None
-    drafts: list[Draft] = []
-    for before, part in zip([""] + parts, parts):
-        moved, read = _THING_MOVED.match(before), part
-        if moved and re.match(r"(?i)(?:the\s+)?new\s+[a-z]", part) and moved["thing"].casefold() not in part.casefold():
-            # "staging moved, new host is stg2-…": the new host is staging's (quoting the words said)
-            read = re.sub(r"(?i)^(?:the\s+)?new\s+", f"new {moved['thing']} ", part)
-        found = everyday(dataclasses.replace(c, text=read), only=_PLAIN_STATEMENTS) or []
-        drafts += [dataclasses.replace(d, quote=part) if read != part else d for d in found]
-    return drafts or None
-
-
-_THING_MOVED = re.compile(r"(?i)^(?:the\s+|our\s+|my\s+)?(?P<thing>[a-z][\w\-]*)\s+(?:has\s+|got\s+|was\s+)?(?:moved|changed|switched)\b")
-
-
-# A part led by what was done ("ran 10 km today", "paid 40 for it"): an event's figure, not a thing's.
-# ... or by a word standing for something said before ("its 9082 now"): the thing is in another part.
-_DONE_HEAD = re.compile(r"(?!\w*eed$)\w{3,}ed|ran|swam|rode|did|hit|got|made|took|went|spent|paid|lost|sold|bought|won|drove|flew|ate|slept|lifted"
-                        r"|its|it|it['’]s|that|this|these|those|which|there|he|she|they|we|i|you|mine|ours|both|each|one")
+        return [held_replaced(c, held, value, c.text, *change_time(c, c.text))]
+    return [state(c, key, value, c.text, template=f"{{subject}}'s {attr} is {{value}}",
+                  changed=bool(c.open_held(key)) or bool(found["now"] and "now" in found["now"]))]
 
 
 class _Swapped:
@@ -3119,26 +3071,6 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("bodyweight 74 kg",), (("user", "weight", "74 kg"),)),  # the weight pattern's: one slot for the scale
                   (("easy pace about 6:10 per km", "easy pace 5:55 per km"), (("user", "easy_pace", "5:55 per km"),))),
         counter=("day 3 of 10", "room 12", "page 4", "10 slides max"),
-    ),
-    Pattern(
-        "things said plainly among a clause's parts",
-        re.compile(r".+(?:[,;]|\sand\s).+"),
-        _statements_among,
-        examples=((("got into stargazing, scope is a Brightlens 130, camera is my old Pellax 9R",),
-                   (("user", "scope", "a Brightlens 130"), ("user", "camera", "my old Pellax 9R"))),
-                  (("we run Quarrel 2 on one big box, the warehouse is Snowhaven",), (("user", "warehouse", "Snowhaven"),)),
-                  (("staging moved btw, new host is stg4-quarrel.internal",), (("user", "staging_host", "stg4-quarrel.internal"),))),
-        counter=("that cat is 15 and still a menace, she is grumpy", "it is what it is, the answer is no"),
-    ),
-    Pattern(
-        "figures among a clause's parts",
-        re.compile(r".+,.+"),
-        _figures_among,
-        examples=((("did a ramp test, ftp 212", "retested yesterday, ftp 231"), (("user", "ftp", "ftp 231"),)),
-                  (("new log, squat 1rm is 100kg, bench 70kg",), (("user", "squat_1rm", "100kg"), ("user", "bench", "70kg"))),
-                  (("easy week, long run 14 km, resting hr 54",), (("user", "long_run", "14 km"), ("user", "resting_hr", "54")))),
-        counter=("day 3 of 10, feeling good", "back on the 21st, gate 4", "room 12, floor 3", "ran 10 km today, legs dead",
-                 "sept 14, around 9", "the code changed, its 9082 now"),
     ),
 )
 
