@@ -2097,6 +2097,31 @@ def _unit_of(measure: re.Match[str]) -> str:
     return _UNITS_ALIKE.get(unit, unit)  # "42 km a week" is in the unit of a held "20 km" (weekly mileage)
 
 
+def _figure_alone(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'91.6 today.', '89.3!!!!' in a log: a number said alone is the new value of the one held figure it
+    is within a tenth of (in that figure's unit), when exactly one is; else nothing is read."""
+    number = float(m["n"])
+    near = []
+    for held in c.open_held():
+        said = re.fullmatch(r"(?i)(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>[a-z%]{1,5})?", held.value.strip())
+        if held.cardinality != "one" or held.predicate in ("note", "ended", "name") or said is None:
+            continue
+        if m["unit"] and (said["unit"] or "").casefold() != m["unit"].casefold():
+            continue
+        old = float(said["n"])
+        if old and number != old and abs(number - old) / old <= 0.1:
+            near.append((held, said["unit"] or ""))
+    measured = [n for n in near if n[1]]
+    if len(near) > 1 and len(measured) == 1:
+        near = measured  # a log's number said alone goes on the one measure held near it ("89.3" after "91.6 kg")
+    if len(near) != 1:
+        return None  # no held figure near it, or several: a number alone says too little
+    held, unit = near[0]
+    value = f"{m['n']} {unit}".strip() if not unit.startswith("%") else f"{m['n']}{unit}"
+    start, phrase = change_time(c, c.text, value)
+    return [held_replaced(c, held, value, m.group(0), start, phrase)]
+
+
 def _measure_moved(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'bench finally moved: 75 kg for a single', 'resting heart rate's down to 52 bpm': a figure in the
     unit of one held slot whose name the clause says is that slot's new value."""
@@ -2206,6 +2231,15 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("my bench max is 70 kg", "bench finally moved!! hit 72.5 kg on saturday"), (("user", "bench_max", "72.5 kg"),)),
                   (("resting heart rate 58 bpm", "resting heart rate is down to 52 bpm these days"), (("user", "resting_heart_rate", "52 bpm"),))),
         counter=("ran 10 km today", "bought 2 kg of flour"),
+    ),
+    Pattern(
+        "a held figure said alone",
+        re.compile(r"(?i)^(?P<n>\d{1,4}(?:\.\d{1,2})?)(?:\s*(?P<unit>kg|kgs|lbs?|km|bpm|%))?(?:\s+(?:this\s+morning|today|tonight|now|lol|tho|though|fyi|btw))*$"),
+        _figure_alone,
+        examples=((("weigh-in 94.2 kg", "91.6 today", "89.3"), (("user", "weight", "89.3 kg"),)),
+                  (("weigh-in 94.2 kg", "squats are 3x8 at 90", "91.6 today"), (("user", "weight", "91.6 kg"),)),
+                  (("resting heart rate 61 bpm", "58 this morning"), (("user", "resting_heart_rate", "58 bpm"),))),
+        counter=("2024", "12", "3 today"),
     ),
     Pattern(
         "switched to Y, the held X named",
@@ -3077,7 +3111,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"a held figure said alone", "found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:
