@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
+from factledger.ledger.when import MONTHS, WEEKDAYS
 
 from .everyday import RELATION_WORDS
 from .model import Draft
@@ -58,10 +59,7 @@ SHAPES: tuple[Shape, ...] = (
 )
 
 _HEDGED = re.compile(r"(?i)\b(?:i\s+think|maybe|might\s+be|not\s+sure|if\s+i\s+remember|iirc)\b")
-_WEEK_AND_MONTHS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august "
-    "september october november december".split()
-)
+_WEEK_AND_MONTHS = frozenset(MONTHS) | frozenset(WEEKDAYS)
 
 
 def relatives_named(text: str) -> list[tuple[str, str]]:
@@ -81,15 +79,14 @@ def named_in_passing(turn: str, drafts: Sequence[Draft], current: Sequence[Claim
     """The relation drafts `turn` says in passing that neither `drafts` nor the ledger (`current`) has."""
     if _HEDGED.search(turn):
         return []
-    drafted = {(normalise(d.subject), d.value.casefold()) for d in drafts if d.predicate == "relation" and d.value}
-    named = {normalise(d.subject) for d in drafts if d.predicate == "relation"}
-    held = {(c.subject_key, c.value_key) for c in current if c.predicate == "relation" and c.tx_to is None and c.valid_to is None}
-    held_people = {c.subject_key for c in current if c.predicate == "relation" and c.tx_to is None and c.valid_to is None}
+    # Someone the rules already said who they are, or whom the ledger holds as a relation: that stands.
+    known = {normalise(d.subject) for d in drafts if d.predicate == "relation"}
+    known |= {c.subject_key for c in current if c.predicate == "relation" and c.tx_to is None and c.valid_to is None}
     added = []
     for person, relation in relatives_named(turn):
-        key = normalise(person)
-        if (key, relation) in drafted or key in named or (key, normalise(relation)) in held or key in held_people:
-            continue  # what the rules read of them, or what the ledger knows, stands
+        if normalise(person) in known:
+            continue
+        known.add(normalise(person))  # one relation a person, the first the turn says
         added.append(Draft(op="add", subject=person, predicate="relation", value=relation.replace("_", " "), quote=turn.strip(),
                            cardinality="many", template=TEMPLATE))
     return added
