@@ -238,7 +238,7 @@ _PET_WORDS = frozenset("cat dog puppy kitten rabbit hamster parrot horse pony to
 _REQUEST_AFTER = re.compile(r",\s+(?:can|could|would|will|please|any|so|but|which|what|how|is|are|do|does)\b.*$", re.I)
 _NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z])")
 # "Ines not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
-_NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3})$")
+_NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[£$€]?[\w'’.\-]+(?:,\d{3})*(?:\s+[\w'’.\-]+){0,3})$")
 
 
 def _someone_elses_slot(c: Clause, old: str, predicate: str | None = None) -> ClaimVersion | None:
@@ -2904,7 +2904,9 @@ PATTERNS: tuple[Pattern, ...] = (
         _raised,
         examples=((("rent is €900 a month", "landlord raised the rent to €975 last week"), (("user", "rent", "€975"),)),
                   (("take home is 4,100 a month", "rent 910", "the landlord is putting it up to 960"), (("user", "rent", "960"), ("user", "take_home", "4,100 a month"))),
-                  (("got a raise, bumping savings to 25%",), (("user", "savings", "25%"),))),
+                  (("got a raise, bumping savings to 25%",), (("user", "savings", "25%"),)),
+                  (("my landlord is Tamsk Orrell", "rent is £900 a month", "Tamsk has put the rent up to £950 starting this month"),
+                   (("user", "rent", "£950"),))),
         counter=("they cut the grass to 3 cm", "they bumped the fee to £40"),
     ),
     Pattern(
@@ -3039,6 +3041,7 @@ PATTERNS: tuple[Pattern, ...] = (
         lambda m, c: _open_attribute(m, c) if _plain_attribute(m["attr"]) else None,
         examples=((("CI is Jenkins, repos are on Bitbucket",), (("user", "ci", "Jenkins"), ("user", "repos", "on Bitbucket"))),
                   (("spare key is with my neighbour Ozren now",), (("user", "spare_key", "with my neighbour Ozren"),)),
+                  (("rent is £1,150 a month", "sorry, the rent is £1,250 not £1,150"), (("user", "rent", "£1,250"),)),
                   (("rent is €900 a month",), (("user", "rent", "€900 a month"),)),
                   (("rent is €1,250 a month, due on the 1st", "oops: the rent is €1,205, not €1,250"), (("user", "rent", "€1,205"),))),
         counter=("Today is Monday", "It is March", "That is Kai's", "the weather is lovely", "Everything is OK"),

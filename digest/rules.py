@@ -270,7 +270,15 @@ _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(
 _STATED_CORRECTIONS = frozenset({"Name's X is Y", "my X is Y", "X is Y, said plainly"})
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
 # ("Travis is gone" names a held value, not a person: the user's thing replaced)
-_USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for Y", "split up"})
+# The roles a person holds for the user, and a value that is a person's name (a title, or two or three
+# capitalised words): what "she"/"he" in the next clause stands for.
+_PERSON_ROLES = frozenset(
+    "landlord landlady dentist gp doctor physio physiotherapist manager boss tutor teacher coach trainer mentor accountant "
+    "lawyer solicitor vet therapist counsellor reviewer lead supervisor cleaner childminder nanny plumber electrician builder "
+    "agent hairdresser barber midwife consultant surgeon nurse optician".split()
+)
+_A_PERSON = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?|[A-Z][a-z][\w'’\-]*(?:\s+[A-Z][\w'’\-]+){1,2})")
+_USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for Y", "split up", "raising X to Y"})
 _PETS = frozenset({"pets named"})
 # What is left of a clause once its pets are cut out ("I live in X with" -> "I live in X")
 _PET_TRAIL = re.compile(r"(?i)(?:\s*,)?\s+(?:with|and|plus|,)?\s*(?:,\s*)?$")
@@ -578,7 +586,16 @@ class RulesExtractor:
             if about_user is not None:  # and what it says of them ("Ulla moved to the billing team")
                 drafts.extend(about_user + [d for d in third or () if d.subject != SUBJECT])
                 continue
-            drafts.extend(third if third is not None else self._clause(clause, request, SUBJECT))
+            if third is not None:
+                drafts.extend(third)
+                continue
+            read = self._clause(clause, request, SUBJECT)
+            drafts.extend(read)
+            # "my landlord is Sefa Marrock, she lives in Tarnmouth": she is the person just named in a role
+            named = next((d.value for d in reversed(read) if d.subject == SUBJECT and d.op in ("add", "supersede")
+                          and d.value and d.predicate.split("_")[-1] in _PERSON_ROLES and _A_PERSON.fullmatch(d.value)), None)
+            if named:
+                self._last_third = named
         drafts = drafts + _titles_left_behind(drafts, request)
         # "me and my partner Ozric, 4 nights in Vellport": who someone named in passing is
         drafts += named_in_passing(self._turn, drafts, self._view.current if self._view is not None else request.current)

@@ -255,3 +255,22 @@ def test_a_corrected_event_date_replaces_the_event_at_its_new_date() -> None:
     retract, add = extract("Actually it was in September, not October", [october])
     assert (retract.op, retract.value, retract.all_valid_time) == ("retract", october.value, True)
     assert (add.op, add.value, add.valid_from) == ("add", "went to the support group in September 2025", "2025-09-01T00:00:00.000000Z")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # she is the person just named in a role, not someone named before
+        ("my old landlord was Quentor Ashby. my actual landlord is Sefa Marrock, she lives in Tarnmouth",
+         ("Sefa Marrock", "lives_in", "Tarnmouth")),
+        ("my dentist is Dr Ombery, he lives in Tarnmouth", ("Dr Ombery", "lives_in", "Tarnmouth")),
+    ],
+)
+def test_a_pronoun_after_a_person_named_in_a_role(text: str, expected: tuple) -> None:
+    found = [(d.subject, d.predicate, d.value) for d in extract(text) if d.predicate == "lives_in"]
+    assert found == [expected], found
+
+
+def test_a_pronoun_after_a_role_held_by_no_name_is_nobody_named() -> None:
+    """'my bank is Monzo, she …': one capitalised word of a bank is no person the pronoun stands for."""
+    assert [d for d in extract("my bank is Quellbank, she lives in Tarnmouth") if d.subject == "Quellbank"] == []
