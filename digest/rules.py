@@ -39,7 +39,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .events import EVENT_PREDICATES, event_draft
-from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, held_relative, replacement_in_turn
+from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, future_or_change_time, held_relative, replacement_in_turn
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
@@ -477,8 +477,8 @@ def _article_free(words: str) -> str:
     return " ".join(tokens)
 
 
-_NOTE_CHANGE = re.compile(r"(?i)\b(?:changed|moved|new|now|instead|updated|switched|correction|actually|not)\b")
-_NOTE_PLAIN = frozenset("the a an my our is are was at on in to of for and it its it's now new changed moved same time".split())
+_NOTE_CHANGE = re.compile(r"(?i)\b(?:chang(?:ed|ing)|mov(?:ed|ing)|new|now|instead|updated|switch(?:ed|ing)|correction|actually|not)\b|\bfrom\s+(?:next\s+)?[a-z]+")
+_NOTE_PLAIN = frozenset("the a an my our is are was at on in to of for and it its it's now new changed moved changing moving from same time".split())
 
 
 def _note_it_changes(request: ExtractionRequest, subject: str, note: str) -> ClaimVersion | None:
@@ -486,8 +486,9 @@ def _note_it_changes(request: ExtractionRequest, subject: str, note: str) -> Cla
     not a month) and says a change. None when none or several would."""
     if not _NOTE_CHANGE.search(note):
         return None
-    def named(text: str) -> set[str]:
-        return {w for w in re.findall(r"[a-z][a-z\-]{2,}", text.casefold()) if w not in _NOTE_PLAIN and w not in _MONTH_WORDS}
+    def named(text: str) -> set[str]:  # (a plural as its singular: "bins … nights" names the "bin" and "night")
+        return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                for w in re.findall(r"[a-z][a-z\-]{2,}", text.casefold()) if w not in _NOTE_PLAIN and w not in _MONTH_WORDS}
     wanted = named(note)
     key = normalise(subject)
     held = [c for c in request.current if c.subject_key == key and c.predicate == "note" and c.tx_to is None
@@ -848,8 +849,11 @@ class RulesExtractor:
             note = text.strip(" ,.;")
             older = _note_it_changes(request, subject, note)
             if older is not None:  # "fyi locker code changed, now 8830" replaces "gym locker code 4471"
+                # ... from when it was said, or from the month it names ahead ("bin day moves to thursdays from april")
+                said = EverydayClause(text, clause.lead, self._turn, subject, request.entry.said_at, request)
+                start, phrase = future_or_change_time(said, note)
                 return [self._draft("supersede", "note", note, text, subject=subject, replaces=older.value,
-                                    valid_from=request.entry.said_at)]
+                                    valid_from=max(start or request.entry.said_at, older.valid_from), phrase=phrase)]
             return [self._draft("add", "note", note, text, subject=subject)]
         return read
 

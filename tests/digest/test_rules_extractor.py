@@ -274,3 +274,11 @@ def test_a_pronoun_after_a_person_named_in_a_role(text: str, expected: tuple) ->
 def test_a_pronoun_after_a_role_held_by_no_name_is_nobody_named() -> None:
     """'my bank is Monzo, she …': one capitalised word of a bank is no person the pronoun stands for."""
     assert [d for d in extract("my bank is Quellbank, she lives in Tarnmouth") if d.subject == "Quellbank"] == []
+
+
+def test_a_note_that_says_its_change_ahead_replaces_the_held_note_from_then() -> None:
+    """'bins go out wednesday night', then (in March) 'bin day's moving, thursday nights from april': the held
+    note holds until April, the new one from April (plurals name the same things: bins/bin, night/nights)."""
+    drafts = extract("for the record: council's moving bin day, thursday nights from april",
+                     [held("note", "bins go out wednesday night", cardinality="many")])
+    assert [(d.op, d.replaces, d.valid_from[:10]) for d in drafts] == [("supersede", "bins go out wednesday night", "2026-04-01")]
