@@ -268,8 +268,6 @@ _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(
 
 # Statements of a slot that read "…, not Z" as a correction themselves.
 _STATED_CORRECTIONS = frozenset({"Name's X is Y", "my X is Y", "X is Y, said plainly"})
-# Everyday patterns read before the third person's: they name someone, but change the user's facts.
-# ("Travis is gone" names a held value, not a person: the user's thing replaced)
 # The roles a person holds for the user, and a value that is a person's name (a title, or two or three
 # capitalised words): what "she"/"he" in the next clause stands for.
 _PERSON_ROLES = frozenset(
@@ -278,6 +276,8 @@ _PERSON_ROLES = frozenset(
     "agent hairdresser barber midwife consultant surgeon nurse optician".split()
 )
 _A_PERSON = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?|[A-Z][a-z][\w'’\-]*(?:\s+[A-Z][\w'’\-]+){1,2})")
+# Everyday patterns read before the third person's: they name someone, but change the user's facts.
+# ("Travis is gone" names a held value, not a person: the user's thing replaced)
 _USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for Y", "split up", "raising X to Y"})
 _PETS = frozenset({"pets named"})
 # What is left of a clause once its pets are cut out ("I live in X with" -> "I live in X")
