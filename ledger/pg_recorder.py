@@ -199,7 +199,9 @@ class PostgresLedgerRecorder:
             "INSERT INTO claim_provenance (claim_id, tx_id, source) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING", rows
         )
 
-    def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
+    def insert_versions(
+        self, tx_id: int, tx_time: str, versions: Sequence[NewVersion], closes: Sequence[int] = ()
+    ) -> list[ClaimVersion]:
         # Ids as SQLite's AUTOINCREMENT hands them out: after the largest ever committed (an erased
         # version's hash row keeps its id), consecutively; the writer holds the head's lock, so no other
         # ledger writer takes ids meanwhile. Then one INSERT of every row, from arrays.
@@ -216,9 +218,20 @@ class PostgresLedgerRecorder:
                 ]
             )
         )
+        # With `closes`, the close is a CTE of the same statement, one round trip fewer: `base` counts
+        # its rows, so it has run to its end (its row triggers included) before the INSERT takes its
+        # first row from `base`; the exclusion constraints and unique indexes then see the closed
+        # versions as closed, as they do across two statements. Its AFTER ROW triggers (the hash row's
+        # mirror, the outbox's close rows) are queued before the INSERT's statement triggers, so the
+        # outbox still queues a transaction's closes before its inserts.
+        closing = (
+            "closed AS (UPDATE claims SET tx_to = %s, closed_by = %s WHERE id = ANY(%s) RETURNING 1),"
+            if closes else ""
+        )
+        counted = ", (SELECT COUNT(*) FROM closed) AS closed" if closes else ""
         row = self.storage.one(
-            "WITH base AS (SELECT GREATEST(COALESCE((SELECT MAX(claim_id) FROM version_hashes), 0),"
-            " COALESCE((SELECT MAX(id) FROM claims), 0)) AS id),"
+            f"WITH {closing} base AS (SELECT GREATEST(COALESCE((SELECT MAX(claim_id) FROM version_hashes), 0),"
+            f" COALESCE((SELECT MAX(id) FROM claims), 0)) AS id{counted}),"
             " written AS (INSERT INTO claims (id, scope, subject_key, subject, predicate, cardinality, value, value_key,"
             " valid_from, valid_to, source, tx_from, opened_by)"
             " SELECT base.id + u.n, u.scope, u.subject_key, u.subject, u.predicate, u.cardinality, u.value, u.value_key,"
@@ -229,7 +242,7 @@ class PostgresLedgerRecorder:
             " valid_from, valid_to, source, n)"
             " ORDER BY u.n RETURNING 1)"
             " SELECT base.id, (SELECT COUNT(*) FROM written) FROM base",
-            (tx_time, tx_id, *[list(c) for c in columns]),
+            (*((tx_time, tx_id, list(closes)) if closes else ()), tx_time, tx_id, *[list(c) for c in columns]),
         )
         first_id = row[0] + 1
         if row[1] != len(versions):  # never: one row per element

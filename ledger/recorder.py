@@ -198,8 +198,11 @@ class LedgerRecorder(Protocol):
         """(claim id, tx id, source) rows for writes that repeated a value; repeats are ignored."""
         ...
 
-    def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
-        """Insert open versions; returns them with their ids, in order."""
+    def insert_versions(
+        self, tx_id: int, tx_time: str, versions: Sequence[NewVersion], closes: Sequence[int] = ()
+    ) -> list[ClaimVersion]:
+        """Insert open versions; returns them with their ids, in order. `closes`: versions to close first,
+        as `close_versions` would (on PostgreSQL in the same statement, one round trip)."""
         ...
 
     # -- reads ------------------------------------------------------------------------------------

@@ -203,7 +203,11 @@ class SqliteLedgerRecorder:
     def add_provenance(self, rows: Sequence[tuple[int, int, str]]) -> None:
         self.storage.executemany("INSERT OR IGNORE INTO claim_provenance (claim_id, tx_id, source) VALUES (?, ?, ?)", rows)
 
-    def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
+    def insert_versions(
+        self, tx_id: int, tx_time: str, versions: Sequence[NewVersion], closes: Sequence[int] = ()
+    ) -> list[ClaimVersion]:
+        if closes:
+            self.close_versions(tx_id, tx_time, closes)
         storage = self.storage
         rows = [
             (

@@ -344,11 +344,14 @@ class LedgerTx:
                 )
                 for s in change.opened
             )
-        if closes:
+        if closes and (self._provenance or not inserts):
             recorder.close_versions(self.id, self.tx_time, closes)
+            closing: list[int] = []
+        else:  # closed by the insert's statement, first (one round trip on PostgreSQL)
+            closing = closes
         if self._provenance:
             recorder.add_provenance(self._provenance)
-        opened = recorder.insert_versions(self.id, self.tx_time, inserts) if inserts else []
+        opened = recorder.insert_versions(self.id, self.tx_time, inserts, closing) if inserts else []
         return TxResult(
             id=self.id,
             tx_time=self.tx_time,
