@@ -249,7 +249,9 @@ def record(
     for version in opened:
         salt = new_salt()
         rows.append(VersionHash(version.id, version.opened_by, None, None, salt, version_hash(version, salt)))
-    if rows:
+    # The hash rows go in with the chain row (one statement on PostgreSQL), but before an erase's marks,
+    # as they always did.
+    if rows and erased:
         recorder.insert_version_hashes(rows)
     if erased:
         recorder.mark_erased(tx.id, erased)
@@ -269,7 +271,7 @@ def record(
                           text=text.text_hash, redacted=left)
     else:
         link = link_hash(previous or GENESIS, tx, pairs, closed, erased, text=text.text_hash, redacted=redacted)
-    recorder.append_chain(tx.id, link, text)
+    recorder.append_chain(tx.id, link, text, () if erased else rows)
     return link
 
 

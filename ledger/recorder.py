@@ -153,6 +153,14 @@ class LedgerRecorder(Protocol):
         allows (a one-operation transaction pays each one)."""
         ...
 
+    def begin_transaction(
+        self, stamp: str, principal: str, reason: str, sources: Sequence[str]
+    ) -> tuple[WriteTurn, int, str]:
+        """`begin_write_turn`, then `insert_transaction` at `stamp`, or one microsecond after the latest
+        transaction when `stamp` is not later (the clock stepped back or stood still), in as few round
+        trips as the engine allows. Returns the turn (as read before this transaction), its id and time."""
+        ...
+
     def token_after_commit(self, tx_id: int, token: object) -> object:
         """The change token after this connection committed transaction `tx_id` (which changed no
         predicate) over a registry it had read at `token`: its own commit must not look like another
@@ -190,8 +198,11 @@ class LedgerRecorder(Protocol):
         """(claim id, tx id, source) rows for writes that repeated a value; repeats are ignored."""
         ...
 
-    def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
-        """Insert open versions; returns them with their ids, in order."""
+    def insert_versions(
+        self, tx_id: int, tx_time: str, versions: Sequence[NewVersion], closes: Sequence[int] = ()
+    ) -> list[ClaimVersion]:
+        """Insert open versions; returns them with their ids, in order. `closes`: versions to close first,
+        as `close_versions` would (on PostgreSQL in the same statement, one round trip)."""
         ...
 
     # -- reads ------------------------------------------------------------------------------------
@@ -268,7 +279,12 @@ class LedgerRecorder(Protocol):
 
     def link_at(self, tx_id: int) -> ChainLink | None: ...
 
-    def append_chain(self, tx_id: int, chain_hash: str, text: "ChainText | None" = None) -> None: ...
+    def append_chain(
+        self, tx_id: int, chain_hash: str, text: "ChainText | None" = None, hashes: Sequence[VersionHash] = ()
+    ) -> None:
+        """The chain row, after `hashes` (the hash rows of the versions the transaction opened, when they
+        were not written before): on PostgreSQL one statement, one round trip."""
+        ...
 
     def chain_texts(self) -> dict[int, "ChainText"]:
         """The salted hash of each transaction's reason and sources, by transaction (none before 0021)."""

@@ -30,6 +30,7 @@ from .recorder import (
     version_hash_from_row,
 )
 from .storage import Storage
+from .times import next_after
 
 
 # Recall's claim lanes are written behind a watermark (schema/sqlite/0027_lanes_deferred.sql). A write
@@ -119,6 +120,14 @@ class SqliteLedgerRecorder:
         )
         return WriteTurn(row[0], row[1], bool(row[2]))
 
+    def begin_transaction(
+        self, stamp: str, principal: str, reason: str, sources: Sequence[str]
+    ) -> tuple[WriteTurn, int, str]:
+        turn = self.begin_write_turn()
+        if turn.last_tx_time is not None and stamp <= turn.last_tx_time:
+            stamp = next_after(turn.last_tx_time)
+        return turn, self.insert_transaction(stamp, principal, reason, sources), stamp
+
     def _has_keying(self) -> bool:
         # Every ledger opened for writing is migrated (0022 made chain_keying); a schema held back (a test
         # of an older writer) reads the chain's state through chain_state(), as before.
@@ -194,7 +203,11 @@ class SqliteLedgerRecorder:
     def add_provenance(self, rows: Sequence[tuple[int, int, str]]) -> None:
         self.storage.executemany("INSERT OR IGNORE INTO claim_provenance (claim_id, tx_id, source) VALUES (?, ?, ?)", rows)
 
-    def insert_versions(self, tx_id: int, tx_time: str, versions: Sequence[NewVersion]) -> list[ClaimVersion]:
+    def insert_versions(
+        self, tx_id: int, tx_time: str, versions: Sequence[NewVersion], closes: Sequence[int] = ()
+    ) -> list[ClaimVersion]:
+        if closes:
+            self.close_versions(tx_id, tx_time, closes)
         storage = self.storage
         rows = [
             (
@@ -367,7 +380,11 @@ class SqliteLedgerRecorder:
         row = self.storage.one("SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1")
         return row[0] if row else None
 
-    def append_chain(self, tx_id: int, chain_hash: str, text: ChainText | None = None) -> None:
+    def append_chain(
+        self, tx_id: int, chain_hash: str, text: ChainText | None = None, hashes: Sequence[VersionHash] = ()
+    ) -> None:
+        if hashes:
+            self.insert_version_hashes(hashes)
         if text is None:
             self.storage.execute("INSERT INTO tx_chain (tx_id, chain_hash) VALUES (?, ?)", (tx_id, chain_hash))
         else:

@@ -29,7 +29,7 @@ from .model import ClaimVersion, HistoryEntry, OpResult, Predicate, Transaction,
 from .engines import AnyStorage, ledger_recorder, open_storage
 from .recorder import NewVersion, SlotQuery
 from .storage import BUSY_TIMEOUT
-from .times import END_OF_TIME, next_after, parse_optional, parse_time, to_datetime, utc_now
+from .times import END_OF_TIME, parse_optional, parse_time, to_datetime, utc_now
 from .values import check_identifier, check_principal, check_scope, check_value
 
 DEFAULT_TEMPLATE = "{subject} {predicate} {value}"
@@ -344,11 +344,14 @@ class LedgerTx:
                 )
                 for s in change.opened
             )
-        if closes:
+        if closes and (self._provenance or not inserts):
             recorder.close_versions(self.id, self.tx_time, closes)
+            closing: list[int] = []
+        else:  # closed by the insert's statement, first (one round trip on PostgreSQL)
+            closing = closes
         if self._provenance:
             recorder.add_provenance(self._provenance)
-        opened = recorder.insert_versions(self.id, self.tx_time, inserts) if inserts else []
+        opened = recorder.insert_versions(self.id, self.tx_time, inserts, closing) if inserts else []
         return TxResult(
             id=self.id,
             tx_time=self.tx_time,
@@ -578,16 +581,17 @@ class Ledger:
         # A lone string is one reference, not a sequence of one-character references.
         refs = _sources(sources if isinstance(sources, str) else list(sources), "sources")
         with self.storage.atomic():
-            turn = self.recorder.begin_write_turn()  # the write turn first: what follows reads the latest state
-            last = turn.last_tx_time
-            self._sync_predicates(turn.change_token)
+            # The write turn first: what follows reads the latest state.
             if tx_time is not None:
-                stamp = self._explicit_tx_time(tx_time, principal, last)
+                turn = self.recorder.begin_write_turn()
+                stamp = self._explicit_tx_time(tx_time, principal, turn.last_tx_time)
+                tx_id = self.recorder.insert_transaction(stamp, principal, reason, refs)
             else:
-                stamp = self.clock()
-                if last is not None and stamp <= last:  # the wall clock stepped back or stood still
-                    stamp = next_after(last)
-            tx_id = self.recorder.insert_transaction(stamp, principal, reason, refs)
+                # The clock's time, or one microsecond after the latest transaction's when the wall clock
+                # stepped back or stood still: the turn and the transaction row together (on PostgreSQL the
+                # row's INSERT is what takes the turn).
+                turn, tx_id, stamp = self.recorder.begin_transaction(self.clock(), principal, reason, refs)
+            self._sync_predicates(turn.change_token)
             tx = LedgerTx(self, tx_id, stamp, principal, reason, strict_predicates=strict, has_tombstones=turn.has_tombstones)
             try:
                 yield tx
