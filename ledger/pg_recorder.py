@@ -11,7 +11,6 @@ any other client.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 
 from factledger.schema import visibility_predicate
@@ -37,6 +36,18 @@ from .recorder import (
     span_from_row,
     version_hash_from_row,
 )
+
+
+# The chain's head and its keying row in one read (the keying by a LATERAL subquery: the same row, NULLs
+# without one, as `LEFT JOIN chain_keying k ON k.id = 1`, ~55 µs a round trip against ~117 for that join).
+_CHAIN_STATE_COLUMNS = (
+    "(SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1), k.ledger_id, k.keyed_from, k.key_id, k.secret_mac"
+    " FROM (SELECT 1) o LEFT JOIN LATERAL (SELECT * FROM chain_keying WHERE id = 1) k ON true"
+)
+
+
+def _chain_state(row: Sequence) -> tuple[str | None, ChainKeying | None]:
+    return row[0], None if row[1] is None else ChainKeying(row[1], row[2], row[3], row[4])
 
 
 class PostgresLedgerRecorder:
@@ -87,14 +98,7 @@ class PostgresLedgerRecorder:
         # The second statement also reads the chain's head and keying, which `chain.record` takes at the end
         # of the transaction (nothing before its chain row changes them: this transaction holds the turn).
         row = self.storage.one("SELECT tx_time, tx_id FROM ledger_head WHERE id = 1 FOR UPDATE")
-        if not self._has_keying():
-            return WriteTurn(row[0], row[1], self.has_tombstones())
-        after = self.storage.one(
-            "SELECT EXISTS (SELECT 1 FROM tombstones), (SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1),"
-            " k.ledger_id, k.keyed_from, k.key_id, k.secret_mac FROM (SELECT 1) o LEFT JOIN LATERAL (SELECT * FROM chain_keying WHERE id = 1) k ON true"
-        )
-        keying = None if after[2] is None else ChainKeying(after[2], after[3], after[4], after[5])
-        return WriteTurn(row[0], row[1], bool(after[0]), (after[1], keying))
+        return WriteTurn(row[0], row[1], *self._read_after_the_lock())
 
     def begin_transaction(
         self, stamp: str, principal: str, reason: str, sources: Sequence[str]
@@ -102,26 +106,26 @@ class PostgresLedgerRecorder:
         # The transaction row is the statement that takes the head's lock (FOR UPDATE in its SELECT: a
         # writer waits there, and after the wait reads the head as the last writer left it), its time
         # `stamp` or one microsecond after the head's, as `Ledger.transaction` would choose it. Then the
-        # reads of the turn, in a statement of their own (begin_write_turn says why). The keying row by a
-        # LATERAL subquery: the same row (NULLs without one) as `LEFT JOIN chain_keying k ON k.id = 1`,
-        # ~55 µs a round trip against ~117 measured for the plain join.
+        # reads of the turn, in a statement of their own (begin_write_turn says why).
         row = self.storage.one(
             "INSERT INTO transactions (id, tx_time, principal, reason, sources)"
             " SELECT h.tx_id + 1, CASE WHEN h.tx_time IS NULL OR %s::timestamptz > h.tx_time THEN %s::timestamptz"
             " ELSE h.tx_time + interval '1 microsecond' END, %s, %s, %s"
             " FROM ledger_head h WHERE h.id = 1 FOR UPDATE RETURNING id, tx_time",
-            (stamp, stamp, principal, reason, json.dumps(list(sources), ensure_ascii=False)),
+            (stamp, stamp, principal, reason, encode_sources(sources)),
         )
         tx_id, tx_time = row[0], row[1]
         before = tx_id - 1  # the head's transaction id before this one: the change token
+        return WriteTurn(None, before, *self._read_after_the_lock()), tx_id, tx_time
+
+    def _read_after_the_lock(self) -> tuple[bool, tuple[str | None, ChainKeying | None] | None]:
+        """Whether tombstones exist, and the chain's head and keying (`chain_state`), in one statement of
+        its own after the head's lock is held (`begin_write_turn` says why not in the locking one). A schema
+        held back before chain_keying: the tombstones only (`chain.record` then asks `chain_state`)."""
         if not self._has_keying():
-            return WriteTurn(None, before, self.has_tombstones()), tx_id, tx_time
-        after = self.storage.one(
-            "SELECT EXISTS (SELECT 1 FROM tombstones), (SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1),"
-            " k.ledger_id, k.keyed_from, k.key_id, k.secret_mac FROM (SELECT 1) o LEFT JOIN LATERAL (SELECT * FROM chain_keying WHERE id = 1) k ON true"
-        )
-        keying = None if after[2] is None else ChainKeying(after[2], after[3], after[4], after[5])
-        return WriteTurn(None, before, bool(after[0]), (after[1], keying)), tx_id, tx_time
+            return self.has_tombstones(), None
+        row = self.storage.one("SELECT EXISTS (SELECT 1 FROM tombstones), " + _CHAIN_STATE_COLUMNS)
+        return bool(row[0]), _chain_state(row[1:])
 
     def _has_keying(self) -> bool:
         # Every ledger opened for writing is migrated (0012 made chain_keying); a schema held back (a test
@@ -143,7 +147,7 @@ class PostgresLedgerRecorder:
         return self.storage.one(
             "INSERT INTO transactions (id, tx_time, principal, reason, sources)"
             " SELECT tx_id + 1, %s, %s, %s, %s FROM ledger_head WHERE id = 1 RETURNING id",
-            (tx_time, principal, reason, json.dumps(list(sources), ensure_ascii=False)),
+            (tx_time, principal, reason, encode_sources(sources)),
         )[0]
 
     def transaction(self, tx_id: int) -> Transaction | None:
@@ -402,7 +406,7 @@ class PostgresLedgerRecorder:
         )
         self.storage.executemany(
             "UPDATE transactions SET reason = %s, sources = %s WHERE id = %s",
-            [(t.reason, json.dumps(list(t.sources), ensure_ascii=False), t.id) for t in texts],
+            [(t.reason, encode_sources(t.sources), t.id) for t in texts],
         )
 
     def transaction_scopes(self, tx_ids: Sequence[int]) -> dict[int, set[str]]:
@@ -419,12 +423,7 @@ class PostgresLedgerRecorder:
         return found
 
     def chain_state(self) -> tuple[str | None, ChainKeying | None]:
-        row = self.storage.one(
-            "SELECT (SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1),"
-            " k.ledger_id, k.keyed_from, k.key_id, k.secret_mac FROM (SELECT 1) o LEFT JOIN LATERAL (SELECT * FROM chain_keying WHERE id = 1) k ON true"
-        )
-        keying = None if row[1] is None else ChainKeying(row[1], row[2], row[3], row[4])
-        return row[0], keying
+        return _chain_state(self.storage.one("SELECT " + _CHAIN_STATE_COLUMNS))
 
     def chain_keying(self) -> ChainKeying | None:
         if self.storage.one("SELECT to_regclass('chain_keying')")[0] is None:

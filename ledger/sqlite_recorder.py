@@ -54,6 +54,17 @@ _INSERT_RETURNING = {
 }
 
 
+# The chain's head and its keying row (NULLs without one) in one read: `chain_state`, and the write turn's.
+_CHAIN_STATE_COLUMNS = (
+    "(SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1), k.ledger_id, k.keyed_from, k.key_id, k.secret_mac"
+    " FROM (SELECT 1) LEFT JOIN chain_keying k ON k.id = 1"
+)
+
+
+def _chain_state(row: Sequence) -> tuple[str | None, ChainKeying | None]:
+    return row[0], None if row[1] is None else ChainKeying(row[1], row[2], row[3], row[4])
+
+
 class SqliteLedgerRecorder:
     engine = "sqlite"
 
@@ -109,11 +120,9 @@ class SqliteLedgerRecorder:
         if self._has_keying():
             row = self.storage.one(
                 "SELECT (SELECT MAX(tx_time) FROM transactions), (SELECT data_version FROM pragma_data_version),"
-                " EXISTS (SELECT 1 FROM tombstones), (SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1),"
-                " k.ledger_id, k.keyed_from, k.key_id, k.secret_mac FROM (SELECT 1) LEFT JOIN chain_keying k ON k.id = 1"
+                " EXISTS (SELECT 1 FROM tombstones), " + _CHAIN_STATE_COLUMNS
             )
-            keying = None if row[4] is None else ChainKeying(row[4], row[5], row[6], row[7])
-            return WriteTurn(row[0], row[1], bool(row[2]), (row[3], keying))
+            return WriteTurn(row[0], row[1], bool(row[2]), _chain_state(row[3:]))
         row = self.storage.one(
             "SELECT (SELECT MAX(tx_time) FROM transactions), (SELECT data_version FROM pragma_data_version),"
             " EXISTS (SELECT 1 FROM tombstones)"
@@ -420,12 +429,7 @@ class SqliteLedgerRecorder:
         return found
 
     def chain_state(self) -> tuple[str | None, ChainKeying | None]:
-        row = self.storage.one(
-            "SELECT (SELECT chain_hash FROM tx_chain ORDER BY tx_id DESC LIMIT 1),"
-            " k.ledger_id, k.keyed_from, k.key_id, k.secret_mac FROM (SELECT 1) LEFT JOIN chain_keying k ON k.id = 1"
-        )
-        keying = None if row[1] is None else ChainKeying(row[1], row[2], row[3], row[4])
-        return row[0], keying
+        return _chain_state(self.storage.one("SELECT " + _CHAIN_STATE_COLUMNS))
 
     def chain_keying(self) -> ChainKeying | None:
         if self.storage.one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chain_keying'") is None:
