@@ -1488,7 +1488,7 @@ def _switched_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
 def _switched_kind(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'switched clubs — Tolworth Harriers', 'changed dentists - Dr Quarles now': the one held slot the
     kind names (singular) now holds the name; nothing held of it, the kind holds the name from the change."""
-    thing = _singular(m["thing"])
+    thing = singular(m["thing"])
     value = clean_value(m["v"])
     if not _plain_attribute(thing) or thing in _ATTR_STOP or thing in _NOT_FIGURES or value.casefold() in _WEEK_AND_MONTH_WORDS:
         return None
@@ -1773,7 +1773,8 @@ _ITEM = rf"[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:about\s+|around\s+|at\s+)?{_QUA
 _UNIT_LEAD = re.compile(r"(?i)(?:^|\s)(?P<head>[a-z][\w\-]*)\s*:\s*$")
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """A plural's singular, case folded ("clubs" -> "club", "boxes" -> "box"; "glass" stays)."""
     word = word.casefold()
     if word.endswith("es") and word[:-2].endswith(("x", "s", "ch", "sh")):
         return word[:-2]
@@ -1784,7 +1785,7 @@ def _quantities(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'current maxes: squat 100 kg, bench 70 kg', 'resting HR 52 bpm', 'easy pace about 6:10 per km': a
     log's figures, each its own slot ("squat max"), the list's heading naming what they are."""
     lead = _UNIT_LEAD.search(c.lead)
-    head = _singular(lead["head"]) if lead else ""
+    head = singular(lead["head"]) if lead else ""
     if head in ("update", "log", "note", "fyi", "remember", "context", "stats", "today", "numbers", "progress", "current"):
         head = ""
     drafts = []

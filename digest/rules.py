@@ -39,7 +39,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .events import EVENT_PREDICATES, event_draft
-from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, future_or_change_time, held_relative, replacement_in_turn
+from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, future_or_change_time, held_relative, replacement_in_turn, singular
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
@@ -487,8 +487,7 @@ def _note_it_changes(request: ExtractionRequest, subject: str, note: str) -> Cla
     if not _NOTE_CHANGE.search(note):
         return None
     def named(text: str) -> set[str]:  # (a plural as its singular: "bins … nights" names the "bin" and "night")
-        return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-                for w in re.findall(r"[a-z][a-z\-]{2,}", text.casefold()) if w not in _NOTE_PLAIN and w not in _MONTH_WORDS}
+        return {singular(w) for w in re.findall(r"[a-z][a-z\-]{2,}", text.casefold()) if w not in _NOTE_PLAIN and w not in _MONTH_WORDS}
     wanted = named(note)
     key = normalise(subject)
     held = [c for c in request.current if c.subject_key == key and c.predicate == "note" and c.tx_to is None
