@@ -27,6 +27,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 from factledger.ledger.times import format_time, to_datetime
 
+from .events import event_draft
 from .model import Draft
 from factledger.ledger.when import MONTHS, WEEKDAYS, find_time_phrase, resolve_time_phrase
 
@@ -1641,6 +1642,21 @@ _SET_TO_VALUE = (r"(?P<v>(?-i:[A-Z0-9€$£#])[^,;!?]*?|(?<=[=>→])\s*[a-z0-9][
 _MORE_SET_TO = re.compile(rf"(?i)[,;]\s*{_SET_TO_THING}\s*(?P<sign>=|→|->)\s*{_SET_TO_VALUE}")
 
 
+def _withdrew(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I've withdrawn from Harrowmere', 'pulled out of the Harrowmere 10k': what the user signed up for and
+    the words name ends, from when it was said (or its time words). None when nothing held is named."""
+    named = [w for w in re.findall(r"[\w'’\-]+", clean_value(m["v"]).casefold()) if w not in ("the", "a", "an", "my", "our", "it")]
+    if not named:
+        return None
+    held = [h for h in c.open_held("signed_up_for") if all(w in h.value_key.split() for w in named)]
+    if not held:
+        return None
+    start, phrase = change_time(c, c.text)
+    return [draft("retract", c.subject, "signed_up_for", h.value, m.group(0), cardinality="many",
+                  template="{subject} signed up for {value}", valid_from=max(start or c.said_at, h.valid_from), phrase=phrase)
+            for h in held]
+
+
 def _promoted(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'got promoted to senior developer!', 'I've been made deputy head': the job title, from when said."""
     title = clean_value(m["v"])
@@ -1648,8 +1664,11 @@ def _promoted(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     start, phrase = change_time(c, c.text, title)
     held = c.open_held("job_title")
-    return [draft("supersede" if held else "add", c.subject, "job_title", title, m.group(0), cardinality="one",
-                  template="{subject} works as {value}", valid_from=start, phrase=phrase)]
+    drafts = [draft("supersede" if held else "add", c.subject, "job_title", title, m.group(0), cardinality="one",
+                    template="{subject} works as {value}", valid_from=start, phrase=phrase)]
+    # "got promoted … the day before yesterday": the day too, in words a "when did I get promoted?" finds
+    dated = event_draft("did", c.subject, f"got promoted to {title}", m.group(0), phrase, c.said_at) if phrase else None
+    return drafts + ([dated] if dated else [])
 
 
 def _covering_as(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -2449,9 +2468,10 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "promoted to",
         re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|officially))*\s+(?:got\s+|been\s+|was\s+|am\s+)?(?:promoted\s+to|made(?!\s+(?:to|it|sure|up|do|me|a\s+(?:mess|mistake|note|list|plan|booking)))\b)\s+(?:a\s+|an\s+|the\s+)?"
-                   r"(?P<v>(?!to\b)[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?=\s*(?:$|[,;.!?]|\s+(?:at|from|since|last|this|today|yesterday|on|and|so|which)\b))"),
+                   r"(?P<v>(?!to\b)[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?=\s*(?:$|[,;.!?]|\s+(?:at|from|since|last|this|today|yesterday|on|and|so|which|the\s+day|\w+\s+(?:days?|weeks?|fortnights?|months?)\s+ago)\b))"),
         _promoted,
-        examples=((("I'm a junior developer at Pixelwright", "got promoted to senior developer!"), (("user", "job_title", "senior developer"), ("user", "works_at", "Pixelwright"))),),
+        examples=((("I'm a junior developer at Pixelwright", "got promoted to senior developer!"), (("user", "job_title", "senior developer"), ("user", "works_at", "Pixelwright"))),
+                  (("got promoted to planner II the day before yesterday!!",), (("user", "job_title", "planner II"),))),
         counter=("I was made to wait an hour", "got promoted to the front of the queue lol"),
     ),
     Pattern(
@@ -2939,6 +2959,14 @@ PATTERNS: tuple[Pattern, ...] = (
         lambda m, c: [draft("add", c.subject, "signed_up_for", m["v"].strip(" .,!"), m.group(0), cardinality="many",
                             template="{subject} signed up for {value}", valid_from=c.said_at)],
         examples=((("I've signed up for the Bristol 10k in June",), (("user", "signed_up_for", "the Bristol 10k in June"),)),),
+    ),
+    Pattern(
+        "withdrew from",
+        re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|also|finally|officially|had\s+to))*\s+(?:withdr[ae]wn?|pulled\s+out|dropped\s+out|backed\s+out)\s+(?:of|from)\s+(?P<v>[^,;.!?]+)"),
+        _withdrew,
+        examples=((("I've signed up for the Harrowmere 10k in June", "I've signed up for the Ellisford swim", "bad news, I've withdrawn from Harrowmere"),
+                   (("user", "signed_up_for", "the Ellisford swim"),)),),
+        counter=("I withdrew from the conversation", "I pulled out of the driveway"),
     ),
     Pattern(
         "work from",

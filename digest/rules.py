@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
-from .events import EVENT_PREDICATES, event_draft
+from .events import EVENT_PREDICATES, PAST_FORM, event_draft, happened
 from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, future_or_change_time, held_relative, replacement_in_turn, singular
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
@@ -139,6 +139,8 @@ _WORKS = re.compile(
     rf"started\s+(?:a\s+new\s+job\s+at|working\s+(?:at|for))|(?:am|'m)\s+employed\s+by|employed\s+by)"
     rf"\s+{_PROPER}{_TAIL}"
 )
+# "first day at Dunnock & Velmar was yesterday": working there from that day (or from the day ahead it names)
+_FIRST_DAY = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+)?[Ff]irst\s+(?:day|shift|week)\s+(?:at|with)\s+(?P<v>[\w'’&.\-]+(?:\s+[\w'’&.\-]+){0,3}?)\s+(?:was|(?P<ahead>is|'s))\s+(?P<when>[^,;.!?]+)")
 _WORKED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+been\s+(?:working|employed)\s+(?:at|for|by)\s+{_PROPER}{_TAIL}")
 _LEFT_JOB = re.compile(
     rf"^I(?:'ve| have)?(?:\s+(?:just|finally|recently))?\s+"
@@ -442,6 +444,10 @@ _IMPLICIT_I = re.compile(
 _FROM_NOW = re.compile(r"^(?:from|as\s+of|starting|effective)\s+(?:today|now|this\s+morning|tonight)\s*,?\s+(?P<rest>(?:I|[Ww]e)(?:\s|['’]).*)$", re.I)
 
 
+# "handed in the essay yesterday": a thing done on a day, said without its "I"
+_DONE_ALONE = re.compile(rf"^(?:(?:just|finally|also|only)\s+)?(?:{PAST_FORM})", re.I)
+
+
 def _reworded(text: str) -> str | None:
     """The clause as the patterns expect it, when it is said otherwise: the dropped "I" put back, a
     leading time phrase moved after what it dates. None when neither applies."""
@@ -451,7 +457,7 @@ def _reworded(text: str) -> str | None:
     lead = _LEADING_TIME.match(text)
     if lead:  # "since October I work at X", "last Friday I moved to Y" (nothing else read them as they were said)
         return _time_after(lead)
-    if _IMPLICIT_I.match(text):
+    if _IMPLICIT_I.match(text) or (_DONE_ALONE.match(text) and find_time_phrase(text)):
         return "I " + text[0].lower() + text[1:]
     return None
 
@@ -801,6 +807,9 @@ class RulesExtractor:
         m = _LEFT_JOB.match(text)
         if m:
             return self._left(who, m, text, said_at, prefer="works_at")
+        m = _FIRST_DAY.match(text)
+        if m:
+            return [self._one_timed(who, "works_at", m["v"], text, text[: m.start("when")].rstrip(), said_at, ahead=bool(m["ahead"]))]
         m = _WORKS.match(text) or _WORKED_SINCE.match(text) or _SWITCHED_JOB.match(text)
         if m:
             return [self._one_timed(who, "works_at", m["v"], text, m.group(0), said_at)]
@@ -832,13 +841,18 @@ class RulesExtractor:
         m = _HAS_GONE.match(text) or _DIED.match(text)
         if m:
             return self._lost(who, m, text, said_at)
-        event = self._event(text, said_at, subject)
-        if event is not None:
-            return event
         m = _HAS.match(text)
         if m:
             return self._has(m, text, said_at, subject)
-        return self._everyday(clause, request, subject, text) or []
+        read = self._everyday(clause, request, subject, text)
+        if _LEADING_TIME.match(text):
+            return read or []  # "last week I started as a courier at X": read again with its time after (_reworded)
+        if read is None:  # "I started as a courier at X last week": the job, read above; else the day it was done
+            read = self._event(text, said_at, subject)
+        if read is None:  # "we got the shed keys yesterday": nothing held changes, but the day is worth keeping
+            done = happened(text, said_at, subject)
+            read = [done] if done else None
+        return read or []
 
     def _everyday(self, clause: _Clause, request: ExtractionRequest, subject: str, text: str, *, only: frozenset[str] | None = None) -> list[Draft] | None:
         """Everyday speech (factledger.digest.everyday); a clause after a command lead-in ("remember:",
@@ -1005,8 +1019,8 @@ class RulesExtractor:
                 return None
             phrase, what = found.group(0), what[: found.start()]
         what = re.sub(r"(?i)\s+(?:and|but|with|so|because|when|which|where)\s*$", "", what.strip(" ,"))
-        if not what or len(what.split()) > 10 or resolve_event_time(phrase, said_at) is None:
-            return None
+        if len(what.split()) < 2 or len(what.split()) > 10 or resolve_event_time(phrase, said_at) is None:
+            return None  # "finished yesterday": what was finished is not said
         draft = event_draft("did", subject, what, text, phrase, said_at)
         return [draft] if draft else None
 

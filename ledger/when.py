@@ -51,7 +51,7 @@ _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _YEAR = r"(?:19|20)\d{2}"
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _COUNT = r"(?:\d{1,3}|a couple of|couple of|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_UNIT = r"(?:day|week|month|year)s?"
+_UNIT = r"(?:day|week|fortnight|month|year)s?"
 
 # One point or period in time, as words.
 POINT = (
@@ -61,7 +61,7 @@ POINT = (
     rf"|{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?"
     rf"|{_MONTH}(?:\s+of)?\s+{_YEAR}"
     rf"|(?:last|this|next)\s+(?:{_MONTH}|{_WEEKDAY}|weekend|week|month|year|summer|winter|spring|autumn|fall)"
-    rf"|{_COUNT}\s+{_UNIT}\s+ago"
+    rf"|{_COUNT}\s+{_UNIT}\s+ago(?:\s+today)?"
     rf"|{_COUNT}\s+(?:day|week)s?\s+from\s+(?:today|now|tomorrow)"
     rf"|(?:the\s+)?day\s+(?:before\s+yesterday|after\s+tomorrow)"
     rf"|yesterday|today|tomorrow|tonight|this\s+(?:morning|afternoon|evening)|last\s+night"
@@ -147,14 +147,12 @@ def _point(text: str, today: date, future: bool) -> _Period | None:
         return _day(base + timedelta(days=n * (7 if m["unit"] == "week" else 1)))
     if re.fullmatch(_YEAR, t):
         return _Period(date(int(t), 1, 1), date(int(t) + 1, 1, 1))
-    m = re.fullmatch(rf"(?P<n>{_COUNT}) (?P<unit>day|week|month|year)s? ago", t)
+    m = re.fullmatch(rf"(?P<n>{_COUNT}) (?P<unit>day|week|fortnight|month|year)s? ago(?: today)?", t)
     if m:
         n = _count(m["n"])
         unit = m["unit"]
-        if unit == "day":
-            return _day(today - timedelta(days=n))
-        if unit == "week":
-            return _day(today - timedelta(weeks=n))
+        if unit in _UNIT_DAYS:  # "three weeks ago today", "a fortnight ago": that many days back
+            return _day(today - timedelta(days=n * _UNIT_DAYS[unit]))
         return _day(_shift_months(today, -n * (12 if unit == "year" else 1)))
     m = re.fullmatch(r"(?P<rel>last|this|next) (?P<what>\w+)", t)
     if m:
@@ -345,7 +343,7 @@ _RELATIVE_DAY = re.compile(
     rf"|\bin\s+(?P<n_in>{_COUNT})\s+(?P<unit_in>day|week|fortnight)s?(?![\w'’-])"
     rf"|\b(?:(?P<lead>since|from|last|this|next|on)\s+)?(?P<day>{_WEEKDAY})(?!['’\w])"
     rf"|\b(?:yesterday|today|tonight|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening)"
-    rf"|{_COUNT}\s+(?:day|week)s?\s+ago)(?![\w'’-])"
+    rf"|{_COUNT}\s+(?:day|week|fortnight)s?\s+ago(?:\s+today)?)(?![\w'’-])"
 )
 _NO_TITLE = r"(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bProf)(?<!\bSt)"  # "Prof." and "Dr." end nothing
 _CLAUSE_BOUNDS = re.compile(rf"{_NO_TITLE}[.!?;,]|\s+(?:and|but|so)\s+")

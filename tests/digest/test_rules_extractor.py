@@ -218,6 +218,17 @@ def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
         ("My mom loves gardening and lives in Perth.", [],
          [("add", "user's mom", "likes", "gardening", None), ("add", "user's mom", "lives_in", "Perth", None)]),
         ("My sister got married last June", [], [("add", "user's sister", "did", "got married in June 2025", "2025-06-01")]),
+        # a thing done on a day the clause names, with any past form, with or without its "I"
+        ("we got the keys to the allotment shed yesterday!!", [], [("add", "user", "did", "got the keys to the allotment shed on 13 March 2026", "2026-03-13")]),
+        ("submitted the grant form on Thursday", [], [("add", "user", "did", "submitted the grant form on 12 March 2026", "2026-03-12")]),
+        ("collected our foster kitten a fortnight ago", [], [("add", "user", "did", "collected our foster kitten on 28 February 2026", "2026-02-28")]),
+        ("Elspeth passed her driving test yesterday", [on("Elspeth", "relation", "sister")],
+         [("add", "Elspeth", "did", "passed her driving test on 13 March 2026", "2026-03-13")]),
+        ("got promoted to buyer II the day before yesterday", [],
+         [("add", "user", "job_title", "buyer II", "2026-03-12"), ("add", "user", "did", "got promoted to buyer II on 12 March 2026", "2026-03-12")]),
+        ("first day at Dunnock & Velmar was yesterday", [], [("add", "user", "works_at", "Dunnock & Velmar", "2026-03-13")]),
+        ("Three weeks ago today I started as a courier at Orrinsby", [],
+         [("add", "user", "works_at", "Orrinsby", "2026-02-21"), ("add", "user", "job_title", "courier", "2026-02-21")]),
     ],
 )
 def test_widened_patterns(text: str, current: list[ClaimVersion], expected: list[tuple]) -> None:
@@ -240,6 +251,12 @@ def test_widened_patterns(text: str, current: list[ClaimVersion], expected: list
         "I have a question on Friday",  # not an event noun
         "Anna moved to Milan",  # Anna is no one the ledger knows
         "If my sister moves to Rome I'll visit",
+        "I needed a break yesterday",  # wanting, thinking, saying: no thing done
+        "thought about it all weekend yesterday",
+        "had to cancel the plumber yesterday",  # a helper verb
+        "finished yesterday",  # what was finished is not said
+        "I walked the dog tomorrow",  # not past
+        "started the new routine since January",  # a range is not one event
     ],
 )
 def test_widened_patterns_stay_silent(text: str) -> None:

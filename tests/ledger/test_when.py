@@ -101,6 +101,8 @@ EVENT_SAID = "2026-03-14T10:00:00.000000Z"  # a Saturday
         ("next week", False, "2026-03-16", "2026-03-23", "in the week of 16 March 2026"),
         ("in 2019", False, "2019-01-01", "2020-01-01", "in 2019"),
         ("two weeks ago", False, "2026-02-28", "2026-03-01", "on 28 February 2026"),
+        ("a fortnight ago", False, "2026-02-28", "2026-03-01", "on 28 February 2026"),
+        ("three weeks ago today", False, "2026-02-21", "2026-02-22", "on 21 February 2026"),
         ("the day before yesterday", False, "2026-03-12", "2026-03-13", "on 12 March 2026"),
         ("the day after tomorrow", True, "2026-03-16", "2026-03-17", "on 16 March 2026"),
         ("a week from tomorrow", True, "2026-03-22", "2026-03-23", "on 22 March 2026"),
@@ -128,6 +130,8 @@ def test_what_is_not_one_event_time(phrase: str) -> None:
         ("the plumber comes tomorrow", "the plumber comes tomorrow [2026-03-15]"),
         ("sprained it three days ago at netball", "sprained it three days ago [2026-03-11] at netball"),
         ("started the new job two weeks ago", "started the new job two weeks ago [2026-02-28]"),
+        ("bought the bike a fortnight ago", "bought the bike a fortnight ago [2026-02-28]"),
+        ("three weeks ago today I started", "three weeks ago today [2026-02-21] I started"),
         ("see you next tuesday", "see you next tuesday [2026-03-17]"),
         ("last friday was fun", "last friday [2026-03-13] was fun"),
         # a weekday alone, by what its clause says
