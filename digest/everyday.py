@@ -1460,6 +1460,29 @@ def _switched_under_heading(m: re.Match[str], c: Clause) -> list[Draft] | None:
 STAYS = ("many", "{subject} is staying at {value}")
 
 
+_LODGING_WORDS = r"hotel|hostel|guesthouse|guest\s+house|b&b|campsite|cottages?|lodge|inn|airbnb|resort|motel|chalet"
+# "Hotel Varnholm", "the Quarrel Bay hotel", "Pellby campsite", "the Tansy Inn": a name with its kind of lodging
+_LODGING_NAMED = (r"(?:(?:Hotel|Hostel|Casa|Maison|Albergo|Villa|Pension|Auberge)\s+[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,2}"
+                  r"|[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3}\s+(?i:" + _LODGING_WORDS + r"))"
+                  r"(?=\s*(?:$|[,;.!?(]|\s+(?:in|on|for|from|until|till|near|by|instead|now|then|and|but|so|with|at|this|next|tonight)\b))")
+
+
+def _named_stay(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'they've put me in Hotel Varnholm', 'booked a guesthouse there, Casa Tremont', 'Accommodation is booked
+    at the Brisket Grand': where the user stays; said instead of a stay the turn names, in its place."""
+    value = clean_value(m["v"] or m["v2"] or m["v3"])
+    if not value or _BAD_VALUE.match(value) or c.subject != "user" and not c.text.startswith("I "):
+        return None
+    if _INSTEAD.search(c.text) or _CHANGE.search(c.turn):
+        # "pellby doesn't allow dogs?? so we booked X instead": the one held stay the turn names
+        said = {w.casefold() for w in re.findall(r"[\w'’\-]{4,}", c.turn)} - {w.casefold() for w in value.split()}
+        named = [h for h in c.open_held("stays_at")
+                 if {w.casefold() for w in re.findall(r"(?<![\w'’])[A-Z][\w'’\-]{3,}", h.value)} & said]
+        if len(named) == 1 and normalise(named[0].value) != normalise(value):
+            return [held_replaced(c, named[0], value, m.group(0), c.said_at, "")]
+    return [draft("add", c.subject, "stays_at", value, m.group(0), cardinality="many", template=STAYS[1], valid_from=c.said_at)]
+
+
 def _staying_at(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'I'm staying at the Hotel Varnholm in Asakusa': where the user stays (a cancellation naming it ends it)."""
     value = clean_value(m["v"])
@@ -2386,6 +2409,21 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("I'm staying at the Quayhouse Inn",), (("user", "stays_at", "the Quayhouse Inn"),)),
                   (("Booked Tromvik! Flying out 12 February, back the 19th, staying at the Hotel Skelda.",), (("user", "stays_at", "the Hotel Skelda"),))),
         counter=("I'm staying in tonight", "my sister is staying at the Quayhouse Inn"),
+    ),
+    Pattern(
+        "a named place to stay",
+        re.compile(r"^(?!.*\b(?i:cancell?(?:ed|ing)|scrap(?:ped)?)\b)(?!(?:my|our|his|her|their)\s+(?!hotel|room|accommodation)[a-z\-]+\b|(?:he|she|they)\b(?!['’]ve\s+put\s+me)|(?!Accommodation|Hotel|Room)[A-Z][a-z]+\s+(?:is|['’]s|was|are)\s)"
+                   r"(?:(?!(?i:(?:I|we)(?:['’]ve|\s+have)?\s+)?(?i:just\s+|also\s+)?(?i:re)?booked\b).*?\b(?:at|in|into|chose|got|found)\s+(?:a\s+)?(?P<v>(?:the\s+)?" + _LODGING_NAMED + r")"
+                   r"|.*?\b(?i:accommodation|the\s+hotel|our\s+hotel|my\s+hotel|room)\s+(?i:is\s+|was\s+)?(?i:booked|reserved)\s+(?i:at|in)\s+(?:the\s+)?(?P<v2>[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3})"
+                   r"|.*?\b(?i:booked|found|got)\s+(?:a|an|the)\s+(?:[a-z]+\s+){0,2}?(?i:" + _LODGING_WORDS + r")(?:\s+(?:there|here))?,\s+(?P<v3>[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3}))"),
+        _named_stay,
+        examples=((("they've put me in Hotel Varnholm for the summit",), (("user", "stays_at", "Hotel Varnholm"),)),
+                  (("4 nights at Pellby campsite, then home",), (("user", "stays_at", "Pellby campsite"),)),
+                  (("work booked me into the Quarrel Bay hotel",), (("user", "stays_at", "the Quarrel Bay hotel"),)),
+                  (("Accommodation is booked at the Brisket Grand.",), (("user", "stays_at", "Brisket Grand"),)),
+                  (("booked a little guesthouse there, Casa Tremont",), (("user", "stays_at", "Casa Tremont"),)),
+                  (("they've put me in Hotel Varnholm", "varnholm overbooked so we're at Tansy Farm cottages instead"), (("user", "stays_at", "Tansy Farm cottages"),))),
+        counter=("I'm in Hotel California mode", "my sister is at the Quayside Inn", "we met at a hotel bar"),
     ),
     Pattern(
         "switched X to Y",
