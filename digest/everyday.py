@@ -70,6 +70,8 @@ RELATION_WORDS = {
     "flatmate", "neighbour", "neighbor", "twin", "grandma", "grandpa", "grandmother", "grandfather", "gran", "nan", "grandad",
     "brother-in-law", "sister-in-law", "mother-in-law", "father-in-law", "son-in-law", "daughter-in-law", "coworker", "colleague",
 }
+# Short words for a relative, and whom they name ("my gf Isaura" is the girlfriend).
+RELATION_SAID_AS = {"bro": "brother", "sis": "sister", "gf": "girlfriend", "bf": "boyfriend", "hubby": "husband"}
 _ATTR_MODS = re.compile(r"(?i)^(?:(?:new|current|old|actual|real|main|usual|regular|primary|official)\s+)+")
 
 
@@ -124,7 +126,8 @@ def held_replaced(c: "Clause", held: ClaimVersion, value: str, quote: str, start
                  replaces=held.value if held.cardinality == "many" else None, phrase=phrase)
 
 
-_SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that|if|unless|although|though|which|who)\s+.*$")
+_SUBORDINATE = re.compile(r"(?i)\s+(?:after|since|when|because|before|until|while|as soon as|ever since|now that|so that|if|unless|although|though|which|who"
+                          r"|so(?=\s+(?:if|i|we|she|he|they|it|that|you)\b))\s+.*$")
 
 
 _TRAILING_SYMBOLS = re.compile(r"[\s\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+$")
@@ -152,7 +155,7 @@ def change_time(c: Clause, text: str, value: str = "") -> tuple[str | None, str]
 
 
 # Attribute words that name one slot ("my boss is …" is the manager held from "my manager is …").
-_SAME_SLOT = {"boss": "manager", "line_manager": "manager", "supervisor": "manager", "pay": "salary", "wage": "salary",
+_SAME_SLOT = {"bday": "birthday", "boss": "manager", "line_manager": "manager", "supervisor": "manager", "pay": "salary", "wage": "salary",
               "builds": "ci", "pipelines": "ci", "ci_pipeline": "ci", "ci_pipelines": "ci"}
 
 
@@ -239,7 +242,7 @@ _PET_WORDS = frozenset("cat dog puppy kitten rabbit hamster parrot horse pony to
 _REQUEST_AFTER = re.compile(r",\s+(?:can|could|would|will|please|any|so|but|which|what|how|is|are|do|does)\b.*$", re.I)
 _NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z])")
 # "Ines not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
-_NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[£$€]?[\w'’.\-]+(?:,\d{3})*(?:\s+[\w'’.\-]+){0,3})$")
+_NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[£$€]?[\w'’.:\-]+(?:,\d{3})*(?:\s+[\w'’.:\-]+){0,3})$")
 
 
 def _someone_elses_slot(c: Clause, old: str, predicate: str | None = None) -> ClaimVersion | None:
@@ -275,11 +278,13 @@ def _their_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if c.subject != "user":
         return None
     rel = (m["rel"] or m["unnamed"] or "").casefold()
+    rel = RELATION_SAID_AS.get(rel, rel)
     if rel and rel.replace(" ", "_") not in RELATION_WORDS:
         return None
     value, corrected = _as_said(_REQUEST_AFTER.sub("", clean_value(m["v"])))
     key = attribute_key(m["attr"])
-    looks_like_value = re.match(r"(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z0-9€$£]|\S*\d", value)
+    value = re.sub(r"(?i)^on\s+(?=(?:the\s+)?\d)", "", value)  # "… bday is on the 21st"
+    looks_like_value = re.match(r"(?:(?:Dr|Mr|Mrs|Ms)\.?\s+|the\s+(?=\d))?[A-Z0-9€$£]|\S*\d", value)
     if (not key or key.split("_")[-1] in _ATTR_STOP or not value or not looks_like_value or len(value.split()) > 6
             or _BAD_VALUE.match(value) or value.endswith("?")):
         return None

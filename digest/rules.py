@@ -39,7 +39,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .events import EVENT_PREDICATES, PAST_FORM, event_draft, happened
-from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, everyday, future_or_change_time, held_relative, replacement_in_turn, singular
+from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, RELATION_SAID_AS, everyday, future_or_change_time, held_relative, replacement_in_turn, singular
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
@@ -68,7 +68,7 @@ _LEAD = re.compile(
     r"please|actually|sorry|correction|no\s+wait|wait\s+no|scratch\s+that|my\s+bad|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
     r"oh and|guess what|news|these days|nowadays|currently|now|"
     r"(?:please\s+)?remember(?=\s+(?!(?:that|when|what|how|where|who|why|if|whether|the\s+time|to)\b))|"
-    r"[A-Za-z]+(?:\s+[A-Za-z]+){0,4}:)[,!:]?\s+)+",
+    r"[A-Za-z][A-Za-z0-9]*(?:,?\s+[A-Za-z0-9]+){0,4}:)[,!:]?\s+)+",
     re.I,
 )
 _HEDGE = re.compile(
@@ -101,6 +101,10 @@ _JOINT = re.compile(
     r"|\s+and\s+(?=the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}\s+(?:is|are)\s)"
     # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"
     r"|,\s+(?=(?-i:[A-Z][a-z][\w\-]+(?:\s+[A-Z][a-z][\w\-]+)?)\s+(?:is|has|was|got|will)\s)"
+    # ... or their thing: "i messed up, Ines's bday is the 23rd", "sorry, my rent is 900"
+    r"|,\s+(?=(?:(?-i:[A-Z][a-z][\w\-]+)['’]s|my|our)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:is|are)\s)"
+    # a spaced dash before a new subject: "Ines is the PM, not my manager — my manager is Bo Lark"
+    r"|\s+[—–-]+\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)"
 )
 # A full stop after a title or inside a number ("Dr. Lund", "86.5 kg") does not end a sentence.
 _SENTENCE_END = re.compile(r"[\s.!;,\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f]+$")  # its stops, and an emoji ending it
@@ -239,7 +243,6 @@ _THIRD = re.compile(
     rf"^(?:(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|baby|kid|eldest|youngest)\s+)?|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an|[Gg]randad)\s))(?P<rel>(?i:{_RELATIONS}))(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?:\s+(?P<surname>[A-Z][a-z][\w\-]+))?(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
 )
 # Short words for a relative, and whom they name.
-_RELATION_SAID_AS = {"bro": "brother", "sis": "sister", "gf": "girlfriend", "bf": "boyfriend", "hubby": "husband"}
 _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
 )
@@ -630,7 +633,7 @@ class RulesExtractor:
         before = request  # what was held before this clause moved an unnamed relative's facts to their name
         if m:
             relation = " ".join(m["rel"].split()).casefold()
-            relation = _RELATION_SAID_AS.get(relation, relation)  # "my little bro Fintan": the brother
+            relation = RELATION_SAID_AS.get(relation, relation)  # "my little bro Fintan": the brother
             named = " ".join(p for p in (m["name"], m["surname"]) if p)
             subject = named or held_relative(request.current, relation) or f"{SUBJECT}'s {relation}"
             rest = m["rest"]
