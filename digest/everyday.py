@@ -216,7 +216,9 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
             return None
         return [draft("add", named[1], "relation", attr.strip().casefold(), m.group(0), cardinality="many",
                       template="{subject} is the user's {value}")]
-    if not key or not value or key.split("_")[-1] in _ATTR_STOP or len(key.split("_")) > 6 or _BAD_VALUE.match(value):
+    # "bin day", "rehearsal day": a day of something is a thing of the user's ("the day" alone is none)
+    stopped = key.split("_")[-1] in _ATTR_STOP and not (key.endswith("_day") and key.count("_") == 1)
+    if not key or not value or stopped or len(key.split("_")) > 6 or _BAD_VALUE.match(value):
         return None
     if len(value.split()) > 8 or value.endswith("?"):
         return None
@@ -1556,9 +1558,18 @@ def _changed_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     # Nothing held of it: a thing of the user's moved to a day, a date or a time ("swimming moved to
     # Thursdays 4:30") is news of when it now is; not a person, a pet or a home moved somewhere.
     thing = re.sub(r"(?i)^(?:(?:but|and|so|also|then|the|my|our)\s+)+", "", thing)
+    ahead = find_time_phrase(thing)
+    if ahead and thing.casefold().startswith(ahead.casefold()):  # "from next week choir moves to …": the choir
+        thing = re.sub(r"(?i)^(?:(?:the|my|our)\s+)+", "", thing[len(ahead):].strip(" ,"))
+    subject = c.subject
+    owner = re.match(r"(?P<who>[\w\-]+)['’]s\s+(?P<rest>\S.*)$", thing)
+    if owner:  # "elsa's choir moves to thursdays": Elsa's choir, when the ledger knows Elsa
+        known = {h.subject for h in c.request.current if h.subject_key == normalise(owner["who"])}
+        if len(known) == 1:
+            subject, thing = known.pop(), owner["rest"]
     words = thing.split() or [""]
     value = clean_value(m["v"])
-    if not re.search(r"(?i)\b(?:moved|changed)\b", m.group(0)) and not re.fullmatch(r"[$€£]?\d[\d.,]*\s*(?:k|%|[a-z]{1,5})?", value):
+    if not re.search(r"(?i)\b(?:moved|moves|moving|changed|pushed|postponed|rescheduled|put\s+back|brought\s+forward)\b", m.group(0)) and not re.fullmatch(r"[$€£]?\d[\d.,]*\s*(?:k|%|[a-z]{1,5})?", value):
         return None  # "the dose went up to 100 mg of sertraline": not a figure alone (the medication's pattern reads it)
     if (any(w[:1].isupper() for w in words) or not _plain_attribute(thing) or attribute_key(thing) in RELATION_WORDS
             or words[-1].casefold() in _PEOPLE_WORDS or words[-1].casefold() in _PET_WORDS or thing.casefold() in _HOMES
@@ -1566,7 +1577,7 @@ def _changed_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     key = attribute_key(thing)
     start, phrase = change_time(c, m.group(0), value)
-    return [draft("add", c.subject, key, value, m.group(0), cardinality="one", template=f"{{subject}}'s {thing} is {{value}}",
+    return [draft("add", subject, key, value, m.group(0), cardinality="one", template=f"{{subject}}'s {thing} is {{value}}",
                   valid_from=start, phrase=phrase)]
 
 
@@ -2356,16 +2367,22 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "X changed to Y",
         re.compile(r"(?i)^(?:.*?(?:[,;]\s*|\b(?:so|and|but|also)\s+))?(?:(?:my|our|the)\s+)?(?P<thing>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,4}?)\s+(?:has\s+|have\s+|just\s+|was\s+|got\s+)?"
-                   r"(?:changed|moved|went\s+(?:up|down)|increased|decreased|dropped|rose|gone\s+(?:up|down))"
+                   r"(?:changed|moved|moves|moving|went\s+(?:up|down)|increased|decreased|dropped|rose|gone\s+(?:up|down)"
+                   r"|(?:been\s+|is\s+|was\s+|got\s+)?(?:pushed(?:\s+back)?|postponed|rescheduled|put\s+back|brought\s+forward))"
                    r"(?:\s+(?:this|last)\s+\w+|\s+today|\s+again)?(?:\s+(?:to|from\s+[^,;]+?\s+to)\s+|\s*[,;:]\s*(?:it's\s+|it\s+is\s+|now\s+|it's\s+now\s+)+)"
-                   r"(?P<v>(?-i:[A-Z0-9€$£#](?:[^,;]|,(?=\d))*?)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b[^,;]*?)(?=\s*(?:$|[,;.!](?!\d)|\s+(?:now|from|since|as|because|instead)\b))"),
+                   r"(?P<v>(?-i:[A-Z0-9€$£#](?:[^,;]|,(?=\d))*?)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b[^,;]*?"
+                   r"|(?:the\s+\d{1,2}(?:st|nd|rd|th)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?)\b[^,;]*?)"
+                   r"(?=\s*(?:$|[,;.!](?!\d)|\s+(?:now|from|since|as|because|instead)\b))"),
         _changed_to,
         examples=((("remember door code at dad's block is 3390", "dad's door code changed to 5127. forget the old one"),
                    (("user", "door_code_at_dad's_block", "5127"),)),
                   (("rent is €1,250 a month", "Rent went up this month, it's €1,310 now"), (("user", "rent", "€1,310"),)),
                   (("swimming moved to Thursdays 4:30, the wednesday slot got cancelled",), (("user", "swimming", "Thursdays 4:30"),)),
                   (("rehearsals moved to tuesday nights because the hall is busy",), (("user", "rehearsals", "tuesday nights"),)),
-                  (("bad news: ftp dropped to 209 after a month off",), (("user", "ftp", "209"),))),
+                  (("bad news: ftp dropped to 209 after a month off",), (("user", "ftp", "209"),)),
+                  (("the knee op is on march 26", "knee op got pushed to april 2, the surgeon's off sick"), (("user", "knee_op", "april 2"),)),
+                  (("choir moves to wednesday evenings from next week",), (("user", "choir", "wednesday evenings"),)),
+                  (("my sister Elsa lives in Tarnmouth", "elsa's choir moves to friday lunchtimes"), (("Elsa", "choir", "friday lunchtimes"),))),
         counter=("the plan changed to something else", "my mood changed", "it changed to Monday", "my brother moved to Tarnmouth in May",
                  "my friend Tamsk moved to Tarnmouth", "the kids moved to Year 3"),
     ),
@@ -3109,13 +3126,14 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is Y, said plainly",
-        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+(?:(?:my|our)\s+[a-z]+\s+(?=[A-Z]))?|(?:a|an|my|our)\s+(?:(?:old|new|trusty|little|second-hand|used)\s+)?(?=[A-Z0-9]))?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z])(?:[^,;]|,(?=\d))*)(?:,\s+(?!\d).*)?$"),
+        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+(?:(?:my|our)\s+[a-z]+\s+(?=[A-Z]))?|(?:a|an|my|our)\s+(?:(?:old|new|trusty|little|second-hand|used)\s+)?(?=[A-Z0-9]))?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z]|(?i:(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b)(?:[^,;]|,(?=\d))*)(?:,\s+(?!\d).*)?$"),
         lambda m, c: _open_attribute(m, c) if _plain_attribute(m["attr"]) else None,
         examples=((("CI is Jenkins, repos are on Bitbucket",), (("user", "ci", "Jenkins"), ("user", "repos", "on Bitbucket"))),
                   (("spare key is with my neighbour Ozren now",), (("user", "spare_key", "with my neighbour Ozren"),)),
                   (("rent is £1,150 a month", "sorry, the rent is £1,250 not £1,150"), (("user", "rent", "£1,250"),)),
                   (("rent is €900 a month",), (("user", "rent", "€900 a month"),)),
-                  (("rent is €1,250 a month, due on the 1st", "oops: the rent is €1,205, not €1,250"), (("user", "rent", "€1,205"),))),
+                  (("rent is €1,250 a month, due on the 1st", "oops: the rent is €1,205, not €1,250"), (("user", "rent", "€1,205"),)),
+                  (("recycling day is tuesday",), (("user", "recycling_day", "tuesday"),))),
         counter=("Today is Monday", "It is March", "That is Kai's", "the weather is lovely", "Everything is OK"),
     ),
     Pattern(
