@@ -1710,6 +1710,32 @@ def _promoted(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return drafts + ([dated] if dated else [])
 
 
+# The last word of a role someone fills (in a team, a club, a project): "release manager", "primary on-call".
+_ROLE_HEADS = ("manager|lead|owner|coordinator|captain|chair|chairperson|treasurer|secretary|editor|coach|PM|CTO|CEO|head|director|"
+               "supervisor|mentor|tutor|instructor|trainer|on-call|organi[sz]er|admin|maintainer|reviewer|rep|officer|planner|producer")
+
+
+def _named_in_role(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'Quillan Orr is release manager', 'Solenne took over primary on-call': the role's slot held by that
+    person (the held slot the role names, in its place; else the role as a slot of the user's)."""
+    if c.subject != "user" or m["v"].casefold() in _NOT_PLAIN:
+        return None
+    return _covering_as(m, c) if _held_slot_named(c, m["role"]) is not None else _role_filled(m, c)
+
+
+def _role_filled(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    who, role = m["v"].strip(), " ".join(m["role"].split())
+    key = attribute_key(role)
+    if not key or key in RELATION_WORDS:
+        return None
+    held = c.open_held(key)
+    if held and held[0].value_key == normalise(who):
+        return []
+    start, phrase = change_time(c, c.text)
+    return [draft("supersede" if held else "add", c.subject, key, who, m.group(0), cardinality="one",
+                  template=f"{{subject}}'s {role} is {{value}}", valid_from=start if held else None, phrase=phrase if held else "")]
+
+
 def _covering_as(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'Ozren's on leave, Maelis is covering as team lead': the role's slot held by Maelis now (the held slot the
     role names, else the role as a slot of the user's)."""
@@ -2542,6 +2568,18 @@ PATTERNS: tuple[Pattern, ...] = (
         _covering_as,
         examples=((("my team lead is Ozren", "Ozren's on paternity leave, Maelis is covering as team lead"), (("user", "team_lead", "Maelis"),)),),
         counter=("Maelis is acting as if nothing happened",),
+    ),
+    Pattern(
+        "Name is the role",
+        re.compile(r"^(?:.*?(?:[,;]\s*|\b(?:so|and|now|but)\s+))?(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?(?-i:[A-Z][\w'’\-]+)(?:\s+(?-i:[A-Z][\w'’\-]+))?)\s+"
+                   r"(?:(?:is|['’]s)\s+(?:now\s+)?(?:the\s+|our\s+)?(?:new\s+)?|(?:has\s+)?took\s+over\s+(?:as\s+)?(?:the\s+|our\s+)?|(?:has\s+)?taken\s+over\s+(?:as\s+)?(?:the\s+|our\s+)?)"
+                   r"(?P<role>(?:(?!(?:my|our|your|his|her|their|officially|actually|still|also)\b)[a-z][\w\-]*\s+){0,2}(?:" + _ROLE_HEADS + r"))(?=\s*(?:$|[,;.!?(—–]|\s+(?:now|until|till|for|while|from|since|on|at|and|but|so|not|again)\b))"),
+        _named_in_role,
+        examples=((("Quillan Orr is release manager",), (("user", "release_manager", "Quillan Orr"),)),
+                  (("Quillan Orr is release manager", "Quillan's on leave, so Solenne Vire is release manager until spring"), (("user", "release_manager", "Solenne Vire"),)),
+                  (("Solenne took over primary on-call",), (("user", "on_call", "Solenne"),)),
+                  (("Ines is the PM",), (("user", "pm", "Ines"),))),
+        counter=("Quillan is the best", "Solenne is our friend", "Ines took over the conversation", "Bo is the manager's son"),
     ),
     Pattern(
         "how often",

@@ -283,7 +283,7 @@ _PERSON_ROLES = frozenset(
 _A_PERSON = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?|[A-Z][a-z][\w'’\-]*(?:\s+[A-Z][\w'’\-]+){1,2})")
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
 # ("Travis is gone" names a held value, not a person: the user's thing replaced)
-_USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for Y", "split up", "raising X to Y"})
+_USER_FIRST = frozenset({"someone left", "pet gone", "moved out", "ditched X for Y", "split up", "raising X to Y", "Name is the role"})
 _PETS = frozenset({"pets named"})
 # What is left of a clause once its pets are cut out ("I live in X with" -> "I live in X")
 _PET_TRAIL = re.compile(r"(?i)(?:\s*,)?\s+(?:with|and|plus|,)?\s*(?:,\s*)?$")

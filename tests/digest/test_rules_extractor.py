@@ -228,7 +228,8 @@ def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
          [("add", "user", "job_title", "buyer II", "2026-03-12"), ("add", "user", "did", "got promoted to buyer II on 12 March 2026", "2026-03-12")]),
         ("first day at Dunnock & Velmar was yesterday", [], [("add", "user", "works_at", "Dunnock & Velmar", "2026-03-13")]),
         # a spaced dash before a new subject ends a clause; "so if …" ends a name; a lead-in may hold a digit
-        ("Ines is the PM, not my manager — my manager is Bo Larkin", [held("manager", "Ines")], [("supersede", "user", "manager", "Bo Larkin", None)]),
+        ("Ines is the PM, not my manager — my manager is Bo Larkin", [held("manager", "Ines")],
+         [("add", "user", "pm", "Ines", None), ("supersede", "user", "manager", "Bo Larkin", None)]),
         ("my manager is Ines so if I say I that is her", [], [("add", "user", "manager", "Ines", None)]),
         ("correction x2: standup's 9:45 not 9:15", [held("standup", "9:15")], [("supersede", "user", "standup", "9:45", "2020-01-01")]),
         ("my gf Wenna's bday is on the 21st", [], [("add", "Wenna", "relation", "girlfriend", None), ("add", "Wenna", "birthday", "the 21st", None)]),

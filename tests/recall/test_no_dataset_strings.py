@@ -67,6 +67,7 @@ GENERIC = {
     "Mondays", "Fridays", "Saturdays", "Sundays", "chemistry",  # the calendar's plurals; a school subject
     "Price", "Golf", "remotely",  # a surname and a car that are common words (a cost, a sport); an adverb
     "childminder",  # a trade, among the roles a person holds for the user (digest/rules.py)
+    "treasurer",  # a role someone fills, among the role words (digest/everyday.py)
     "airbnb", "Airbnb",  # a kind of place to stay, among the lodging words (digest/everyday.py)
 }
 
