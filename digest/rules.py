@@ -44,6 +44,7 @@ from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
 from .priors import priors
+from .metrics import figures_in_passing
 from .relatives import named_in_passing
 from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
 
@@ -607,7 +608,10 @@ class RulesExtractor:
                 self._last_third = named
         drafts = drafts + _titles_left_behind(drafts, request)
         # "me and my partner Ozric, 4 nights in Vellport": who someone named in passing is
-        drafts += named_in_passing(self._turn, drafts, self._view.current if self._view is not None else request.current)
+        held_now = self._view.current if self._view is not None else request.current
+        drafts += named_in_passing(self._turn, drafts, held_now)
+        # "retested yesterday, ftp 231", "bench finally moved!! hit 77.5 kg": training figures said in passing
+        drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 
