@@ -66,11 +66,14 @@ _HAPPENED = re.compile(
     r"^(?:I|[Ww]e)(?:\s+(?:just|finally|also|actually|recently|even|only|officially|eventually))*\s+"
     rf"(?P<what>(?P<verb>{PAST_FORM}).*)$"
 )
-# Past forms that tell no event: thinking, wanting, saying, and the helpers ("had to", "used to").
+# Past forms that tell no event: thinking, wanting, saying, and the helpers ("had to", "used to"); and
+# the ones that change how things are (moving, switching, starting, joining): those are the state
+# patterns' to read, and an event naming the old place ("moved into the Tarn Lodge care home in May") would
+# be shown as held true after the place changed.
 _NOT_HAPPENINGS = frozenset(
     "used needed wanted liked loved hated asked wondered thought realised realized noticed meant guessed hoped expected "
     "figured managed planned decided wished felt seemed looked sounded mentioned said told talked worried struggled "
-    "agreed assumed believed considered forgot heard".split()
+    "agreed assumed believed considered forgot heard moved relocated switched swapped changed transferred started joined signed".split()
 )
 _NEWS_WITHIN = timedelta(days=62)
 _TAIL_WORDS = re.compile(r"(?i)(?:\s+(?:and|but|with|so|because|when|which|where|too|as\s+well|finally|at\s+last))+\s*$")

@@ -263,6 +263,7 @@ def test_widened_patterns(text: str, current: list[ClaimVersion], expected: list
         "finished yesterday",  # what was finished is not said
         "I walked the dog tomorrow",  # not past
         "started the new routine since January",  # a range is not one event
+        "moved into the Tarn Lodge care home last week",  # a change of how things are: the state patterns' to read
     ],
 )
 def test_widened_patterns_stay_silent(text: str) -> None:
