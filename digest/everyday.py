@@ -1736,6 +1736,28 @@ def _role_filled(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   template=f"{{subject}}'s {role} is {{value}}", valid_from=start if held else None, phrase=phrase if held else "")]
 
 
+# Where each kind of training happens, by its slot ("training at X": the gym; "swimming at X": the pool).
+_TRAINS_AT = {"training": "gym", "lifting": "gym", "working out": "gym", "swimming": "pool", "climbing": "climbing_gym",
+              "bouldering": "climbing_gym", "rowing": "rowing_club", "skating": "rink"}
+
+
+def _where_i_train(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'training at Brackwell leisure centre now', 'signed up at Tollbar gym', 'swimming at Corrie Lido for now':
+    where the user trains (the gym, the pool), in place of the one held."""
+    if c.subject != "user" and not c.text.startswith("I "):
+        return None
+    value = clean_value(m["v"])
+    act = " ".join((m["act"] or "").casefold().split())
+    if m["joined"] and not re.search(r"(?i)\b(?:gym|leisure\s+centre|sports\s+centre|club|pool|baths|lido|wall)$", value):
+        return None  # "joined Quillan for lunch": no place to train
+    key = _TRAINS_AT.get(act, "gym")
+    if not value or _BAD_VALUE.match(value) or value.casefold() in _NOT_PLAIN:
+        return None
+    # said as done there ("user swims at X"), in the words a "where do I swim?" asks by
+    verb = {"gym": "trains", "pool": "swims", "climbing_gym": "climbs", "rowing_club": "rows", "rink": "skates"}[key]
+    return [state(c, key, value, m.group(0), template=f"{{subject}} {verb} at {{value}}", changed=bool(_CHANGE.search(c.turn)))]
+
+
 def _covering_as(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'Ozren's on leave, Maelis is covering as team lead': the role's slot held by Maelis now (the held slot the
     role names, else the role as a slot of the user's)."""
@@ -2580,6 +2602,18 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("Solenne took over primary on-call",), (("user", "on_call", "Solenne"),)),
                   (("Ines is the PM",), (("user", "pm", "Ines"),))),
         counter=("Quillan is the best", "Solenne is our friend", "Ines took over the conversation", "Bo is the manager's son"),
+    ),
+    Pattern(
+        "where I train",
+        re.compile(r"^(?:.*?(?:^|[,;:]\s*|\b(?:so|and|but|also|now)\s+))?(?:(?i:I['’]m|I\s+am|we['’]re|we\s+are|I(?:['’]ve|\s+have)?(?:\s+just)?)\s+)?(?i:now\s+|mostly\s+|usually\s+)?"
+                   r"(?:(?P<act>(?i:training|swimming|climbing|bouldering|lifting|working\s+out|rowing|skating))\s+(?i:at|in)|(?P<joined>(?i:signed\s+up|joined))\s+(?i:at|with)?)\s+(?:the\s+)?"
+                   r"(?P<v>[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|(?i:leisure\s+centre|sports\s+centre|gym|pool|baths|lido|wall|club)))*)"
+                   r"(?=\s*(?:$|[,;.!?(]|\s+(?i:now|instead|for\s+now|these\s+days|on|in|round|near|by|at|with|and|but|so|since|from|every|mon|tues|wednes|thurs|fri|satur|sun)\b))"),
+        _where_i_train,
+        examples=((("training at Pellhurst gym, mon/wed/fri evenings",), (("user", "gym", "Pellhurst gym"),)),
+                  (("signed up at Tollbar gym round the corner", "cancelled tollbar. training at Brackwell leisure centre now"), (("user", "gym", "Brackwell leisure centre"),)),
+                  (("the old baths shut so im swimming at Corrie Lido for now",), (("user", "pool", "Corrie Lido"),))),
+        counter=("training at the moment is hard", "swimming at 7am", "joined Quillan for lunch", "my sister is training at Pellhurst gym"),
     ),
     Pattern(
         "how often",
