@@ -46,6 +46,7 @@ from .model import Draft
 from .priors import priors
 from .metrics import figures_in_passing
 from .relatives import named_in_passing
+from .trips import trip_in_passing
 from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
 
 SUBJECT = "user"
@@ -103,7 +104,7 @@ _JOINT = re.compile(
     # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"
     r"|,\s+(?=(?-i:[A-Z][a-z][\w\-]+(?:\s+[A-Z][a-z][\w\-]+)?)\s+(?:is|has|was|got|will)\s)"
     # ... or their thing: "i messed up, Ines's bday is the 23rd", "sorry, my rent is 900"
-    r"|,\s+(?=(?:(?-i:[A-Z][a-z][\w\-]+)['’]s|my|our)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:is|are)\s)"
+    r"|,\s+(?=(?:(?-i:[A-Z][a-z][\w\-]+)['’]s|my|our)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?(?:\s+(?-i:[A-Z][a-z][\w\-]+))?\s+(?:is|are)\s)"
     # a spaced dash before a new subject: "Ines is the PM, not my manager — my manager is Bo Lark"
     r"|\s+[—–-]+\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)"
 )
@@ -186,6 +187,8 @@ _REMEMBER = re.compile(r"(?i)^(?:remember|don't\s+forget|do\s+not\s+forget|note)
 _COMMAND_LEAD = re.compile(r"(?i)\b(?:remember|note(?:\s+to\s+self)?|fyi|for\s+the\s+record|memo|save\s+this|keep\s+in\s+mind)\b")
 _CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait|scratch\s+that|my\s+bad)\b")
 _I_MEANT = re.compile(r"(?i)^I\s+meant\b")
+# "it's Tobren not Tobran", "his name is Orvel, not Orval": a person's name said again, corrected
+_NAME_CORRECTED = re.compile(r"^(?:(?:it|its|it['’]s|it\s+is|(?:his|her|their)\s+name\s+is|(?:his|her|their)\s+name['’]s)\s+)(?P<new>[A-Z][a-z][\w'’\-]*),?\s+not\s+(?P<old>[A-Z][a-z][\w'’\-]*)\b", re.I)
 # (a number's own commas and points are inside what is corrected: "I meant £1,540, not £1,450")
 _CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>(?:[^,.;!]|(?<=\d)[,.](?=\d))+?)\s*[.!]?$")
 
@@ -509,6 +512,23 @@ _MONTH_WORDS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec j
                          "august september october november december".split())
 
 
+def _renamed(request: ExtractionRequest, old: str, new: str, quote: str) -> list[Draft]:
+    """Everything held open of `old` (who they are to the user too), held of `new` over the same valid
+    time: a name corrected, not a person changed. Nothing held of `old`: nothing."""
+    key = normalise(old)
+    if key == normalise(new):
+        return []
+    moved = []
+    for c in request.current:
+        if c.subject_key != key or c.tx_to is not None or c.valid_to is not None:
+            continue
+        moved.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote,
+                           cardinality=c.cardinality, valid_from=c.valid_from))
+        moved.append(Draft(op="add", subject=new, predicate=c.predicate, value=c.value, quote=quote,
+                           cardinality=c.cardinality, valid_from=c.valid_from))
+    return moved
+
+
 def _moved(request: ExtractionRequest, unnamed: str, named: str) -> ExtractionRequest:
     """`request` with what the unnamed relative holds held by `named` (`RulesExtractor._unnamed_named`)."""
     key, to = normalise(unnamed), normalise(named)
@@ -612,6 +632,8 @@ class RulesExtractor:
         drafts += named_in_passing(self._turn, drafts, held_now)
         # "retested yesterday, ftp 231", "bench finally moved!! hit 77.5 kg": training figures said in passing
         drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing
+        drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 
@@ -744,6 +766,12 @@ class RulesExtractor:
         if remember:
             value = remember.group("v").strip(" ,")
             return [self._draft("add", "note", value, remember.group(0), subject=subject)] if value else []
+        renamed = _NAME_CORRECTED.match(text)
+        if renamed and subject == SUBJECT:
+            # "it's Tobren not Tobran": the person held as Tobran was Tobren all along (over the same valid time)
+            moved = _renamed(request, renamed["old"], renamed["new"], text)
+            if moved:
+                return moved
         # the cue is a lead-in word ("actually, …") or the clause's own "I meant …"
         correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) or _I_MEANT.match(text) else None
         if correction:

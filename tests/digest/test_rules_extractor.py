@@ -233,6 +233,10 @@ def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
         ("my manager is Ines so if I say I that is her", [], [("add", "user", "manager", "Ines", None)]),
         ("correction x2: standup's 9:45 not 9:15", [held("standup", "9:15")], [("supersede", "user", "standup", "9:45", "2020-01-01")]),
         ("my gf Wenna's bday is on the 21st", [], [("add", "Wenna", "relation", "girlfriend", None), ("add", "Wenna", "birthday", "the 21st", None)]),
+        # a person's name corrected: all they hold (who they are too) is the corrected name's, over the same time
+        ("and it's Tobren not Tobran, autocorrect hates him", [on("Tobran", "relation", "partner", "many"), on("Tobran", "diet", "vegan")],
+         [("retract", "Tobran", "relation", "partner", "2020-01-01"), ("add", "Tobren", "relation", "partner", "2020-01-01"),
+          ("retract", "Tobran", "diet", "vegan", "2020-01-01"), ("add", "Tobren", "diet", "vegan", "2020-01-01")]),
         ("Three weeks ago today I started as a courier at Orrinsby", [],
          [("add", "user", "works_at", "Orrinsby", "2026-02-21"), ("add", "user", "job_title", "courier", "2026-02-21")]),
     ],
