@@ -2574,6 +2574,14 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("made it to bed by 10", "in pain now", "in marrow bay next week", "in the office now", "landed in trouble"),
     ),
     Pattern(
+        "flew in yesterday",
+        re.compile(r"^(?:.*?,\s*)?(?:I\s+|we\s+)?(?:just\s+|finally\s+)?(?P<verb>flew\s+(?:in)?to|took\s+the\s+(?:night\s+)?(?:bus|train|ferry)\s+to|got\s+into)\s+"
+                   r"(?P<v>[A-Za-z][a-z\-]+(?:\s+(?!now\b|yesterday\b|today\b|this\b|last\b)[A-Za-z][a-z\-]+)?)(?P<now>)(?=\s+(?:yesterday|today|this\s+morning|last\s+night)\b)"),
+        _is_in_small,
+        examples=((("in vellory now", "skipped the coast entirely, flew to tarrow bay yesterday bc of a visa mess"), (("user", "is_in", "Tarrow Bay"),)),),
+        counter=("flew to the moon yesterday lol", "I flew to Paris in 2019", "flew to work yesterday, so late"),
+    ),
+    Pattern(
         "promoted to",
         re.compile(r"(?i)^I(?:'ve|\s+have)?(?:\s+(?:just|finally|officially))*\s+(?:got\s+|been\s+|was\s+|am\s+)?(?:promoted\s+to|made(?!\s+(?:to|it|sure|up|do|me|a\s+(?:mess|mistake|note|list|plan|booking)))\b)\s+(?:a\s+|an\s+|the\s+)?"
                    r"(?P<v>(?!to\b)[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?=\s*(?:$|[,;.!?]|\s+(?:at|from|since|last|this|today|yesterday|on|and|so|which|the\s+day|\w+\s+(?:days?|weeks?|fortnights?|months?)\s+ago)\b))"),

@@ -68,7 +68,7 @@ PREDICATES: dict[str, tuple[str, str]] = {
 _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
     r"please|actually|sorry|correction|no\s+wait|wait\s+no|scratch\s+that|my\s+bad|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
-    r"oh and|guess what|news|these days|nowadays|currently|now|"
+    r"oh and|guess what|news|these days|nowadays|currently|now|change\s+of\s+plans?|plot\s+twist|(?:good|bad|big|sad)\s+news|"
     r"(?:please\s+)?remember(?=\s+(?!(?:that|when|what|how|where|who|why|if|whether|the\s+time|to)\b))|"
     r"[A-Za-z][A-Za-z0-9]*(?:,?\s+[A-Za-z0-9]+){0,4}:)[,!:]?\s+)+",
     re.I,

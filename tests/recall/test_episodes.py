@@ -116,7 +116,9 @@ def test_the_prompt_block_shows_facts_first_then_dated_excerpts(clocked_ledger, 
     assert excerpts and all(line.startswith("- 2024-03-") for line in excerpts)
     assert any("tram 28" in line and "Alice" in line for line in excerpts)
     assert not any('"I live in Lisbon"' in line for line in excerpts)  # the fact it became is shown
-    assert [h.kind for h in block.facts] == ["fact"] and all(h.kind == "episode" for h in block.episodes)
+    # the facts: where the user lives, and the ride as a dated event (the rules keep a thing done on a day)
+    assert [h.kind for h in block.facts] == ["fact", "fact"] and all(h.kind == "episode" for h in block.episodes)
+    assert {h.claim.predicate for h in block.facts} == {"lives_in", "did"}
 
 
 def test_a_present_question_a_fact_answers_shows_no_stale_excerpt(clocked_ledger, clock, journal, recall):
