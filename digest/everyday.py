@@ -2796,8 +2796,10 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "found a X, Name",
         re.compile(r"(?i)^(?:.*?(?:[,;]\s*|\b(?:so|and|also|but|then)\s+))??(?:(?:we|I)(?:['’]?ve)?\s+)?(?:just\s+|finally\s+|also\s+|now\s+)?"
-                   r"(?:joined|found|picked|chose|hired|signed\s+up\s+(?:with|for|at)|registered\s+with|(?:switched|moved|changed)\s+(?:over\s+)?to|went\s+with|got)\s+(?:a|an)\s+"
-                   r"(?P<attr>(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*)(?:\s+(?:there|here|nearby|locally|near\s+(?:me|us|work)))?\s*(?:[,:\-–—]|\s+called|\s+named)\s*"
+                   r"(?:joined|found|picked(?:\s+up)?|chose|hired|signed\s+up\s+(?:with|for|at)|registered\s+with|(?:switched|moved|changed)\s+(?:over\s+)?to|went\s+with|got|building|built|launched)\s+(?:a|an)\s+"
+                   r"(?P<attr>(?:[a-z][\w\-]*\s+){0,2}?[a-z][\w\-]*)(?:\s+(?:there|here|nearby|locally|near\s+(?:me|us|work)))?\s*"
+                   # "a new regular client, a publisher called X": the first kind said is the slot
+                   r"(?:,\s*(?:a|an)\s+(?:[a-z][\w\-]*\s+){0,2}?(?:called|named)\s+|[,:\-–—]|\s+called|\s+named)\s*"
                    r"(?P<v>(?-i:(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|\d+)){0,3}))(?=\s*(?:$|[,;.!(]|\s+(?:now|from|since|as|who|and|but|they|which)\b))"),
         _found_one,
         examples=((("joined a running club, Harefield Striders", "i switched clubs — Tolworth Harriers, theyre closer"),
@@ -2805,7 +2807,9 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("finally found a physio near work, Dr Penhale",), (("user", "physio", "Dr Penhale"),)),
                   (("we signed up with a little nursery called Wragby Saplings",), (("user", "nursery", "Wragby Saplings"),)),
                   (("flour prices went mad so I switched to a local mill, Tollard",), (("user", "mill", "Tollard"),)),
-                  (("Liesel retired so Ive moved to a firm, Tarrant Ledger",), (("user", "firm", "Tarrant Ledger"),))),
+                  (("Liesel retired so Ive moved to a firm, Tarrant Ledger",), (("user", "firm", "Tarrant Ledger"),)),
+                  (("the old retainer ended, but i picked up a new regular client, a studio called Parrow Lane",), (("user", "client", "Parrow Lane"),)),
+                  (("side project time: building a recipe scaler called Dollopwise, all in rust",), (("user", "recipe_scaler", "Dollopwise"),))),
         counter=("joined a gym, Monday was my first session", "found a cat, Tuesday", "joined a club, and I love it"),
     ),
     Pattern(
