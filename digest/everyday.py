@@ -3151,12 +3151,13 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "Name's X is Y",
-        re.compile(r"^(?:(?:(?:[Mm]y|[Oo]ur)\s+(?P<rel>[a-z][a-z\-]+(?:\s+friend)?)\s+)?(?!(?:What|Who|Where|When|How|Which|That|It|There|Here|He|She|Let|Today|Tomorrow|Everyone|Nobody)['’])"
+        re.compile(r"^(?:(?:(?:(?:[Mm]y|[Oo]ur)\s+)?(?P<rel>[a-z][a-z\-]+(?:\s+friend)?)\s+)?(?!(?:What|Who|Where|When|How|Which|That|It|There|Here|He|She|Let|Today|Tomorrow|Everyone|Nobody)['’])"
                    r"(?P<who>[A-Z][a-z][\w\-]*)|(?:[Mm]y|[Oo]ur)\s+(?P<unnamed>[a-z][a-z\-]+(?:\s+friend)?))['’]s\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:is|are)\s+(?:now\s+|actually\s+|still\s+)?(?P<v>[^;]+)$"),
         _their_attribute,
         examples=((("Please remember my partner Wenna's birthday is 4 November.", "sorry, I got it wrong. Wenna's birthday is 8 November, not the 4th"),
                    (("Wenna", "birthday", "8 November"), ("Wenna", "relation", "partner"))),
                   (("Corvinel's school is Wenlock Primary",), (("Corvinel", "school", "Wenlock Primary"),)),
+                  (("note: sister Hesper's bday is 3 feb",), (("Hesper", "birthday", "3 feb"), ("Hesper", "relation", "sister"))),
                   (("my son's school is Hallam Primary",), (("user's son", "school", "Hallam Primary"),)),
                   (("my son Corvinel is in year 3", "my son's teacher is Mrs Pellow"), (("Corvinel", "teacher", "Mrs Pellow"),)),
                   (("My partner Wenna's birthday is May 3, can you help me think of gift ideas?", "no wait, Wenna's birthday is April 3, not May"),
