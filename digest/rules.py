@@ -70,7 +70,7 @@ _LEAD = re.compile(
     r"please|actually|sorry|correction|no\s+wait|wait\s+no|scratch\s+that|my\s+bad|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
     r"oh and|guess what|news|these days|nowadays|currently|now|change\s+of\s+plans?|plot\s+twist|(?:good|bad|big|sad)\s+news|"
     r"(?:please\s+)?remember(?=\s+(?!(?:that|when|what|how|where|who|why|if|whether|the\s+time|to)\b))|"
-    r"[A-Za-z][A-Za-z0-9]*(?:,?\s+[A-Za-z0-9]+){0,4}:)[,!:]?\s+)+",
+    r"[A-Za-z][A-Za-z0-9\-]*(?:,?\s+[A-Za-z0-9\-]+){0,4}:)[,!:]?\s+)+",
     re.I,
 )
 _HEDGE = re.compile(

@@ -231,6 +231,7 @@ def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
         ("Ines is the PM, not my manager — my manager is Bo Larkin", [held("manager", "Ines")],
          [("add", "user", "pm", "Ines", None), ("supersede", "user", "manager", "Bo Larkin", None)]),
         ("my manager is Ines so if I say I that is her", [], [("add", "user", "manager", "Ines", None)]),
+        ("final-ish plan: 2 nights at Hotel Varnholm", [], [("add", "user", "stays_at", "Hotel Varnholm", "2026-03-14")]),  # a lead-in, no hedge
         ("correction x2: standup's 9:45 not 9:15", [held("standup", "9:15")], [("supersede", "user", "standup", "9:45", "2020-01-01")]),
         ("my gf Wenna's bday is on the 21st", [], [("add", "Wenna", "relation", "girlfriend", None), ("add", "Wenna", "birthday", "the 21st", None)]),
         # a person's name corrected: all they hold (who they are too) is the corrected name's, over the same time
