@@ -25,7 +25,7 @@ DATE = rf"(?:{_MONTH}\s+{_DAY}\b|{_DAY}\s+(?:of\s+)?{_MONTH}|the\s+{_DAY}\b)"
 # A place: a name, or one word typed small right after the words that say it ("fly into corrandel").
 _PLACE = r"(?P<v>(?-i:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)|[a-z][\w'’\-]{2,})"
 # Travel talk: a turn saying none of these is about something else ("going to Tesco for milk").
-_TRAVEL = re.compile(r"(?i)\b(?:trip|holiday|flights?|fly|flying|flew|land|landing|airline|airport|hotel|hostel|guesthouse|ryokan|itinerary|nights?|ferr(?:y|ies)|train|visa|passport|booked)\b")
+_TRAVEL = re.compile(r"(?i)\b(?:trip|holiday|flights?|fly|flying|flew|land|landing|airline|airport|hotel|hostel|guesthouse|ryokan|itinerary|nights?|ferr(?:y|ies)|train|visa|passport|booked|outbound|return\s+flight)\b")
 _NOT_PLACES = frozenset("the a an my our his her their it them there here home town bed work trouble style time a couple".split())
 
 
@@ -62,6 +62,20 @@ PARTS: tuple[Part, ...] = (
          ("the airline moved us, we fly out mar 9 now and back the 16th", ("flight_out", "mar 9")),
          ("schedule change: we land in brisport on may 5, not corrandel", ("flight_out", "may 5"))),
         ("I'm out on the 5th for dinner", "the book is out on may 3"),
+    ),
+    Part(
+        "the day out moved",
+        re.compile(rf"(?i)\b(?:moved|pushed|changed|shifted|rebooked|put\s+back)\s+(?:the|our|my)\s+(?:outbound(?:\s+flight)?|flight\s+out|flights?(?!\s+(?:home|back)))\s+(?:back\s+)?to\s+(?P<v>{DATE})"),
+        "flight_out", "{subject} flies out on {value}",
+        (("my partner can't get the 9th off so we moved the outbound to the 11th", ("flight_out", "the 11th")),),
+        ("moved the meeting to the 11th",),
+    ),
+    Part(
+        "the day home moved",
+        re.compile(rf"(?i)\b(?:moved|pushed|changed|shifted|rebooked|put\s+back)\s+(?:the|our|my)\s+(?:return(?:\s+flight)?|flight\s+(?:home|back))\s+(?:back\s+)?to\s+(?P<v>{DATE})"),
+        "flight_home", "{subject} flies home on {value}",
+        (("the trip runs long, we rebooked the return flight to sept 4", ("flight_home", "sept 4")),),
+        ("moved the return of the books to the 4th",),
     ),
     Part(
         "the day home",

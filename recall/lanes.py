@@ -178,15 +178,16 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "headcount": ("staff", "employees", "headcount", "people", "big"),
     "medication": ("medication", "meds", "dose", "taking", "prescription"),
     "is_in": ("staying", "stay"),
-    # a traveller's and a fitness log's slots (digest.everyday, digest.trips)
-    "stays_at": ("hotel", "staying", "stay", "accommodation", "hostel", "guesthouse"),
+    # a traveller's and a fitness log's slots (digest.everyday, digest.trips): words that name the slot
+    # itself, not broad ones ("home", "back", "going" ask of other things as often)
+    "stays_at": ("hotel", "accommodation", "hostel", "guesthouse"),
     "gym": ("gym", "train", "training", "lift", "lifting", "workout"),
     "pool": ("swim", "swimming", "pool"),
     "climbing_gym": ("climb", "climbing", "boulder", "bouldering"),
-    "flying_into": ("fly", "flying", "land", "landing", "arrive", "arriving"),
-    "flight_out": ("fly", "flying", "leave", "leaving", "depart", "land", "landing"),
-    "flight_home": ("home", "back", "return", "fly", "flying", "flight"),
-    "trip_to": ("going", "trip", "travel", "travelling", "destination", "holiday"),
+    "flying_into": ("land", "landing", "arrive", "arriving"),
+    "flight_out": ("land", "landing", "depart", "departing", "outbound"),
+    "flight_home": ("return", "flight"),
+    "trip_to": ("trip", "destination", "holiday"),
 }
 # Questions that ask a predicate by their shape, with no word of it: "where was I on May 8?" asks where
 # the user was (is_in), as "where am I now?" does; not "where was I working?" (a word of its own asks).
