@@ -1481,7 +1481,7 @@ def _named_stay(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not value or _BAD_VALUE.match(value) or c.subject != "user" and not c.text.startswith("I "):
         return None
     if _INSTEAD.search(c.text) or _CHANGE.search(c.turn):
-        # "pellby doesn't allow dogs?? so we booked X instead": the one held stay the turn names
+        # "pellby lost our booking, so we're at X instead": the one held stay the turn names
         said = {w.casefold() for w in re.findall(r"[\w'’\-]{4,}", c.turn)} - {w.casefold() for w in value.split()}
         named = [h for h in c.open_held("stays_at")
                  if {w.casefold() for w in re.findall(r"(?<![\w'’])[A-Z][\w'’\-]{3,}", h.value)} & said]
@@ -2416,7 +2416,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "X changed to Y",
         re.compile(r"(?i)^(?:.*?(?:[,;]\s*|\b(?:so|and|but|also)\s+))?(?:(?:my|our|the)\s+)?(?P<thing>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,4}?)\s+(?:has\s+|have\s+|just\s+|was\s+|got\s+)?"
                    r"(?:changed|moved|moves|moving|went\s+(?:up|down)|increased|decreased|dropped|rose|gone\s+(?:up|down)"
-                   r"|(?:been\s+|is\s+|was\s+|got\s+)?(?:pushed(?:\s+back)?|postponed|rescheduled|put\s+back|brought\s+forward))"
+                   r"|(?:been\s+|is\s+|was\s+|got\s+)?(?:pushed|postponed|rescheduled|put\s+back|brought\s+forward))(?:\s+(?:back|forward))?"
                    r"(?:\s+(?:this|last)\s+\w+|\s+today|\s+again)?(?:\s+(?:to|from\s+[^,;]+?\s+to)\s+|\s*[,;:]\s*(?:it's\s+|it\s+is\s+|now\s+|it's\s+now\s+)+)"
                    r"(?P<v>(?-i:[A-Z0-9€$£#](?:[^,;]|,(?=\d))*?)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b[^,;]*?"
                    r"|(?:the\s+\d{1,2}(?:st|nd|rd|th)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?)\b[^,;]*?)"
@@ -2428,7 +2428,7 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("swimming moved to Thursdays 4:30, the wednesday slot got cancelled",), (("user", "swimming", "Thursdays 4:30"),)),
                   (("rehearsals moved to tuesday nights because the hall is busy",), (("user", "rehearsals", "tuesday nights"),)),
                   (("bad news: ftp dropped to 209 after a month off",), (("user", "ftp", "209"),)),
-                  (("the knee op is on march 26", "knee op got pushed to april 2, the surgeon's off sick"), (("user", "knee_op", "april 2"),)),
+                  (("the knee op is on june 2", "knee op got moved back to june 9, theatre's double booked"), (("user", "knee_op", "june 9"),)),
                   (("choir moves to wednesday evenings from next week",), (("user", "choir", "wednesday evenings"),)),
                   (("my sister Elsa lives in Tarnmouth", "elsa's choir moves to friday lunchtimes"), (("Elsa", "choir", "friday lunchtimes"),))),
         counter=("the plan changed to something else", "my mood changed", "it changed to Monday", "my brother moved to Tarnmouth in May",
@@ -2487,12 +2487,12 @@ PATTERNS: tuple[Pattern, ...] = (
                    r"|.*?\b(?i:accommodation|the\s+hotel|our\s+hotel|my\s+hotel|room)\s+(?i:is\s+|was\s+)?(?i:booked|reserved)\s+(?i:at|in)\s+(?:the\s+)?(?P<v2>[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3})"
                    r"|.*?\b(?i:booked|found|got)\s+(?:a|an|the)\s+(?:[a-z]+\s+){0,2}?(?i:" + _LODGING_WORDS + r")(?:\s+(?:there|here))?,\s+(?P<v3>[A-Z][\w'’&\-]*(?:\s+[A-Z][\w'’&\-]*){0,3}))"),
         _named_stay,
-        examples=((("they've put me in Hotel Varnholm for the summit",), (("user", "stays_at", "Hotel Varnholm"),)),
-                  (("4 nights at Pellby campsite, then home",), (("user", "stays_at", "Pellby campsite"),)),
+        examples=((("work put me up in Hotel Varnholm for the week",), (("user", "stays_at", "Hotel Varnholm"),)),
+                  (("two nights at Pellby campsite, then home",), (("user", "stays_at", "Pellby campsite"),)),
                   (("work booked me into the Quarrel Bay hotel",), (("user", "stays_at", "the Quarrel Bay hotel"),)),
-                  (("Accommodation is booked at the Brisket Grand.",), (("user", "stays_at", "Brisket Grand"),)),
-                  (("booked a little guesthouse there, Casa Tremont",), (("user", "stays_at", "Casa Tremont"),)),
-                  (("they've put me in Hotel Varnholm", "varnholm overbooked so we're at Tansy Farm cottages instead"), (("user", "stays_at", "Tansy Farm cottages"),))),
+                  (("the room is booked at the Brisket Grand.",), (("user", "stays_at", "Brisket Grand"),)),
+                  (("booked a cheap guesthouse, Casa Tremont",), (("user", "stays_at", "Casa Tremont"),)),
+                  (("work put me up in Hotel Varnholm", "the varnholm lost our booking, we're at Tansy Farm cottages instead"), (("user", "stays_at", "Tansy Farm cottages"),))),
         counter=("I'm in Hotel California mode", "my sister is at the Quayside Inn", "we met at a hotel bar"),
     ),
     Pattern(
@@ -2578,7 +2578,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"^(?:.*?,\s*)?(?:I\s+|we\s+)?(?:just\s+|finally\s+)?(?P<verb>flew\s+(?:in)?to|took\s+the\s+(?:night\s+)?(?:bus|train|ferry)\s+to|got\s+into)\s+"
                    r"(?P<v>[A-Za-z][a-z\-]+(?:\s+(?!now\b|yesterday\b|today\b|this\b|last\b)[A-Za-z][a-z\-]+)?)(?P<now>)(?=\s+(?:yesterday|today|this\s+morning|last\s+night)\b)"),
         _is_in_small,
-        examples=((("in vellory now", "skipped the coast entirely, flew to tarrow bay yesterday bc of a visa mess"), (("user", "is_in", "Tarrow Bay"),)),),
+        examples=((("in vellory now", "plans changed, flew to tarrow bay yesterday since the border closed"), (("user", "is_in", "Tarrow Bay"),)),),
         counter=("flew to the moon yesterday lol", "I flew to Paris in 2019", "flew to work yesterday, so late"),
     ),
     Pattern(
@@ -2603,10 +2603,10 @@ PATTERNS: tuple[Pattern, ...] = (
         "Name is the role",
         re.compile(r"^(?:.*?(?:[,;]\s*|\b(?:so|and|now|but)\s+))?(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?(?-i:[A-Z][\w'’\-]+)(?:\s+(?-i:[A-Z][\w'’\-]+))?)\s+"
                    r"(?:(?:is|['’]s)\s+(?:now\s+)?(?:the\s+|our\s+)?(?:new\s+)?|(?:has\s+)?took\s+over\s+(?:as\s+)?(?:the\s+|our\s+)?|(?:has\s+)?taken\s+over\s+(?:as\s+)?(?:the\s+|our\s+)?)"
-                   r"(?P<role>(?:(?!(?:my|our|your|his|her|their|officially|actually|still|also)\b)[a-z][\w\-]*\s+){0,2}(?:" + _ROLE_HEADS + r"))(?=\s*(?:$|[,;.!?(—–]|\s+(?:now|until|till|for|while|from|since|on|at|and|but|so|not|again)\b))"),
+                   r"(?P<role>(?:(?!(?:my|our|your|his|her|their|officially|actually|still|also)\b)[a-z][\w\-]*\s+){0,2}(?:" + _ROLE_HEADS + r"))(?=\s*(?:$|[,;.!?(—–]|\s+(?:now|until|till|for|while|from|since|on|at|and|but|so|not|again|this|next|during|in)\b))"),
         _named_in_role,
         examples=((("Quillan Orr is release manager",), (("user", "release_manager", "Quillan Orr"),)),
-                  (("Quillan Orr is release manager", "Quillan's on leave, so Solenne Vire is release manager until spring"), (("user", "release_manager", "Solenne Vire"),)),
+                  (("Quillan Orr is release manager", "Quillan is off sick, Solenne Vire is release manager this sprint"), (("user", "release_manager", "Solenne Vire"),)),
                   (("Solenne took over primary on-call",), (("user", "on_call", "Solenne"),)),
                   (("Ines is the PM",), (("user", "pm", "Ines"),))),
         counter=("Quillan is the best", "Solenne is our friend", "Ines took over the conversation", "Bo is the manager's son"),
@@ -2618,9 +2618,9 @@ PATTERNS: tuple[Pattern, ...] = (
                    r"(?P<v>[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|(?i:leisure\s+centre|sports\s+centre|gym|pool|baths|lido|wall|club)))*)"
                    r"(?=\s*(?:$|[,;.!?(]|\s+(?i:now|instead|for\s+now|these\s+days|on|in|round|near|by|at|with|and|but|so|since|from|every|mon|tues|wednes|thurs|fri|satur|sun)\b))"),
         _where_i_train,
-        examples=((("training at Pellhurst gym, mon/wed/fri evenings",), (("user", "gym", "Pellhurst gym"),)),
-                  (("signed up at Tollbar gym round the corner", "cancelled tollbar. training at Brackwell leisure centre now"), (("user", "gym", "Brackwell leisure centre"),)),
-                  (("the old baths shut so im swimming at Corrie Lido for now",), (("user", "pool", "Corrie Lido"),))),
+        examples=((("training at Pellhurst gym, tue/thu mornings",), (("user", "gym", "Pellhurst gym"),)),
+                  (("joined Tollbar gym near the office", "left tollbar, training at Brackwell sports centre now"), (("user", "gym", "Brackwell sports centre"),)),
+                  (("the baths are closed, swimming at Corrie Lido these days",), (("user", "pool", "Corrie Lido"),))),
         counter=("training at the moment is hard", "swimming at 7am", "joined Quillan for lunch", "my sister is training at Pellhurst gym"),
     ),
     Pattern(
@@ -2808,8 +2808,8 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("we signed up with a little nursery called Wragby Saplings",), (("user", "nursery", "Wragby Saplings"),)),
                   (("flour prices went mad so I switched to a local mill, Tollard",), (("user", "mill", "Tollard"),)),
                   (("Liesel retired so Ive moved to a firm, Tarrant Ledger",), (("user", "firm", "Tarrant Ledger"),)),
-                  (("the old retainer ended, but i picked up a new regular client, a studio called Parrow Lane",), (("user", "client", "Parrow Lane"),)),
-                  (("side project time: building a recipe scaler called Dollopwise, all in rust",), (("user", "recipe_scaler", "Dollopwise"),))),
+                  (("a contract ended, then i picked up a new retainer client, a studio called Parrow Lane",), (("user", "retainer_client", "Parrow Lane"),)),
+                  (("weekend project: building a recipe scaler called Dollopwise",), (("user", "recipe_scaler", "Dollopwise"),))),
         counter=("joined a gym, Monday was my first session", "found a cat, Tuesday", "joined a club, and I love it"),
     ),
     Pattern(

@@ -68,7 +68,7 @@ PREDICATES: dict[str, tuple[str, str]] = {
 _LEAD = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
     r"please|actually|sorry|correction|no\s+wait|wait\s+no|scratch\s+that|my\s+bad|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
-    r"oh and|guess what|news|these days|nowadays|currently|now|change\s+of\s+plans?|plot\s+twist|(?:good|bad|big|sad)\s+news|"
+    r"oh and|guess what|news|these days|nowadays|currently|now|change\s+of\s+plans?|plans?\s+(?:have\s+|has\s+)?changed|plot\s+twist|(?:good|bad|big|sad)\s+news|"
     r"(?:please\s+)?remember(?=\s+(?!(?:that|when|what|how|where|who|why|if|whether|the\s+time|to)\b))|"
     r"[A-Za-z][A-Za-z0-9\-]*(?:,?\s+[A-Za-z0-9\-]+){0,4}:)[,!:]?\s+)+",
     re.I,
@@ -103,7 +103,7 @@ _JOINT = re.compile(
     r"|\s+and\s+(?=the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}\s+(?:is|are)\s)"
     # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"
     r"|,\s+(?=(?-i:[A-Z][a-z][\w\-]+(?:\s+[A-Z][a-z][\w\-]+)?)\s+(?:is|has|was|got|will)\s)"
-    # ... or their thing: "i messed up, Ines's bday is the 23rd", "sorry, my rent is 900"
+    # ... or their thing: "i got it wrong, Ines's bday is the 25th", "sorry, my rent is 900"
     r"|,\s+(?=(?:(?-i:[A-Z][a-z][\w\-]+)['’]s|my|our)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?(?:\s+(?-i:[A-Z][a-z][\w\-]+))?\s+(?:is|are)\s)"
     # a spaced dash before a new subject: "Ines is the PM, not my manager — my manager is Bo Lark"
     r"|\s+[—–-]+\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)"
@@ -630,7 +630,7 @@ class RulesExtractor:
         # "me and my partner Ozric, 4 nights in Vellport": who someone named in passing is
         held_now = self._view.current if self._view is not None else request.current
         drafts += named_in_passing(self._turn, drafts, held_now)
-        # "retested yesterday, ftp 231", "bench finally moved!! hit 77.5 kg": training figures said in passing
+        # "tested again yesterday, ftp 243", "deadlift finally moved!! pulled 152.5 kg": training figures said in passing
         drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing
         drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)

@@ -33,14 +33,14 @@ def test_counter_examples(kind: str, turn: str) -> None:
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_a_new_figure_holds_in_place_of_the_old(talk) -> None:
-    """'ftp 212w' in March, 'retested, ftp 231!!' in June: 231 now, 212 as of April."""
-    talk.say("did a ramp test, my ftp is 212w", "2026-03-02T10:00:00Z")
+    """'ftp 207w' in March, 'tested again, ftp 226!!' in June: 226 now, 207 as of April."""
+    talk.say("did a ramp test, my ftp is 207w", "2026-03-02T10:00:00Z")
     talk.digest()
-    talk.say("retested yesterday, ftp 231!! legs are toast", "2026-06-10T10:00:00Z")
+    talk.say("tested again yesterday, ftp 226!! legs are toast", "2026-06-10T10:00:00Z")
     talk.digest()
     now = {c.value for c in talk.ledger.current([talk.scope]) if c.predicate == "ftp"}
     april = {c.value for c in talk.ledger.as_of([talk.scope], valid_at="2026-04-01T00:00:00Z") if c.predicate == "ftp"}
-    assert (now, april) == ({"231"}, {"212w"})
+    assert (now, april) == ({"226"}, {"207w"})
 
 
 @pytest.mark.both_engines
@@ -54,10 +54,10 @@ def test_a_figure_aimed_at_is_not_held(talk) -> None:
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_a_weeks_figure_moved_without_its_kind(talk) -> None:
-    """'back up to 42k a week' moves the one week's figure held in kilometres (not the hours ridden)."""
-    talk.say("running about 30k a week, riding maybe 3 hrs a week", "2026-03-02T10:00:00Z")
+    """'back up to 38k a week' moves the one week's figure held in kilometres (not the hours cycled)."""
+    talk.say("running about 26k a week, cycling maybe 3 hrs a week", "2026-03-02T10:00:00Z")
     talk.digest()
-    talk.say("knee's fine, back up to 42k a week", "2026-05-02T10:00:00Z")
+    talk.say("knee's fine, back up to 38k a week", "2026-05-02T10:00:00Z")
     talk.digest()
     weekly = {(c.predicate, c.value) for c in talk.ledger.current([talk.scope]) if c.predicate.startswith("weekly_")}
-    assert weekly == {("weekly_running", "42k a week"), ("weekly_riding", "3 hrs a week")}
+    assert weekly == {("weekly_running", "38k a week"), ("weekly_cycling", "3 hrs a week")}
