@@ -39,7 +39,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .events import EVENT_PREDICATES, PAST_FORM, event_draft, happened
-from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, RELATION_SAID_AS, everyday, future_or_change_time, held_relative, replacement_in_turn, singular
+from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, RELATION_SAID_AS, attribute_key, everyday, future_or_change_time, held_relative, replacement_in_turn, singular
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
@@ -104,7 +104,7 @@ _JOINT = re.compile(
     # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"
     r"|,\s+(?=(?-i:[A-Z][a-z][\w\-]+(?:\s+[A-Z][a-z][\w\-]+)?)\s+(?:is|has|was|got|will)\s)"
     # ... or their thing: "i got it wrong, Ines's bday is the 25th", "sorry, my rent is 900"
-    r"|,\s+(?=(?:(?-i:[A-Z][a-z][\w\-]+)['’]s|my|our)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?(?:\s+(?-i:[A-Z][a-z][\w\-]+))?\s+(?:is|are)\s)"
+    r"|,\s+(?=(?:(?-i:[A-Z][a-z][\w\-]+)['’]s|my|our|her|his|their)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?(?:\s+(?-i:[A-Z][a-z][\w\-]+))?\s+(?:is|are)\s)"
     # a spaced dash before a new subject: "Ines is the PM, not my manager — my manager is Bo Lark"
     r"|\s+[—–-]+\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)"
 )
@@ -259,7 +259,8 @@ _NOT_PEOPLE = frozenset(
 )
 _NAMED = re.compile(r"^(?P<name>[A-Z][a-z][\w\-]*)(?P<s>['’]s)?\s+(?P<rest>[a-z].*)$")
 # After "Name's": "is" before these or an -ing word ("Ana's leaving", "Ana's a nurse"), else "has" ("Ana's quit").
-_IS_AFTER_S_WORDS = r"a|an|the|now|back|in|at|on|off|from|with|still|also|going|moving|getting|not|no|so|very|really|\w+ing"
+_IS_AFTER_S_WORDS = (r"a|an|the|now|back|in|at|on|off|from|with|still|also|going|moving|getting|not|no|so|very|really|\w+ing"
+                     r"|vegetarian|vegan|pescatarian|pescetarian|veggie|allergic|pregnant|retired|married|engaged|single")
 _IS_AFTER_S = re.compile(rf"(?:{_IS_AFTER_S_WORDS})\b")
 # Where news about someone turns to the user's own things: ", so Tamsyn is my lead now".
 _THEN_MINE = re.compile(r",\s+(?:so\s+|and\s+|but\s+|which\s+means\s+)?(?=[^,]*\b(?:my|I|I'm|our)\b)")
@@ -512,6 +513,18 @@ _MONTH_WORDS = frozenset("jan feb mar apr may jun jul aug sep sept oct nov dec j
                          "august september october november december".split())
 
 
+# "her bday is the 17th", "his school is X now": someone's thing said with a possessive pronoun
+_THEIR_THING = re.compile(r"^(?:her|his|their)\s+(?P<rest>(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+(?:is|are|['’]s)\s+\S.*)$", re.I)
+_THEIR_THING_READ = frozenset({"Name's X is Y"})
+
+
+def _one_holding(request: ExtractionRequest, attr: str) -> str | None:
+    """The one person other than the user who holds an open value in the slot `attr` names."""
+    key = attribute_key(attr)
+    holders = {c.subject for c in request.current if c.predicate == key and c.subject_key != SUBJECT and c.tx_to is None and c.valid_to is None}
+    return holders.pop() if len(holders) == 1 else None
+
+
 def _renamed(request: ExtractionRequest, old: str, new: str, quote: str) -> list[Draft]:
     """Everything held open of `old` (who they are to the user too), held of `new` over the same valid
     time: a name corrected, not a person changed. Nothing held of `old`: nothing."""
@@ -624,8 +637,11 @@ class RulesExtractor:
             # "my landlord is Sefa Marrock, she lives in Tarnmouth": she is the person just named in a role
             named = next((d.value for d in reversed(read) if d.subject == SUBJECT and d.op in ("add", "supersede")
                           and d.value and d.predicate.split("_")[-1] in _PERSON_ROLES and _A_PERSON.fullmatch(d.value)), None)
-            if named:
-                self._last_third = named
+            # ... or the person whose thing it said ("my gf Wenna's bday is the 17th, she's vegan": Wenna)
+            theirs = next((d.subject for d in reversed(read) if d.subject != SUBJECT and not d.subject.startswith(SUBJECT + "'")
+                           and d.predicate == "relation"), None)
+            if named or theirs:
+                self._last_third = named or theirs
         drafts = drafts + _titles_left_behind(drafts, request)
         # "me and my partner Ozric, 4 nights in Vellport": who someone named in passing is
         held_now = self._view.current if self._view is not None else request.current
@@ -651,6 +667,20 @@ class RulesExtractor:
                 read = self._third_person(_Clause(f"{who} {both['rest']}", clause.offset, clause.lead), request)
                 drafts += [Draft(**{**d.__dict__, "quote": text}) for d in read or ()]
             return drafts if drafts else None
+        theirs = _THEIR_THING.match(text)
+        if theirs:
+            # "her bday is the 23rd not the 21st": the person just named (in the turn, or in its lead-in:
+            # "correction on Hesper: her birthday is …"), else the one person who holds that slot
+            named_first = [p for p in (_known_person(request, w) for w in re.findall(r"\b[A-Z][a-z][\w'’\-]+", clause.lead)) if p]
+            who = self._last_third or (named_first[-1] if named_first else None) or _one_holding(request, theirs["attr"])
+            correcting = bool(_CORRECTION_CUE.search(clause.lead))
+            said = f"{who}'s {theirs['rest']}" if who else ""
+            read = self._everyday(_Clause(said, clause.offset, clause.lead), request, SUBJECT, said, only=_THEIR_THING_READ) if who else None
+            if read:
+                self._last_third = who
+                return [Draft(**{**d.__dict__, "quote": text}) for d in read]
+            if who is None and not correcting:
+                return []  # someone's, but whose is not known: never the user's (a correction finds what it names)
         aside = _NAME_THEN_RELATION.match(text)  # "Pavel (my brother) moved to …", "Pavel, my brother, works …"
         m = _THIRD.match(f"my {aside['rel'] or aside['rel2']} {aside['name']} {aside['rest']}" if aside else text)
         relation = None

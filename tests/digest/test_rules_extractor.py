@@ -234,6 +234,14 @@ def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
         ("rough-ish plan: 2 nights at Hotel Varnholm", [], [("add", "user", "stays_at", "Hotel Varnholm", "2026-03-14")]),  # a lead-in, no hedge
         ("correction x2: standup's 10:20 not 10:05", [held("standup", "10:05")], [("supersede", "user", "standup", "10:20", "2020-01-01")]),
         ("my gf Wenna's bday is on the 17th", [], [("add", "Wenna", "relation", "girlfriend", None), ("add", "Wenna", "birthday", "the 17th", None)]),
+        # "she" after someone's thing is that person; "her X is Y" is the one person holding X (never the user's)
+        ("my gf Wenna's bday is on the 17th, she's vegetarian", [],
+         [("add", "Wenna", "relation", "girlfriend", None), ("add", "Wenna", "birthday", "the 17th", None), ("add", "Wenna", "diet", "vegetarian", None)]),
+        ("i got it wrong, her bday is the 19th not the 17th", [on("Wenna", "birthday", "the 17th"), on("Wenna", "relation", "girlfriend", "many")],
+         [("supersede", "Wenna", "birthday", "the 19th", "2020-01-01")]),
+        ("his school is Tarn Academy now", [on("Corvinel", "school", "Wenlock Primary"), on("Bo", "school", "Elm High")], []),
+        ("correction on Hesper: her birthday is 9 July, not 2 July", [on("Hesper", "relation", "niece", "many")],
+         [("add", "Hesper", "birthday", "9 July", None)]),  # the person the lead-in names
         # a person's name corrected: all they hold (who they are too) is the corrected name's, over the same time
         ("and it's Tobren not Tobran, my typo", [on("Tobran", "relation", "partner", "many"), on("Tobran", "diet", "vegan")],
          [("retract", "Tobran", "relation", "partner", "2020-01-01"), ("add", "Tobren", "relation", "partner", "2020-01-01"),
