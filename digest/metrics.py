@@ -32,7 +32,7 @@ class Figure:
     name: str
     words: re.Pattern[str]
     value: re.Pattern[str]
-    key: str  # the slot; "{lift}" is the lift the words name
+    key: str  # the slot; "{kind}" is the word that names it ("bench", "5k", "running")
     noun: str  # as the fact's sentence says it
     examples: tuple[tuple[str, tuple[str, str]], ...]  # (turn, (slot, value))
     counter: tuple[str, ...] = ()
@@ -54,9 +54,9 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "a lift",
-        re.compile(r"(?i)\b(?P<lift>bench(?:\s+press)?|squat|deadlift|overhead\s+press|ohp)(?:ed|ted|s)?\b(?!\s+(?:rack|racks|shoes|bar|stand|belt|form|technique|day|session))"),
+        re.compile(r"(?i)\b(?P<kind>bench(?:\s+press)?|squat|deadlift|overhead\s+press|ohp)(?:ed|ted|s)?\b(?!\s+(?:rack|racks|shoes|bar|stand|belt|form|technique|day|session))"),
         re.compile(rf"(?i)(?P<v>{_WEIGHT})(?!\s*(?:dumbbells?|kettlebells?|plates?|bars?|vest|bag|each|per\s+side|x\s*\d|for\s+\d|reps?))"),
-        "{lift}_1rm", "{lift} 1RM",
+        "{kind}_1rm", "{kind} 1RM",
         (("deadlift finally moved!! pulled 152.5 kg on sunday", ("deadlift_1rm", "152.5 kg")),
          ("BENCHED 92KG TODAY new pb!!", ("bench_1rm", "92KG")),
          ("new log: squat 132kg, felt easy", ("squat_1rm", "132kg"))),
@@ -64,9 +64,9 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "a time for a distance",
-        re.compile(r"(?i)\b(?P<lift>\d{1,2}\s?k|\d{3,4}\s?m?|half(?:\s+marathon)?|marathon|parkrun)\b"),
+        re.compile(r"(?i)\b(?P<kind>\d{1,2}\s?k|\d{3,4}\s?m?|half(?:\s+marathon)?|marathon|parkrun)\b"),
         re.compile(r"(?i)\b(?:in|of|was|is)\s+(?:a\s+)?(?P<v>\d{1,2}:\d{2}(?::\d{2})?)\b"),
-        "{lift}_time", "{lift} time",
+        "{kind}_time", "{kind} time",
         (("5k done in 23:41!!! the half is next", ("5k_time", "23:41")),
          ("swam 800 in 14:05 at the lido on sunday", ("800_time", "14:05")),
          ("400m free this morning in 6:52 at the pool", ("400_time", "6:52")),
@@ -78,9 +78,9 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "a week's training",
-        re.compile(r"(?i)\b(?P<lift>mileage|running|run|riding|ride|cycling|swimming|training)\b"),
+        re.compile(r"(?i)\b(?P<kind>mileage|running|run|riding|ride|cycling|swimming|training)\b"),
         re.compile(r"(?i)(?P<v>\d{1,3}(?:\.\d)?\s*(?:k|km|kms|miles|mi|hrs?|hours)\s*(?:(?:a|per)\s+|/\s*)week)\b"),
-        "weekly_{lift}", "weekly {lift}",
+        "weekly_{kind}", "weekly {kind}",
         (("legs ok, running 48k a week at the moment", ("weekly_running", "48k a week")),
          ("cycling about 6 hrs a week all in", ("weekly_cycling", "6 hrs a week"))),
         ("running 3 times a week", "want to be running 50k a week by june"),
@@ -104,15 +104,17 @@ def _week_moved(turn: str, said: list["Said"], held_weekly: list[ClaimVersion]) 
         same = [h for h in held_weekly if bool(_HOURS.search(h.value)) == hours]
         if len(same) == 1:
             slot = same[0].predicate
-            out.append(Said(FIGURES[-1], slot, slot.replace("_", " "), " ".join(m["v"].split()), m.group(0)))
+            out.append(Said(_WEEK, slot, slot.replace("_", " "), " ".join(m["v"].split()), m.group(0)))
     return out
 
+
+_WEEK = next(f for f in FIGURES if f.name == "a week's training")
 
 # Words naming one figure several ways ("bench press", "benched": the bench; "1500m", "1500": one distance).
 _SAME = {"bench press": "bench", "overhead press": "ohp", "run": "running", "ride": "riding", "parkrun": "5k"}
 
 
-def _lift(words: str) -> str:
+def _kind_word(words: str) -> str:
     word = re.sub(r"\s+", " ", words.casefold())
     word = re.sub(r"^(\d+)\s?([km]?)$", lambda d: d[1] + ("k" if d[2] == "k" else ""), word)  # "10 k": 10k; "1500m": 1500
     return _SAME.get(word, word).replace(" ", "")
@@ -132,7 +134,7 @@ def figures_said(text: str) -> list[Said]:
     found: list[Said] = []
     for figure in FIGURES:
         for m in figure.words.finditer(text):
-            lift = _lift(m.groupdict().get("lift") or "")
+            kind = _kind_word(m.groupdict().get("kind") or "")
             window = text[m.start(): m.end() + _REACH]
             before = re.split(r"[.!?\n]", text[: m.start()])[-1]  # the sentence so far: "goal for the summer: squat 120kg and ftp 260w"
             said = len(m.group(0))
@@ -145,7 +147,7 @@ def figures_said(text: str) -> list[Said]:
                 quote = before[v.start():] + m.group(0) if v else ""
             if v is None or _AIMED.search(quote) or _AIMED.search(before):
                 continue
-            slot, noun = figure.key.format(lift=lift), figure.noun.format(lift=lift)
+            slot, noun = figure.key.format(kind=kind), figure.noun.format(kind=kind)
             if all(slot != f.slot for f in found):
                 found.append(Said(figure, slot, noun, " ".join(v["v"].split()), quote))
     return found
