@@ -18,6 +18,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .model import Draft
+from .passing import in_place_of_held
 
 # How far after the words naming a figure its value may be said ("deadlift finally moved!! pulled 152.5 kg").
 _REACH = 48
@@ -165,10 +166,6 @@ def figures_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[D
         slot, noun, value = said.slot, said.noun, said.value
         if (normalise(subject), slot) in drafted or normalise(value) in drafted_values:
             continue
-        held = [c for c in current if c.subject_key == normalise(subject) and c.predicate == slot and c.tx_to is None and c.valid_to is None]
-        if held and held[0].value_key == normalise(value):
-            continue
-        out.append(Draft(op="supersede" if held else "add", subject=subject, predicate=slot, value=value, quote=said.quote.strip(),
-                         cardinality="one", template=f"{{subject}}'s {noun} is {{value}}",
-                         valid_from=max(said_at, held[0].valid_from) if held else None))
+        draft = in_place_of_held(subject, slot, value, said.quote, f"{{subject}}'s {noun} is {{value}}", said_at, current)
+        out += [draft] if draft else []
     return out

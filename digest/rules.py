@@ -528,12 +528,15 @@ def _one_holding(request: ExtractionRequest, attr: str) -> str | None:
 def _renamed(request: ExtractionRequest, old: str, new: str, quote: str) -> list[Draft]:
     """Everything held open of `old` (who they are to the user too), held of `new` over the same valid
     time: a name corrected, not a person changed. Nothing held of `old`: nothing."""
+    return _held_moved(request, old, new, quote, frozenset()) if normalise(old) != normalise(new) else []
+
+
+def _held_moved(request: ExtractionRequest, old: str, new: str, quote: str, kept: frozenset[str]) -> list[Draft]:
+    """What `old` holds open (but in the predicates `kept`), retracted and held of `new` over the same valid time."""
     key = normalise(old)
-    if key == normalise(new):
-        return []
     moved = []
     for c in request.current:
-        if c.subject_key != key or c.tx_to is not None or c.valid_to is not None:
+        if c.subject_key != key or c.tx_to is not None or c.valid_to is not None or c.predicate in kept:
             continue
         moved.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote,
                            cardinality=c.cardinality, valid_from=c.valid_from))
@@ -772,20 +775,10 @@ class RulesExtractor:
         """'my brother-in-law lives in Greymouth', later 'Fennor, my brother-in-law, …': one person once the
         turns say so. What the unnamed one holds (in a slot this clause does not fill) is the named one's,
         over the same valid time, and the unnamed subject no longer holds it."""
-        key = normalise(unnamed)
-        if normalise(named) == key:
+        if normalise(named) == normalise(unnamed):
             return []
-        filled = {d.predicate for d in drafts}
-        moved = []
-        for c in request.current:
-            if (c.subject_key != key or c.tx_to is not None or c.valid_to is not None or c.predicate in filled
-                    or c.predicate in ("relation", "note")):
-                continue
-            moved.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote,
-                               cardinality=c.cardinality, valid_from=c.valid_from))
-            moved.append(Draft(op="add", subject=named, predicate=c.predicate, value=c.value, quote=quote,
-                               cardinality=c.cardinality, valid_from=c.valid_from))
-        return moved
+        kept = frozenset({d.predicate for d in drafts} | {"relation", "note"})
+        return _held_moved(request, unnamed, named, quote, kept)
 
     # -- one clause ------------------------------------------------------------------------------
 

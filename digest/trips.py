@@ -18,6 +18,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .model import Draft
+from .passing import in_place_of_held
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
@@ -133,10 +134,6 @@ def trip_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[Draf
         key = said.part.key
         if key in drafted:
             continue
-        held = [c for c in current if c.subject_key == normalise(subject) and c.predicate == key and c.tx_to is None and c.valid_to is None]
-        if held and held[0].value_key == normalise(said.value):
-            continue
-        out.append(Draft(op="supersede" if held else "add", subject=subject, predicate=key, value=said.value, quote=said.quote.strip(),
-                         cardinality="one", template=said.part.template,
-                         valid_from=max(said_at, held[0].valid_from) if held else None))
+        draft = in_place_of_held(subject, key, said.value, said.quote, said.part.template, said_at, current)
+        out += [draft] if draft else []
     return out
