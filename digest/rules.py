@@ -44,6 +44,7 @@ from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
 from .priors import priors
+from .couples import partners_in_passing
 from .metrics import figures_in_passing
 from .relatives import named_in_passing
 from .trips import trip_in_passing
@@ -653,6 +654,9 @@ class RulesExtractor:
         drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing
         drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        # "Idony's seeing a guy called Bram now", "Wenna and Tobin broke up": who someone the user knows is with
+        view = self._view or request
+        drafts += partners_in_passing(self._turn, entry.said_at, drafts, held_now, lambda name: _known_person(view, name))
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 

@@ -188,6 +188,9 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "flight_out": ("land", "landing", "depart", "departing", "outbound"),
     "flight_home": ("return", "flight"),
     "trip_to": ("trip", "destination", "holiday"),
+    # someone else's partner (digest.couples): "who is Idony going out with?", "who's Anso married to?"
+    "partner": ("partner", "boyfriend", "girlfriend", "bf", "gf", "dating", "seeing", "married", "marrying", "engaged", "husband",
+                "wife", "fiance", "fiancee", "fiancé", "fiancée"),
 }
 # Questions that ask a predicate by their shape, with no word of it: "where was I on May 8?" asks where
 # the user was (is_in), as "where am I now?" does; not "where was I working?" (a word of its own asks).
