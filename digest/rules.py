@@ -46,6 +46,7 @@ from .model import Draft
 from .priors import priors
 from .couples import partners_in_passing
 from .metrics import figures_in_passing
+from .pursuits import pursuits_in_passing
 from .relatives import named_in_passing
 from .trips import trip_in_passing
 from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
@@ -657,6 +658,8 @@ class RulesExtractor:
         # "Idony's seeing a guy called Bram now", "Wenna and Tobin broke up": who someone the user knows is with
         view = self._view or request
         drafts += partners_in_passing(self._turn, entry.said_at, drafts, held_now, lambda name: _known_person(view, name))
+        # "I coach under-9s hockey", "stepped down as treasurer": what the user does besides their job, and its end
+        drafts += pursuits_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 

@@ -188,6 +188,11 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "flight_out": ("land", "landing", "depart", "departing", "outbound"),
     "flight_home": ("return", "flight"),
     "trip_to": ("trip", "destination", "holiday"),
+    # what the user does besides their job (digest.pursuits)
+    "coaches": ("coach", "coaching"),
+    "volunteers_at": ("volunteer", "volunteering"),
+    "serves_as": ("role", "position", "office"),
+    "teaches": ("teach", "teaching", "class"),
     # someone else's partner (digest.couples): "who is Idony going out with?", "who's Anso married to?"
     "partner": ("partner", "boyfriend", "girlfriend", "bf", "gf", "dating", "seeing", "married", "marrying", "engaged", "husband",
                 "wife", "fiance", "fiancee", "fiancé", "fiancée"),

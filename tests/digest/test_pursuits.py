@@ -1,0 +1,71 @@
+"""What the user does besides their job (factledger.digest.pursuits), through the real digest: each start's
+examples leave the pursuit held, each end leaves it held only before the end, and the counter-examples
+say no pursuit."""
+
+from __future__ import annotations
+
+import pytest
+
+from factledger.digest.pursuits import STARTS, started
+
+EXAMPLES = [(s.name, turn, s.slot, value) for s in STARTS for turn, value in s.examples]
+COUNTER = [(s.name, turn) for s in STARTS for turn in s.counter]
+
+# (started, ended): each end said a month after its start, in the words people use
+ENDINGS = [
+    ("i coach under-9s hockey on saturdays", "not coaching hockey next season, too much on"),
+    ("i coach under-9s hockey on saturdays", "I've stopped coaching, my knee"),
+    ("i volunteer at the Oakhythe food bank on fridays", "stopped volunteering at oakhythe"),
+    ("I play bass in a band called the Mothlights", "left the band, creative differences"),
+    ("i'm treasurer of the Brookvale residents association", "stepped down as treasurer at the AGM"),
+    ("i teach an evening pottery class at the Fernleigh centre on mondays", "not teaching at fernleigh this term, they cut the programme"),
+]
+
+
+def pursuits(talk, **when) -> set[str]:
+    held = talk.ledger.as_of([talk.scope], **when) if when else talk.ledger.current([talk.scope])
+    return {c.value for c in held if c.subject == "user" and c.predicate != "note"}
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("start", "turn", "slot", "value"), EXAMPLES, ids=[f"{n}: {t[:40]}" for n, t, _, _ in EXAMPLES])
+def test_examples(talk, start: str, turn: str, slot: str, value: str) -> None:
+    talk.say(turn, "2026-03-14T10:00:00Z")
+    talk.digest()
+    held = {(c.predicate, c.value) for c in talk.ledger.current([talk.scope])}
+    assert (slot, value) in held, (start, held)
+
+
+@pytest.mark.parametrize(("start", "turn"), COUNTER, ids=[f"{n}: {t[:40]}" for n, t in COUNTER])
+def test_counter_examples(start: str, turn: str) -> None:
+    assert [s for s, _, _ in started(turn) if s.name == start] == [], (start, turn)
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("begun", "end"), ENDINGS, ids=[e[:40] for _, e in ENDINGS])
+def test_an_end_leaves_it_held_only_before(talk, begun: str, end: str) -> None:
+    talk.say(begun, "2026-02-02T10:00:00Z")
+    talk.digest()
+    before = pursuits(talk)
+    assert before, begun
+    talk.say(end, "2026-03-14T10:00:00Z")
+    talk.digest()
+    assert not (pursuits(talk) & before), (end, pursuits(talk))
+    assert before <= pursuits(talk, valid_at="2026-03-01T00:00:00Z")
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+def test_an_end_names_which_of_several(talk) -> None:
+    """Coaching two teams, one ended by name: the other stays; an end naming neither ends nothing."""
+    talk.say("i coach under-9s hockey on saturdays", "2026-02-02T10:00:00Z")
+    talk.say("I also coach the over-40s netball team", "2026-02-03T10:00:00Z")
+    talk.digest()
+    talk.say("I've stopped coaching, no time", "2026-03-01T10:00:00Z")
+    talk.digest()
+    assert {"under-9s hockey", "the over-40s netball team"} <= pursuits(talk)
+    talk.say("not coaching hockey next season", "2026-03-14T10:00:00Z")
+    talk.digest()
+    assert "under-9s hockey" not in pursuits(talk) and "the over-40s netball team" in pursuits(talk)
