@@ -27,7 +27,7 @@ _VALUE = r"(?P<v>[^,.;:!?()]+?)"
 _END = r"(?=\s*(?:[,.;:!?()]|\s(?:and|but|so|plus|because|though|lol|haha)\b|$))"
 _WHEN = re.compile(
     r"(?i)\s+(?:(?:on|every)\s+(?:\w+days?|weekends?|(?:mon|tues|wed|thurs|fri|sat|sun)\w*\s+(?:mornings?|evenings?|nights?|afternoons?))"
-    r"|at\s+(?:the\s+)?weekends?|(?:once|twice|three\s+times)\s+a\s+(?:week|month)|after\s+(?:school|work)|these\s+days|now)$"
+    r"|at\s+(?:the\s+)?weekends?|(?:once|twice|three\s+times)\s+a\s+(?:week|month)|after\s+(?:school|work)|these\s+days|now|instead)$"
 )
 _OFFICES = (r"treasurer|secretary|chair(?:person|woman|man)?|president|vice[- ](?:chair|president|captain)|captain|"
             r"membership\s+secretary|social\s+secretary|trustee|governor")
@@ -56,7 +56,7 @@ STARTS: tuple[Start, ...] = (
     ),
     Start(
         "volunteering",
-        re.compile(rf"(?i)\bI(?:['’]m|\s+am)?\s+(?:also\s+|still\s+|now\s+)?(?:volunteer|volunteering)\s+(?:at|with|for)\s+{_VALUE}{_END}"),
+        re.compile(rf"(?i)\bI(?:['’]m|\s+am)?\s+(?:also\s+|still\s+|now\s+)?(?:(?:have\s+|['’]ve\s+)?(?:started|begun|been)\s+)?(?:volunteer|volunteering)\s+(?:(?:on\s+)?\w+days\s+)?(?:at|with|for)\s+{_VALUE}{_END}"),
         "volunteers_at", "{subject} volunteers at {value}",
         (("i volunteer at the Oakhythe food bank on fridays", "the Oakhythe food bank"),),
         ("I volunteered at a fair once",),
@@ -88,7 +88,8 @@ _STOPPED = re.compile(
 )
 _STEPPED_DOWN = re.compile(rf"(?i)\b(?:stepped|stepping|stood|standing)\s+down\s+(?:as|from)\s+(?:the\s+)?(?P<rest>(?P<office>{_OFFICES})\b[^,.;:!?]*)")
 # Leaving the group a pursuit names: "left the band", "quit the choir", "resigned from the committee".
-_LEFT = re.compile(r"(?i)\b(?:left|quit|quitting|leaving|dropped\s+out\s+of|resigned\s+from|resigning\s+from)\s+(?:the|my|our)\s+(?P<rest>[^,.;:!?]+)")
+_LEFT = re.compile(r"(?i)\b(?:left|quit|quitting|leaving|ditched|dropped\s+out\s+of|resigned\s+from|resigning\s+from)\s+(?:the|my|our)\s+(?P<rest>[^,.;:!?]+)")
+_INSTEAD = re.compile(r"(?i)\binstead\b")
 _GROUP_SLOTS = ("coaches", "volunteers_at", "serves_as", "teaches", "plays")
 _SMALL = frozenset("a an the my our at in on of for with this next term season year semester anymore any more now from".split())
 
@@ -98,7 +99,9 @@ def started(text: str) -> list[tuple[Start, str, str]]:
     found = []
     for start in STARTS:
         for m in start.regex.finditer(text):
-            value = _WHEN.sub("", " ".join(m["v"].split())).strip()
+            value, before = " ".join(m["v"].split()), ""
+            while value != before:  # "at weekends instead": each trailing when, one at a time
+                before, value = value, _WHEN.sub("", value).strip()
             if value and len(value.split()) <= 9:
                 found.append((start, value, m.group(0)))
     return found
@@ -131,24 +134,42 @@ def ended(text: str, current: Sequence[ClaimVersion], subject: str) -> list[tupl
     return out
 
 
-def pursuits_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
-    """Drafts for the pursuits `turn` starts (not already drafted or held) and the held ones it ends."""
+def read(text: str, subject: str, said_at: str, current: Sequence[ClaimVersion], drafts: Sequence[Draft] = ()) -> list[Draft]:
+    """Drafts for the held pursuits of `subject` that `text` ends and the ones it starts (not already
+    drafted in `drafts` or held). `text` says "I" for the subject: the rules mirror a clause about
+    someone else ("my mum volunteers at …") as theirs."""
     key = normalise(subject)
     drafted = {(d.predicate, normalise(d.value or "")) for d in drafts if normalise(d.subject) == key}
     held = {(c.predicate, c.value_key) for c in current if c.subject_key == key and c.tx_to is None and c.valid_to is None}
     out: list[Draft] = []
     ending = set()
-    for c, quote in ended(turn, current, subject):
+    for c, quote in ended(text, current, subject):
         if (c.predicate, c.value_key) in drafted or (c.predicate, c.value_key) in ending:
             continue
         ending.add((c.predicate, c.value_key))
         out.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote.strip(),
                          cardinality=c.cardinality, valid_from=max(said_at, c.valid_from)))
-    for start, value, quote in started(turn):
+    for start, value, quote in started(text):
         slot = (start.slot, normalise(value))
         if slot in drafted or slot in held or any(slot[1] in said for _, said in drafted):
             continue  # ("I play bass in a band called X" is a habit the rules drafted already)
         drafted.add(slot)
+        others = [c for c in current if c.subject_key == key and c.predicate == start.slot and c.tx_to is None and c.valid_to is None
+                  and (c.predicate, c.value_key) not in ending]
+        instead = bool(_INSTEAD.search(text))
+        if instead and len(others) == 1:
+            # "now volunteers at the repair café instead": in place of the one held
+            (other,) = others
+            ending.add((other.predicate, other.value_key))
+            out.append(Draft(op="retract", subject=other.subject, predicate=other.predicate, value=other.value, quote=quote.strip(),
+                             cardinality=other.cardinality, valid_from=max(said_at, other.valid_from)))
+        # one ended or replaced in the same breath starts now; else it holds since some time before it was said
+        changed = instead or any(d.op == "retract" and d.predicate == start.slot for d in [*drafts, *out])
         out.append(Draft(op="add", subject=subject, predicate=start.slot, value=value, quote=quote.strip(), cardinality="many",
-                         template=start.template))
+                         template=start.template, valid_from=said_at if changed else None))
     return out
+
+
+def pursuits_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
+    """The user's pursuits a whole turn starts and ends (`read`), beside what the rules drafted."""
+    return read(turn, subject, said_at, current, drafts)

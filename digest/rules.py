@@ -46,6 +46,7 @@ from .model import Draft
 from .priors import priors
 from .couples import partners_in_passing
 from .metrics import figures_in_passing
+from . import pursuits
 from .pursuits import pursuits_in_passing
 from .relatives import named_in_passing
 from .trips import trip_in_passing
@@ -248,6 +249,10 @@ _RELATIONS = (
 _THIRD = re.compile(
     rf"^(?:(?:[Mm]y|[Oo]ur)\s+(?:(?:little|big|older|younger|baby|kid|eldest|youngest)\s+)?|(?=(?:[Mm]um|[Mm]om|[Dd]ad|[Gg]randma|[Gg]randpa|[Gg]ran|[Nn]an|[Gg]randad)\s))(?P<rel>(?i:{_RELATIONS}))(?:,?\s+(?P<name>[A-Z][a-z][\w\-]*(?:'(?!s\b)[\w\-]+)?)(?:\s+(?P<surname>[A-Z][a-z][\w\-]+))?(?=[\s,’']),?)?\s+(?P<rest>(?!is\s+called|'s\s|is\s+(?:now\s+)?(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z])[a-z].*)$"
 )
+# "my mum's started volunteering", "dad's left the food bank": the 's is "has" before a participle.
+_RELATIVE_HAS = re.compile(
+    rf"^((?:(?:[Mm]y|[Oo]ur)\s+(?i:{_RELATIONS}))|[Mm]um|[Mm]om|[Dd]ad)['’]s\s+(?=(?:started|begun|been|gone|left|quit|ditched|moved|joined|switched|retired|stopped|taken|got)\b)"
+)
 # Short words for a relative, and whom they name.
 _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
@@ -273,8 +278,9 @@ _NEWS_AFTER_S = re.compile(rf"(?:{_IS_AFTER_S_WORDS}|quit|left|moved|got|been|go
 _THIRD_VERBS = {
     "lives": "live", "works": "work", "is": "am", "has": "have", "resides": "reside", "loves": "love", "likes": "like",
     "enjoys": "enjoy", "owns": "own", "adores": "adore", "doesn't": "don't", "prefers": "prefer", "'s": "'m",
+    "volunteers": "volunteer", "coaches": "coach", "teaches": "teach",
 }
-_THIRD_AND = re.compile(r",?\s+and\s+(?=(?:lives|works|loves|likes|enjoys|has|owns|moved|got|started|is)\b)")
+_THIRD_AND = re.compile(r",?\s+and\s+(?=(?:now\s+|also\s+)?(?:lives|works|loves|likes|enjoys|has|owns|moved|got|started|is|volunteers|coaches|teaches)\b)")
 _PRONOUN = re.compile(r"^(?:she|he|they)(?:(?P<s>['’]s)|['’](?P<re>re))?\s+(?P<rest>[a-z'].*)$", re.I)
 
 
@@ -692,7 +698,7 @@ class RulesExtractor:
             if who is None and not correcting:
                 return []  # someone's, but whose is not known: never the user's (a correction finds what it names)
         aside = _NAME_THEN_RELATION.match(text)  # "Pavel (my brother) moved to …", "Pavel, my brother, works …"
-        m = _THIRD.match(f"my {aside['rel'] or aside['rel2']} {aside['name']} {aside['rest']}" if aside else text)
+        m = _THIRD.match(f"my {aside['rel'] or aside['rel2']} {aside['name']} {aside['rest']}" if aside else _RELATIVE_HAS.sub(r"\1 has ", text))
         relation = None
         pronoun = _PRONOUN.match(text)
         handled: list[Draft] = []
@@ -744,7 +750,10 @@ class RulesExtractor:
                     words[i] = _THIRD_VERBS.get(word.casefold(), word)
                     break
             mirrored = _Clause("I " + " ".join(words), clause.offset, clause.lead)
-            for d in self._clause(mirrored, request, subject):
+            read = self._clause(mirrored, request, subject)
+            # "my mum volunteers at the animal shelter now", "dad's left the food bank": their pursuits
+            read += pursuits.read(mirrored.text, subject, request.entry.said_at, request.current, read)
+            for d in read:
                 if d.drop_reason:
                     continue
                 if d.predicate == "note":  # a note keeps the words said, as the user's ("I turns 7" is no one's words)

@@ -69,3 +69,32 @@ def test_an_end_names_which_of_several(talk) -> None:
     talk.say("not coaching hockey next season", "2026-03-14T10:00:00Z")
     talk.digest()
     assert "under-9s hockey" not in pursuits(talk) and "the over-40s netball team" in pursuits(talk)
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+def test_someone_elses_pursuit_and_its_end(talk) -> None:
+    """"my mum's started volunteering …", then "mum's ditched the library, she volunteers at the cat rescue
+    instead": the rescue from when it was said, the library before it."""
+    talk.say("my mum's started volunteering wednesdays at the Brindle library, she's thrilled", "2026-02-02T10:00:00Z")
+    talk.digest()
+    talk.say("also mum's ditched the library, she volunteers at the cat rescue on wednesdays instead", "2026-03-14T10:00:00Z")
+    talk.digest()
+
+    def mums(**when) -> set[str]:
+        held = talk.ledger.as_of([talk.scope], **when) if when else talk.ledger.current([talk.scope])
+        return {c.value for c in held if c.subject == "user's mum" and c.predicate == "volunteers_at"}
+
+    assert mums() == {"the cat rescue"}
+    assert mums(valid_at="2026-02-20T00:00:00Z") == {"the Brindle library"}
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+def test_instead_replaces_the_one_held(talk) -> None:
+    talk.say("my dad volunteers at the Harrow Street food bank", "2026-02-02T10:00:00Z")
+    talk.digest()
+    talk.say("my dad now volunteers at the repair café in the library instead", "2026-03-14T10:00:00Z")
+    talk.digest()
+    held = {c.value for c in talk.ledger.current([talk.scope]) if c.predicate == "volunteers_at"}
+    assert held == {"the repair café in the library"}
