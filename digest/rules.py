@@ -44,6 +44,7 @@ from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .model import Draft
 from .priors import priors
+from .commute import commute_in_passing
 from .couples import partners_in_passing
 from .metrics import figures_in_passing
 from . import pursuits
@@ -666,6 +667,8 @@ class RulesExtractor:
         drafts += partners_in_passing(self._turn, entry.said_at, drafts, held_now, lambda name: _known_person(view, name))
         # "I coach under-9s hockey", "stepped down as treasurer": what the user does besides their job, and its end
         drafts += pursuits_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        # "I cycle to work", "commute's a 40 min bus ride now", "so I've stopped cycling": how the user gets to work
+        drafts += commute_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 

@@ -188,6 +188,7 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "flight_out": ("land", "landing", "depart", "departing", "outbound"),
     "flight_home": ("return", "flight"),
     "trip_to": ("trip", "destination", "holiday"),
+    "commute": ("commute", "commuting"),
     # what the user does besides their job (digest.pursuits)
     "coaches": ("coach", "coaching"),
     "volunteers_at": ("volunteer", "volunteering"),
@@ -202,6 +203,8 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
 PREDICATE_PHRASES: dict[str, re.Pattern[str]] = {
     "is_in": re.compile(r"(?i)\bwhere\s+(?:am|was|were|are)\s+(?:i|we)\b(?!\s+(?:working|employed|born|going|moving|flying|travell?ing|heading))"
                         r"|\b(?:what|which)\s+(?:city|town|country|place)\s+(?:am|are|was|were)\s+(?:i|we)\s+(?:in|at)\b"),
+    # "how do I get to work?", "how was I getting to work in May?" (digest.commute)
+    "commute": re.compile(r"(?i)\bhow\s+(?:do|did|does|am|was|were|are|will)\s+(?:i|we)\s+(?:get|getting|go|going|travel(?:l?ing)?)\s+(?:to|in(?:to)?)\s+(?:work|the\s+office)\b"),
 }
 
 
