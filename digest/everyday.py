@@ -29,6 +29,7 @@ from factledger.ledger.times import format_time, to_datetime
 
 from .events import event_draft
 from .model import Draft
+from .passing import in_place_of_held
 from factledger.ledger.when import MONTHS, WEEKDAYS, find_time_phrase, resolve_time_phrase
 
 if TYPE_CHECKING:
@@ -619,7 +620,31 @@ def _team(m: re.Match[str], c: Clause) -> list[Draft] | None:
     value = clean_value(m["team"])
     changed = not re.match(r"(?i)^I(?:'m| am)\s+on\b", m.group(0))
     drafts = [state(c, "team", value, m.group(0), template=TEAM, changed=changed)]
-    return drafts + (_job(c, m["v"], m.group(0), changed=changed) if m["v"] else [])
+    employer = m.groupdict().get("v")
+    return drafts + (_job(c, employer, m.group(0), changed=changed) if employer else [])
+
+
+_SWITCHED_TEAMS = re.compile(r"(?i)\b(?:switched|moved|changed|swapped)\s+teams\b")
+
+
+def _team_switched(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'switched teams, still at Tarrow but I'm on the search backend now': the team said without its word."""
+    if not _SWITCHED_TEAMS.search(c.turn):
+        return None
+    return [state(c, "team", clean_value(m["team"]), m.group(0), template=TEAM, changed=True)]
+
+
+_TEAM_ASIDE = re.compile(r"(?i)\b(?:started|joined|working|hired)\b[^.!?]*?,\s+on\s+the\s+(?P<team>[\w\-]+(?:\s+[\w\-]+){0,2}\s+(?:team|squad))\b")
+
+
+def team_said_aside(turn: str, subject: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
+    """'I started as an analyst at Hollin Mutual, on the reporting team': the team as an aside about a
+    job, which the job's pattern reads whole; in place of the team held, when no pattern drafted one."""
+    m = _TEAM_ASIDE.search(turn)
+    if m is None or any(d.predicate == "team" and normalise(d.subject) == normalise(subject) for d in drafts):
+        return []
+    draft = in_place_of_held(subject, "team", clean_value(m["team"]), m.group(0), TEAM, said_at, current)
+    return [draft] if draft else []
 
 
 def _weight(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -2970,11 +2995,20 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "team",
-        re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:moved|switched|transferred|went)\s+(?:over\s+)?(?:from\s+the\s+[\w\- ]+?\s+team\s+)?to|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+(?:team|squad|crew|pod))\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
+        re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:got\s+|was\s+|been\s+)?(?:moved|switched|transferred|went)\s+(?:over\s+)?(?:from\s+(?:the\s+)?[\w\- ]+?\s+(?:team\s+)?)?(?:to|onto)|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+(?:team|squad|crew|pod))\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
         _team,
         examples=((("I moved over to the payments team",), (("user", "team", "payments team"),)),
+                  (("I got moved from billing onto the risk modelling team last month",), (("user", "team", "risk modelling team"),)),
                   (("I'm on the payments team at Quarrymoor Foods.",), (("user", "team", "payments team"), ("user", "works_at", "Quarrymoor Foods"))),
                   (("i'm on the search squad at Tollbridge",), (("user", "team", "search squad"), ("user", "works_at", "Tollbridge")))),
+    ),
+    Pattern(
+        "team after switching teams",
+        # "switched teams, still at Tarrow but I'm on the search backend now": the team said without its word
+        re.compile(r"(?i)^I(?:'m|\s+am)\s+(?:now\s+)?on\s+the\s+(?P<team>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2})\s+now\b"),
+        _team_switched,
+        examples=((("i'm on the data team at Tarrow", "so i switched teams, still at tarrow but im on the search backend now"), (("user", "team", "search backend"),)),),
+        counter=("I'm on the train now",),
     ),
     Pattern(
         "weight",

@@ -38,16 +38,19 @@ from dataclasses import dataclass
 from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
-from .events import EVENT_PREDICATES, PAST_FORM, event_draft, happened
-from .everyday import FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, RELATION_SAID_AS, attribute_key, everyday, future_or_change_time, held_relative, replacement_in_turn, singular
-from .everyday import Clause as EverydayClause
-from .extractor import ExtractionRequest
-from .model import Draft
-from .priors import priors
+from . import pursuits
 from .commute import commute_in_passing
 from .couples import partners_in_passing
+from .events import EVENT_PREDICATES, PAST_FORM, event_draft, happened
+from .everyday import (
+    FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, RELATION_SAID_AS, attribute_key, everyday, future_or_change_time, held_relative,
+    replacement_in_turn, singular, team_said_aside,
+)
+from .everyday import Clause as EverydayClause
+from .extractor import ExtractionRequest
 from .metrics import figures_in_passing
-from . import pursuits
+from .model import Draft
+from .priors import priors
 from .pursuits import pursuits_in_passing
 from .relatives import named_in_passing
 from .trips import trip_in_passing
@@ -669,6 +672,8 @@ class RulesExtractor:
         drafts += pursuits_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "I cycle to work", "commute's a 40 min bus ride now", "so I've stopped cycling": how the user gets to work
         drafts += commute_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        # "I started as an analyst at X, on the reporting team": the team as an aside the job's pattern read whole
+        drafts += team_said_aside(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 

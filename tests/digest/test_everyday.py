@@ -139,6 +139,9 @@ REWORDED = [
      set(), {("user", "diet", "vegetarian")}),
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
     (("my gym membership is at Fitforge", "I cancelled my gym membership"), set(), {("user", "gym_membership", "at Fitforge")}),
+    # a team as an aside about a job the job's pattern reads whole, then moved from it onto another
+    (("I started as a data analyst at Hollin Mutual, on the reporting team.", "I got moved from reporting onto the risk modelling team"),
+     {("user", "team", "risk modelling team"), ("user", "works_at", "Hollin Mutual")}, {("user", "team", "reporting team")}),
 ]
 
 
