@@ -40,6 +40,7 @@ from factledger.ledger.keys import normalise
 
 from . import pursuits
 from .commute import commute_in_passing
+from .companions import companions_in_passing
 from .couples import partners_in_passing
 from .events import EVENT_PREDICATES, PAST_FORM, event_draft, happened
 from .everyday import (
@@ -665,6 +666,8 @@ class RulesExtractor:
         drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing
         drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        # "Ondine from sales is coming too", "Tamar had to drop out": who is going with the user
+        drafts += companions_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "Idony's seeing a guy called Bram now", "Wenna and Tobin broke up": who someone the user knows is with
         view = self._view or request
         drafts += partners_in_passing(self._turn, entry.said_at, drafts, held_now, lambda name: _known_person(view, name))

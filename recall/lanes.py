@@ -189,6 +189,7 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "flight_home": ("return", "flight"),
     "trip_to": ("trip", "destination", "holiday"),
     "commute": ("commute", "commuting"),
+    "travelling_with": ("coming", "travelling", "traveling", "joining", "companion", "companions"),
     # what the user does besides their job (digest.pursuits)
     "coaches": ("coach", "coaching"),
     "volunteers_at": ("volunteer", "volunteering"),
