@@ -80,16 +80,23 @@ STARTS: tuple[Start, ...] = (
 )
 
 # An end names the pursuit by its verb: "not coaching next season", "stopped volunteering at Oakhythe".
-_VERBS = {"coaching": ("coaches",), "volunteering": ("volunteers_at",), "teaching": ("teaches", "works_at")}
+_VERBS = {"coaching": ("coaches",), "volunteering": ("volunteers_at",), "teaching": ("teaches", "works_at"),
+          "coach": ("coaches",), "volunteer": ("volunteers_at",), "teach": ("teaches", "works_at")}
 _STOPPED = re.compile(
-    r"(?i)\b(?:(?:stopped|quit|quitting|gave\s+up|giving\s+up|finished|done\s+with|no\s+more)\s+"
-    r"|(?:not|no\s+longer|won['’]t\s+be|isn['’]t|aren['’]t)\s+(?=\w+ing\b[^,.;!?]*\b(?:any\s?more|this\s+(?:term|season|year|semester)|next\s+(?:term|season|year|semester)|from\s+now\s+on)\b))"
-    r"(?P<verb>coaching|volunteering|teaching)\b(?P<rest>[^,.;:!?]*)"
+    r"(?i)\b(?:(?:stopped|quit|quitting|gave\s+up|giving\s+up|finished|done\s+with|no\s+more|took\s+a\s+break\s+from|taking\s+a\s+break\s+from)\s+(?P<ing>coaching|volunteering|teaching)"
+    r"|(?:not|no\s+longer|won['’]t\s+be|isn['’]t|aren['’]t)\s+(?=\w+ing\b[^,.;!?]*\b(?:any\s?more|this\s+(?:term|season|year|semester)|next\s+(?:term|season|year|semester)|from\s+now\s+on)\b)(?P<not_ing>coaching|volunteering|teaching)"
+    r"|no\s+longer\s+(?P<base>coach|volunteer|teach)(?:es|s)?"
+    r"|(?:don['’]t|do\s+not|doesn['’]t|does\s+not)\s+(?=(?:coach|volunteer|teach)\w*\b[^,.;!?]*\bany\s?more\b)(?P<base2>coach|volunteer|teach)"
+    r")\b(?P<rest>[^,.;:!?]*)"
 )
 _STEPPED_DOWN = re.compile(rf"(?i)\b(?:stepped|stepping|stood|standing)\s+down\s+(?:as|from)\s+(?:the\s+)?(?P<rest>(?P<office>{_OFFICES})\b[^,.;:!?]*)")
 # Leaving the group a pursuit names: "left the band", "quit the choir", "resigned from the committee".
-_LEFT = re.compile(r"(?i)\b(?:left|quit|quitting|leaving|ditched|dropped\s+out\s+of|resigned\s+from|resigning\s+from)\s+(?:the|my|our)\s+(?P<rest>[^,.;:!?]+)")
+_LEFT = re.compile(
+    r"(?i)\b(?:left|quit|quitting|leaving|ditched|dropped\s+out\s+of|resigned\s+from|resigning\s+from|stepped\s+back\s+from|stepping\s+back\s+from|"
+    r"(?:took|taking)\s+a\s+break\s+from|gave\s+up|given\s+up|stopped\s+going\s+to|(?:my\s+)?last\s+(?:shift|day|session)\s+(?:at|with))\s+(?:(?:the|my|our)\s+)?(?P<rest>[^,.;:!?]+)"
+)
 _INSTEAD = re.compile(r"(?i)\binstead\b")
+_NOW = re.compile(r"(?i)\b(?:now|these\s+days)\b")
 _GROUP_SLOTS = ("coaches", "volunteers_at", "serves_as", "teaches", "plays")
 _SMALL = frozenset("a an the my our at in on of for with this next term season year semester anymore any more now from".split())
 
@@ -119,10 +126,11 @@ def ended(text: str, current: Sequence[ClaimVersion], subject: str) -> list[tupl
     open_ = [c for c in current if c.subject_key == key and c.tx_to is None and c.valid_to is None]
     out: list[tuple[ClaimVersion, str]] = []
     for m in _STOPPED.finditer(text):
-        slots = _VERBS[m["verb"].casefold()]
+        verb = next(m[g] for g in ("ing", "not_ing", "base", "base2") if m[g]).casefold()
+        slots = _VERBS[verb]
         held = [c for c in open_ if c.predicate in slots]
         named = [c for c in held if _named(m["rest"], c)]
-        if m["verb"].casefold() == "teaching":
+        if verb.startswith("teach"):
             held = [c for c in held if c.predicate == "teaches"]  # a job is ended only by naming it
         out += [(c, m.group(0)) for c in (named or (held if len(held) == 1 else []))]
     for m in _LEFT.finditer(text):
@@ -156,7 +164,8 @@ def read(text: str, subject: str, said_at: str, current: Sequence[ClaimVersion],
         drafted.add(slot)
         others = [c for c in current if c.subject_key == key and c.predicate == start.slot and c.tx_to is None and c.valid_to is None
                   and (c.predicate, c.value_key) not in ending]
-        instead = bool(_INSTEAD.search(text))
+        # "instead", or "now" in the words that say it ("she volunteers at the rescue now"), and not "also"
+        instead = bool(_INSTEAD.search(text) or (_NOW.search(quote) and not re.search(r"(?i)\b(?:also|too|as\s+well)\b", text)))
         if instead and len(others) == 1:
             # "now volunteers at the repair café instead": in place of the one held
             (other,) = others
