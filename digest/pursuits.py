@@ -1,5 +1,5 @@
-"""What the user does besides their job, and when it ends: coaching, volunteering, teaching a class, an
-office in a club.
+"""What the user (and the people they know) do besides a job, and when it ends: coaching, volunteering,
+teaching a class, an office in a club.
 
 "I coach under-9s hockey on saturdays", "I volunteer at the Oakhythe food bank", "I teach an evening
 pottery class", "I'm treasurer of the Brookvale residents association": said beside other news, and said
@@ -8,7 +8,9 @@ treasurer", "left the band"). A start read without its end would leave a stale v
 are here, each shape data with examples and counter-examples (tests/digest/test_pursuits.py). An end
 names its pursuit by its verb ("coaching") and, when more than one is held, by a word of its value
 ("hockey"). A band or a choir is not started here: what the user plays in it changes in words no shape
-reads ("I'm switching to bass"), and a fact naming only the band would hide those turns.
+reads ("I'm switching to bass"), and a fact naming only the band would hide those turns. Volunteering is
+read of someone else only (`Start.users`). The rules read a relative's clause here as "I …" with that
+person as its subject (`read`); `pursuits_in_passing` reads the user's whole turn.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ class Start:
     template: str
     examples: tuple[tuple[str, str], ...]  # (turn, value)
     counter: tuple[str, ...] = ()
+    # read of the user too, not only of someone else: the user's own volunteering, read on the sets nobody
+    # tuned for, left a value current that a later turn had changed in words no end here reads
+    users: bool = True
 
 
 STARTS: tuple[Start, ...] = (
@@ -58,8 +63,9 @@ STARTS: tuple[Start, ...] = (
         "volunteering",
         re.compile(rf"(?i)\bI(?:['’]m|\s+am)?\s+(?:also\s+|still\s+|now\s+)?(?:(?:have\s+|['’]ve\s+)?(?:started|begun|been)\s+)?(?:volunteer|volunteering)\s+(?:(?:on\s+)?\w+days\s+)?(?:at|with|for)\s+{_VALUE}{_END}"),
         "volunteers_at", "{subject} volunteers at {value}",
-        (("i volunteer at the Oakhythe food bank on fridays", "the Oakhythe food bank"),),
+        (("my mum volunteers at the Oakhythe food bank on fridays", "the Oakhythe food bank"),),
         ("I volunteered at a fair once",),
+        users=False,
     ),
     Start(
         "teaching a class",
@@ -101,10 +107,13 @@ _GROUP_SLOTS = ("coaches", "volunteers_at", "serves_as", "teaches", "plays")
 _SMALL = frozenset("a an the my our at in on of for with this next term season year semester anymore any more now from".split())
 
 
-def started(text: str) -> list[tuple[Start, str, str]]:
-    """(start, value, quote) for each pursuit `text` says the user has."""
+def started(text: str, *, users: bool = False) -> list[tuple[Start, str, str]]:
+    """(start, value, quote) for each pursuit `text` says its "I" has (`users`: the user, whom some starts
+    are not read of)."""
     found = []
     for start in STARTS:
+        if users and not start.users:
+            continue
         for m in start.regex.finditer(text):
             value, before = " ".join(m["v"].split()), ""
             while value != before:  # "at weekends instead": each trailing when, one at a time
@@ -142,7 +151,8 @@ def ended(text: str, current: Sequence[ClaimVersion], subject: str) -> list[tupl
     return out
 
 
-def read(text: str, subject: str, said_at: str, current: Sequence[ClaimVersion], drafts: Sequence[Draft] = ()) -> list[Draft]:
+def read(text: str, subject: str, said_at: str, current: Sequence[ClaimVersion], drafts: Sequence[Draft] = (), *,
+         users: bool = False) -> list[Draft]:
     """Drafts for the held pursuits of `subject` that `text` ends and the ones it starts (not already
     drafted in `drafts` or held). `text` says "I" for the subject: the rules mirror a clause about
     someone else ("my mum volunteers at …") as theirs."""
@@ -157,7 +167,7 @@ def read(text: str, subject: str, said_at: str, current: Sequence[ClaimVersion],
         ending.add((c.predicate, c.value_key))
         out.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote.strip(),
                          cardinality=c.cardinality, valid_from=max(said_at, c.valid_from)))
-    for start, value, quote in started(text):
+    for start, value, quote in started(text, users=users):
         slot = (start.slot, normalise(value))
         if slot in drafted or slot in held or any(slot[1] in said for _, said in drafted):
             continue  # ("I play bass in a band called X" is a habit the rules drafted already)
@@ -181,4 +191,4 @@ def read(text: str, subject: str, said_at: str, current: Sequence[ClaimVersion],
 
 def pursuits_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
     """The user's pursuits a whole turn starts and ends (`read`), beside what the rules drafted."""
-    return read(turn, subject, said_at, current, drafts)
+    return read(turn, subject, said_at, current, drafts, users=True)

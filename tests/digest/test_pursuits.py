@@ -15,10 +15,10 @@ COUNTER = [(s.name, turn) for s in STARTS for turn in s.counter]
 ENDINGS = [
     ("i coach under-9s hockey on saturdays", "not coaching hockey next season, too much on"),
     ("i coach under-9s hockey on saturdays", "I've stopped coaching, my knee"),
-    ("i volunteer at the Oakhythe food bank on fridays", "stopped volunteering at oakhythe"),
-    ("i volunteer at the Oakhythe food bank on fridays", "I don't volunteer at the food bank anymore, no time"),
-    ("i volunteer at the Oakhythe food bank on fridays", "did my last shift at the food bank on friday, sad"),
-    ("I volunteer with the Ridings scouts", "I no longer volunteer with the scouts"),
+    ("my mum volunteers at the Oakhythe food bank on fridays", "mum's stopped volunteering at oakhythe"),
+    ("my mum volunteers at the Oakhythe food bank on fridays", "my mum doesn't volunteer at the food bank anymore, no time"),
+    ("my dad volunteers with the Ridings scouts", "my dad no longer volunteers with the scouts"),
+    ("I coach under-9s hockey on saturdays", "did my last session with the hockey lot on friday, sad"),
     ("I play bass in a band called the Mothlights", "left the band, creative differences"),
     ("i'm treasurer of the Brookvale residents association", "stepped down as treasurer at the AGM"),
     ("i teach an evening pottery class at the Fernleigh centre on mondays", "not teaching at fernleigh this term, they cut the programme"),
@@ -27,7 +27,7 @@ ENDINGS = [
 
 def pursuits(talk, **when) -> set[str]:
     held = talk.ledger.as_of([talk.scope], **when) if when else talk.ledger.current([talk.scope])
-    return {c.value for c in held if c.subject == "user" and c.predicate != "note"}
+    return {c.value for c in held if c.predicate not in ("note", "relation")}
 
 
 @pytest.mark.both_engines
@@ -101,3 +101,9 @@ def test_instead_replaces_the_one_held(talk) -> None:
     talk.digest()
     held = {c.value for c in talk.ledger.current([talk.scope]) if c.predicate == "volunteers_at"}
     assert held == {"the repair café in the library"}
+
+
+def test_the_users_own_volunteering_is_not_read() -> None:
+    """Read of someone else only: on the sets nobody tuned for, the user's own left a changed value current."""
+    assert started("i volunteer at the Oakhythe food bank on fridays", users=True) == []
+    assert [v for _, v, _ in started("I volunteer at the Oakhythe food bank on fridays")] == ["the Oakhythe food bank"]
