@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from factledger.ledger import ClaimVersion
@@ -137,6 +138,11 @@ _MOVED = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+"
     rf"(?:(?:up\s+|down\s+|over\s+|back\s+|out\s+)?to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_TAIL}"
 )
+# "we've been in the new house in X since May", "got the keys to the new flat in X", "mum's settled in X"
+_NEW_HOME = re.compile(
+    rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|finally|now|all))*\s+(?:(?:been\s+in|got\s+the\s+keys\s+(?:to|for))\s+(?:the|our|my|a)\s+new\s+"
+    rf"(?:[a-z][\w\-]*\s+)?(?:flat|apartment|house|home|place|bungalow|cottage)\s+in|settled\s+in(?:to)?)\s+{_PROPER}{_TAIL}"
+)
 # "we're moving to X next month": a move said with when it happens (without a time it may be only a plan)
 _MOVING = re.compile(
     rf"^(?:I|[Ww]e)(?:'m|'re| am| are)(?:\s+(?:finally|actually|now))*\s+(?:moving|relocating)\s+(?:(?:up|down|over|back)\s+)?to\s+{_PROPER}{_TAIL}"
@@ -197,6 +203,13 @@ _CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait|s
 _I_MEANT = re.compile(r"(?i)^I\s+meant\b")
 # "it's Tobren not Tobran", "his name is Orvel, not Orval": a person's name said again, corrected
 _NAME_CORRECTED = re.compile(r"^(?:(?:it|its|it['’]s|it\s+is|(?:his|her|their)\s+name\s+is|(?:his|her|their)\s+name['’]s)\s+)(?P<new>[A-Z][a-z][\w'’\-]*),?\s+not\s+(?P<old>[A-Z][a-z][\w'’\-]*)\b", re.I)
+# "it's walnuts I get hives from, not almonds", "but it's kiwi she's allergic to": the value put first
+_CLEFT = re.compile(
+    r"(?i)(?:^|,\s*|\bbut\s+|\bcorrection:?\s+)(?:it['’]?s|it\s+is)\s+(?P<new>[\w'’\-]+(?:\s+[\w'’\-]+){0,2}?)\s+(?:that\s+)?(?P<who>I|she|he|they|we)"
+    r"(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)?\s+(?:\w+\s+){0,2}?\w+\s+(?:to|with|for|on|at|in|of|from)"
+    r"(?:,?\s+not\s+(?P<old>[\w'’\-]+(?:\s+[\w'’\-]+){0,3}?))?\s*[.!]?$"
+)
+_SAID_BUT = re.compile(r"(?i)\bI\s+said\s+(?P<old>[\w'’\-]+(?:\s+[\w'’\-]+){0,3}?)\s+but\s+it")
 # (a number's own commas and points are inside what is corrected: "I meant £1,540, not £1,450")
 _CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>(?:[^,.;!]|(?<=\d)[,.](?=\d))+?)\s*[.!]?$")
 
@@ -256,7 +269,7 @@ _THIRD = re.compile(
 )
 # "my mum's started volunteering", "dad's left the food bank": the 's is "has" before a participle.
 _RELATIVE_HAS = re.compile(
-    rf"^((?:(?:[Mm]y|[Oo]ur)\s+(?i:{_RELATIONS}))|[Mm]um|[Mm]om|[Dd]ad)['’]s\s+(?=(?:started|begun|been|gone|left|quit|ditched|moved|joined|switched|retired|stopped|taken|got)\b)"
+    rf"^((?:(?:[Mm]y|[Oo]ur)\s+(?i:{_RELATIONS}))|[Mm]um|[Mm]om|[Dd]ad)['’]s\s+(?=(?:started|begun|been|gone|left|quit|ditched|moved|joined|switched|retired|stopped|taken|got|settled)\b)"
 )
 # Short words for a relative, and whom they name.
 _NAME_THEN_RELATION = re.compile(
@@ -822,6 +835,14 @@ class RulesExtractor:
             moved = _renamed(request, renamed["old"], renamed["new"], text)
             if moved:
                 return moved
+        # "it's walnuts I get hives from, not almonds", "I said almonds but it's walnuts I get hives from"
+        cleft = _CLEFT.search(text)
+        if cleft:
+            said = _SAID_BUT.search(text)
+            if cleft["old"] or said:
+                corrected = self._cleft_correction(cleft, said, request)
+                if corrected:
+                    return corrected
         # the cue is a lead-in word ("actually, …") or the clause's own "I meant …"
         correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) or _I_MEANT.match(text) else None
         if correction:
@@ -872,7 +893,7 @@ class RulesExtractor:
         if m:
             place = (m["v"] or m["v2"]).strip().rstrip(".")
             return [self._timed("retract", "lives_in", place, text, m.group(0), said_at, subject=subject)]
-        for pattern in (_LIVES, _LIVED_SINCE, _MOVED, _MOVING):
+        for pattern in (_LIVES, _LIVED_SINCE, _MOVED, _NEW_HOME, _MOVING):
             m = pattern.match(text)
             if m and pattern is _MOVING and not find_time_phrase(text[m.end() :]):
                 continue
@@ -1140,6 +1161,12 @@ class RulesExtractor:
             new = " ".join(body.split()[-len(old_words) :])
         if not new or normalise(new) == normalise(old):
             return receipt("no corrected value was found before 'not'")
+        return self._corrected(subject, old, new, m.group(0), request, receipt)
+
+    def _corrected(self, subject: str, old: str, new: str, quote: str, request: ExtractionRequest,
+                   receipt: Callable[..., list[Draft]]) -> list[Draft]:
+        """The one value `subject` holds that contains `old`, with `new` in its place, over all the time it
+        held (it was wrong all along); else `receipt` says why not."""
         # "Tuesday not Thursday" corrects "on Thursdays" too: a plural keeps its ending
         pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?=(?:s|es)?(?!\w))")
         candidates = [
@@ -1153,7 +1180,7 @@ class RulesExtractor:
         target = candidates[-1]
         new_value = pattern.sub(new, target.value, count=1)
         if target.predicate in EVENT_PREDICATES:
-            return self._event_correction(target, new_value, m.group(0), request, subject) or receipt(
+            return self._event_correction(target, new_value, quote, request, subject) or receipt(
                 "the corrected date of the event could not be resolved", new
             )
         if target.predicate == "birthday":
@@ -1161,11 +1188,31 @@ class RulesExtractor:
         many = target.cardinality == "many"
         return [
             Draft(
-                op="supersede", subject=subject, predicate=target.predicate, value=new_value, quote=m.group(0).strip(),
+                op="supersede", subject=subject, predicate=target.predicate, value=new_value, quote=quote.strip(),
                 cardinality=target.cardinality, template=PREDICATES.get(target.predicate, (None, None))[1],
                 valid_from=min(c.valid_from for c in candidates), replaces=target.value if many else None, time_phrase="correction",
             )
         ]
+
+    def _cleft_correction(self, m: re.Match[str], said: re.Match[str] | None, request: ExtractionRequest) -> list[Draft]:
+        """'it's walnuts I get hives from, not almonds', 'I said almonds but it's walnuts I'm allergic to',
+        'it's kiwi she's allergic to, not mango': the thing put first is the value, the one after
+        "not" (or said before "but") the held value it corrects, of the user ("I") or of the one person
+        other than the user who holds it ("she")."""
+        old = (m["old"] or (said["old"] if said else "")).strip()
+        new = m["new"].strip()
+        if not old or not new or normalise(old) == normalise(new) or len(old.split()) > 4:
+            return []
+        if m["who"].casefold() in ("i", "we"):
+            subject = SUBJECT
+        else:
+            pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?!\w)")
+            holders = {c.subject for c in request.current if c.tx_to is None and c.subject_key != SUBJECT
+                       and c.predicate not in ("relation", "name", "note", "ended") and pattern.search(c.value)}
+            if len(holders) != 1:
+                return []
+            subject = holders.pop()
+        return self._corrected(subject, old, new, m.group(0), request, lambda *_: [])
 
     def _event_correction(self, target: ClaimVersion, new_value: str, quote: str, request: ExtractionRequest, subject: str) -> list[Draft]:
         """A dated event's date was wrong: it never happened then (retract all valid time), it did at the

@@ -139,6 +139,19 @@ REWORDED = [
      set(), {("user", "diet", "vegetarian")}),
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
     (("my gym membership is at Fitforge", "I cancelled my gym membership"), set(), {("user", "gym_membership", "at Fitforge")}),
+    # a new home said as being in it, getting its keys, or settling there (someone else's too)
+    (("I live in Quellbury", "we got the keys to the new house in Tarrowby yesterday!!! bye bye tiny flat"),
+     {("user", "lives_in", "Tarrowby")}, {("user", "lives_in", "Quellbury")}),
+    (("I live in Quellbury", "We've been in the new house in Tarrowby since the end of last month, finally a garden!"),
+     {("user", "lives_in", "Tarrowby")}, {("user", "lives_in", "Quellbury")}),
+    (("my mum lives in Wexby", "mum's settled in Tarrowby and she got a phone!!"),
+     {("user's mum", "lives_in", "Tarrowby")}, {("user's mum", "lives_in", "Wexby")}),
+    # a correction that puts the value first ("it's X I get hives from, not Y"), of the user or of the one person holding Y
+    (("I'm allergic to almonds", "hang on, i said almonds but it's walnuts i get hives from. almonds are fine"),
+     {("user", "allergic_to", "walnuts")}, {("user", "allergic_to", "almonds")}),
+    (("my wife Brisca is allergic to mango", "scratch that, it's kiwi she's allergic to, not mango"),
+     {("Brisca", "allergic_to", "kiwi")}, {("Brisca", "allergic_to", "mango")}),
+    (("I'm allergic to almonds", "it's the dog I worry about, not the cat"), {("user", "allergic_to", "almonds")}, set()),
     # a team as an aside about a job the job's pattern reads whole, then moved from it onto another
     (("I started as a data analyst at Hollin Mutual, on the reporting team.", "I got moved from reporting onto the risk modelling team"),
      {("user", "team", "risk modelling team"), ("user", "works_at", "Hollin Mutual")}, {("user", "team", "reporting team")}),
