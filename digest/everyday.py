@@ -2673,7 +2673,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "ended",
         re.compile(
             r"(?i)^(?:I\s+|we\s+)?(?:(?:have|'ve)\s+)?(?:just\s+|finally\s+|officially\s+|recently\s+)?"
-            r"(?P<verb>stopped\s+taking|stopped\s+using|stopped\s+drinking|stopped\s+eating|stopped(?=\s+(?:the|my)\s)|quit|gave\s+up|sold|gave\s+away|got\s+rid\s+of|"
+            r"(?P<verb>stopped\s+taking|stopped\s+using|stopped\s+drinking|stopped\s+eating|stopped(?=\s+(?:the|my)\s)|quit|gave\s+up|cut\s+out|sold|gave\s+away|got\s+rid\s+of|"
             r"no\s+longer\s+(?:have|own|take|drive|use)|(?:don't|do\s+not)\s+(?:have|own|take|drive|use)(?=.*\bany\s?more\b))\s+(?P<what>.+)$"
         ),
         _ended,
@@ -2682,8 +2682,9 @@ PATTERNS: tuple[Pattern, ...] = (
             (("I don't have a gym membership anymore",), (("user", "ended", "no longer has a gym membership"),)),
             (("I have a cat", "I don't have a cat anymore"), ()),
             (("I quit coffee in March",), (("user", "ended", "quit coffee"),)),
+            (("I cut out sugar in january",), (("user", "ended", "cut out sugar"),)),
         ),
-        counter=("I quit?", "I gave up on it", "Don't have time for this"),
+        counter=("I quit?", "I gave up on it", "Don't have time for this", "I cut out early"),
     ),
     Pattern(
         "taken off",

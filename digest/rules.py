@@ -50,6 +50,7 @@ from .everyday import (
 )
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
+from .hosting import hosting_in_passing
 from .metrics import figures_in_passing
 from .model import Draft
 from .priors import priors
@@ -690,6 +691,8 @@ class RulesExtractor:
         drafts += commute_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "I started as an analyst at X, on the reporting team": the team as an aside the job's pattern read whole
         drafts += team_said_aside(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        # "my side project Tansyweb runs on a linode box", "it's been on Koyeb.app since Saturday": where a project runs
+        drafts += hosting_in_passing(self._turn, entry.said_at, drafts, held_now)
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 

@@ -189,6 +189,7 @@ PREDICATE_CUES: dict[str, tuple[str, ...]] = {
     "flight_home": ("return", "flight"),
     "trip_to": ("trip", "destination", "holiday"),
     "commute": ("commute", "commuting"),
+    "runs_on": ("hosted", "host", "hosting", "running", "runs", "deployed"),
     "travelling_with": ("coming", "travelling", "traveling", "joining", "companion", "companions"),
     # what the user does besides their job (digest.pursuits)
     "coaches": ("coach", "coaching"),
