@@ -709,3 +709,34 @@ def where_of_unsaid(query: str, texts: Iterable[str]) -> bool:
             if m["doer"] and re.search(_A_TRADE.format(name=re.escape(name)), clause):
                 return False  # "Tregarron's a radiographer": what she does, without a word of work
     return named
+
+
+# Verbs that say only how a thing is had ("what keyboard do I use?", "what bike do I ride?"): the
+# question's topic is the kind before them, not the verb.
+HAVING_VERBS = frozenset(
+    "use uses using used have has had having own owns owned wear wears wearing wore ride rides riding rode drive drives "
+    "driving drove play plays playing played drink drinks drinking drank eat eats eating ate take takes taking took "
+    "prefer prefers preferred like likes liked get gets got getting keep keeps kept run runs running ran smoke smoked "
+    "smoking go goes going went do does did doing".split()
+)
+
+
+def asks_unsaid_kind(query: str, asked: Iterable[str], never_said: frozenset[str], held_words: Iterable[str] = ()) -> bool:
+    """Whether `query` asks which thing of a kind never said in the searched scopes, and nothing else:
+    "what keyboard do I use?", "which terminal emulator do I use?" when no keyboard or terminal emulator
+    was ever mentioned. Every word naming the kind is unsaid (`never_said`) and asks no held slot
+    (`held_words`: "pets" asks a held pet), and the question's other
+    topical words (`asked`) are verbs of having (`HAVING_VERBS`): nothing said is about it, and what
+    matches (a neighbour in meaning, a turn sharing a verb) is about something else. A question that
+    names what the kind belongs to ("which app do I use for Portuguese?") is not this one."""
+    tokens = words(query)
+    if len(tokens) < 3 or tokens[0] not in ("what", "which"):
+        return False
+    kind = _phrase(tokens, 1)
+    after = tokens[1 + len(kind) :]
+    if not kind or not after or after[0] not in _AUX or kind[-1] in TYPE_HEADS:
+        return False  # "what size …", "which day …": a shape's kind, said as its value
+    if not all(word in never_said for word in kind) or set(kind) & set(held_words):
+        return False  # said, or the word a held slot is asked by ("what pets do I have?" and a held pet)
+    others = [word for word in asked if word not in kind]
+    return all(word in HAVING_VERBS for word in others)

@@ -27,7 +27,7 @@ from factledger.ledger.when import dated_day_words
 from factledger.ledger.keys import normalise as key_normalise
 
 from .asked import (
-    TYPE_HEADS, age_asked_of, asked_for, asks_unsaid_part, names_said, person_asked_of, recased, sibling_instead, states_age, where_of_unsaid,
+    TYPE_HEADS, age_asked_of, asked_for, asks_unsaid_kind, asks_unsaid_part, names_said, person_asked_of, recased, sibling_instead, states_age, where_of_unsaid,
     words_share,
 )
 from .config import RecallConfig
@@ -1094,6 +1094,10 @@ class Recall:
             if not any(words_share(h.text, _said_as(w)) for h in hits)
             and not (w in RELATIVES and any(o in asked and o not in never_said for o in relative_words(w) - {w}))
         )
+        if asks_unsaid_kind(query, asked, never_said, _held_words(named)):
+            # "what keyboard do I use?" when no keyboard was ever mentioned: only a held slot the question
+            # names ("what car do I drive?" and a held "drives") answers; what else matches is about other things
+            return [h for h in hits if not gated(h) or (h.kind == FACT and h.claim is not None and h.claim.predicate in named.predicates)]
         if thing is not None and asks_unsaid_part(thing, never_said, evidence, _held_words(named)):
             # "what's my flight number?" when only the flight was said, "who is my physio?" when no
             # turn names them: what matches is about the flight, the physio, not what was asked

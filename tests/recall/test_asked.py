@@ -9,7 +9,7 @@ import pytest
 from factledger.digest import Journal, Turn
 from factledger.ledger.times import parse_time
 from factledger.recall.asked import (
-    NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_part, names_beside, names_said, person_asked_of, recased,
+    NAME, AskedFor, age_asked_of, asked_for, asks_unsaid_kind, asks_unsaid_part, names_beside, names_said, person_asked_of, recased,
     sibling_instead, states_age, where_of_unsaid,
 )
 from factledger.recall.text import asks_about_unnamed_relative, asks_unsaid_thing_of_someone, lexical_query, names_relative, says_changed
@@ -573,3 +573,40 @@ def test_a_light_verb_never_said_keeps_the_words_said_otherwise(clocked_ledger, 
 def test_words_typed_without_their_apostrophe_are_stop_words(query, content):
     from factledger.recall.text import content_words
     assert content_words(query) == content
+
+
+# (question, its topical words, the words never said, held words) -> whether it asks an unsaid kind only
+UNSAID_KIND = [
+    ("what keyboard do i use?", ["keyboard", "use"], {"keyboard"}, set(), True),
+    ("which terminal emulator do I use?", ["terminal", "emulator", "use"], {"terminal", "emulator"}, set(), True),
+    ("what bike do I ride?", ["bike", "ride"], {"bike"}, set(), True),
+    # the kind was said: what is found may be about it
+    ("what keyboard do i use?", ["keyboard", "use"], set(), set(), False),
+    # ... or half of it ("the terminal" was said; the emulator is its kind)
+    ("which terminal emulator do I use?", ["terminal", "emulator", "use"], {"emulator"}, set(), False),
+    # a word of the question says what it is for: that was said, and may answer
+    ("which app do I use for Spanish?", ["app", "use", "spanish"], {"app"}, set(), False),
+    # a held slot is asked by the kind's word ("pets" asks a held pet)
+    ("what pets do I have?", ["pets", "have"], {"pets"}, {"pet", "pets"}, False),
+    # a value of a shape is said without its kind's word ("which day …", "what size …")
+    ("which day do I swim?", ["day", "swim"], {"day"}, set(), False),
+    ("where do I park?", ["park"], {"park"}, set(), False),
+]
+
+
+@pytest.mark.parametrize(("query", "asked", "unsaid", "held", "want"), UNSAID_KIND, ids=[f"{q} {sorted(u)}" for q, _, u, _, _ in UNSAID_KIND])
+def test_a_kind_never_said(query, asked, unsaid, held, want):
+    assert asks_unsaid_kind(query, asked, frozenset(unsaid), held) is want
+
+
+@pytest.mark.both_engines
+def test_a_kind_never_said_finds_nothing(clocked_ledger, clock, recall):
+    """Turns about an editor and a shell: "which terminal emulator do I use?" finds nothing (the turns are
+    near in meaning, not about it); "which editor do I use?" finds the editor."""
+    journal = Journal(clocked_ledger)
+    say(journal, clock, "2026-03-02T09:00:00Z", "my editor is helix and I use fish as my shell")
+    say(journal, clock, "2026-03-03T09:00:00Z", "left my old job, I use a whole new stack at the new place")
+    clock.now = parse_time("2026-03-10")
+    assert recall.prompt("which terminal emulator do I use?", SCOPE).text == ""
+    assert recall.prompt("what keyboard do i use?", SCOPE).text == ""
+    assert "helix" in recall.prompt("which editor do I use?", SCOPE).text
