@@ -2917,14 +2917,15 @@ PATTERNS: tuple[Pattern, ...] = (
         "role at",
         re.compile(rf"{_I}\s+(?:(?:started|starting|began|working|now)\s+as\s+)?(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:(?:[A-Z][a-z]+|[A-Z]{{1,3}})\s+\d{{1,2}}\s+)?(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})"
                    r"(?:\s+(?:on|in)\s+the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:ward|team|desk|unit|floor|department|squad|line))?"
-                   rf"\s+(?:at|for|with)\s+{PROPER}"),
+                   rf"\s+(?:at|for|with)\s+(?:the\s+)?{PROPER}"),
         _role_at,
         examples=((("I'm a data analyst at Quarrymoor Foods",), (("user", "works_at", "Quarrymoor Foods"), ("user", "job_title", "data analyst"))),
                   (("I'm content strategy lead at Pellory, B2B software",), (("user", "works_at", "Pellory"), ("user", "job_title", "content strategy lead"))),
                   (("from Monday I'm a QA lead at Tovi Labs",), (("user", "works_at", "Tovi Labs"), ("user", "job_title", "QA lead"))),
                   (("I just started as a sous-chef at Harrowgill",), (("user", "works_at", "Harrowgill"), ("user", "job_title", "sous-chef"))),
                   (("I'm head chef at Tannery Row now",), (("user", "works_at", "Tannery Row"), ("user", "job_title", "head chef"))),
-                  (("so I'm a Band 6 staff nurse on the cardiac ward at St Pellan's",), (("user", "works_at", "St Pellan's"), ("user", "job_title", "Band 6 staff nurse")))),
+                  (("so I'm a Band 6 staff nurse on the cardiac ward at St Pellan's",), (("user", "works_at", "St Pellan's"), ("user", "job_title", "Band 6 staff nurse"))),
+                  (("I started as a paramedic with the Tolland Ambulance Trust",), (("user", "works_at", "Tolland Ambulance Trust"), ("user", "job_title", "paramedic")))),
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
     ),
     Pattern(

@@ -139,10 +139,12 @@ _MOVED = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+"
     rf"(?:(?:up\s+|down\s+|over\s+|back\s+|out\s+)?to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_TAIL}"
 )
-# "we've been in the new house in X since May", "got the keys to the new flat in X", "mum's settled in X"
+# "we've been in the new house in X since May", "got the keys to the new flat in X", "mum's settled in X",
+# "he's got his own flat in X now" (a relative's clause, read as "I have got his own flat in X")
 _NEW_HOME = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|finally|now|all))*\s+(?:(?:been\s+in|got\s+the\s+keys\s+(?:to|for))\s+(?:the|our|my|a)\s+new\s+"
-    rf"(?:[a-z][\w\-]*\s+)?(?:flat|apartment|house|home|place|bungalow|cottage)\s+in|settled\s+in(?:to)?)\s+{_PROPER}{_TAIL}"
+    rf"(?:[a-z][\w\-]*\s+)?(?:flat|apartment|house|home|place|bungalow|cottage)\s+in|settled\s+in(?:to)?"
+    rf"|got\s+(?:(?:my|our|his|her|their)\s+)?own\s+(?:flat|apartment|house|home|place)\s+in)\s+{_PROPER}{_TAIL}"
 )
 # "we're moving to X next month": a move said with when it happens (without a time it may be only a plan)
 _MOVING = re.compile(
@@ -698,6 +700,13 @@ class RulesExtractor:
 
     # -- a third person ---------------------------------------------------------------------------
 
+    def _one_named_before(self, clause: _Clause, request: ExtractionRequest) -> str | None:
+        """The one person the ledger knows (not the user) whom the turn names before `clause`, in earlier
+        clauses or its lead-in; None when nobody is, or several are."""
+        before = self._turn[: clause.offset] + " " + clause.lead
+        people = {p for p in (_known_person(request, w) for w in re.findall(r"\b[A-Z][a-z][\w'’\-]+", before)) if p}
+        return people.pop() if len(people) == 1 else None
+
     def _third_person(self, clause: _Clause, request: ExtractionRequest) -> list[Draft] | None:
         """A clause about someone else: the first-person patterns with that subject, quoting the clause.
         None when the clause is not about a third person."""
@@ -742,6 +751,14 @@ class RulesExtractor:
             if named:  # "my coworker Ana Roth is leading the X migration": what the user asks Ana about
                 handled = self._everyday(_Clause(f"{named} {rest}", clause.offset, clause.lead), request, SUBJECT, f"{named} {rest}",
                                          only=frozenset({"someone handles X"})) or []
+        elif pronoun and not self._last_third and (named_before := self._one_named_before(clause, request)):
+            # "Cathal update: he's left nursing …", "fintan update lol he quit …": the one person the ledger
+            # knows whom the turn names before the pronoun
+            subject, rest = named_before, pronoun["rest"]
+            if pronoun["s"]:
+                rest = ("is " if _IS_AFTER_S.match(rest) else "has ") + rest
+            elif pronoun["re"]:
+                rest = "are " + rest
         elif pronoun and not self._last_third and re.match(r"(?i)(?:she|he)\b", text) and not re.search(r"(?i)\b(?:me|my|us|our)\b", text):
             # "she's accepted a job at X" with nobody named before: not the user's, and nobody's we know
             # ("she bumped me to 20 mg" is the user's: what was done to them)

@@ -146,6 +146,11 @@ REWORDED = [
      {("user", "lives_in", "Tarrowby")}, {("user", "lives_in", "Quellbury")}),
     (("my mum lives in Wexby", "mum's settled in Tarrowby and she got a phone!!"),
      {("user's mum", "lives_in", "Tarrowby")}, {("user's mum", "lives_in", "Wexby")}),
+    # "he" in a turn whose lead-in names the one person the ledger knows: theirs
+    (("my brother Cathal is a nurse at Ravenby General",
+      "Cathal update: he's left nursing and started as a paramedic with the Tolland Ambulance Trust, and he's got his own flat in Corwick now."),
+     {("Cathal", "job_title", "paramedic"), ("Cathal", "works_at", "Tolland Ambulance Trust"), ("Cathal", "lives_in", "Corwick")},
+     {("Cathal", "works_at", "Ravenby General"), ("user", "lives_in", "Corwick")}),
     # a correction that puts the value first ("it's X I get hives from, not Y"), of the user or of the one person holding Y
     (("I'm allergic to almonds", "hang on, i said almonds but it's walnuts i get hives from. almonds are fine"),
      {("user", "allergic_to", "walnuts")}, {("user", "allergic_to", "almonds")}),
