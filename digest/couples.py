@@ -76,8 +76,9 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "engaged or married to",
         re.compile(rf"(?i)\b{_WHO}(?:\s+(?:just|finally))?(?:\s+(?:got|is|was|are|has\s+got)|['’]s|['’]re)(?:\s+(?:just|finally|now|getting))?\s+(?:engaged|married)\s+to\s+"
-                   rf"(?:(?:his|her|their)\s+(?:{_LOVER}\s+)?)?{_PARTNER}"),
+                   rf"(?:(?:his|her|their)\s+(?:{_LOVER}\s+)?|{_SOMEONE},?\s+(?:(?:called|named)\s+)?)?{_PARTNER}"),
         (("my brother Anso got engaged to his gf Lirael at the weekend", ("Anso", "Lirael")),
+         ("My best friend Odette just got engaged to a guy called Lorimer Moss! so happy", ("Odette", "Lorimer Moss")),
          ("my aunt Petra's getting married to Caddoc in june", ("Petra", "Caddoc"))),
         ("my brother Anso got engaged last week", "my brother Anso got married to the job"),
     ),
