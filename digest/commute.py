@@ -1,7 +1,7 @@
 """How the user gets to work: said in passing, and changed in passing.
 
-"I cycle to work on my old hybrid", "I get the 31 bus in", "commute's a 40 min bus ride now", "started
-cycling in, the bus takes forever", "so I've stopped cycling": a commute is told beside the news that
+"most days I cycle to work along the canal", "I get the number 12 bus in", "the commute is a 25 minute
+tram ride now", "I've started cycling in, the trains are a mess", "so I've given up cycling": a commute is told beside the news that
 changed it (a move, a new job, a stolen bike), so no pattern reads the clause whole. Each way of saying it
 is data with examples and counter-examples (tests/digest/test_commute.py); `commute_in_passing` holds
 the way said in place of the one held (from when it was said), and an end ("stopped cycling", "no bike
@@ -23,7 +23,7 @@ from .passing import in_place_of_held
 SLOT = "commute"
 TEMPLATE = "{subject} gets to work by {value}"
 
-_TO_WORK = r"(?:into\s+work\b|in(?=\s*(?:[,.;:!?)]|$|(?:now|these|every|from|instead|again|today|most|so|and|but|too|though|lol)\b))|to\s+(?:work|the\s+office|my\s+(?:job|office)|the\s+(?:plant|site|depot|warehouse|hospital|school|lab|studio)))"
+_TO_WORK = r"(?:into\s+work\b|in(?=\s*(?:[,.;:!?)]|$|(?:now|these|every|from|instead|again|today|most|so|and|but|too|though|since|as|because|lol)\b))|to\s+(?:work|the\s+office|my\s+(?:job|office)|the\s+(?:plant|site|depot|warehouse|hospital|school|lab|studio)))"
 _VEHICLE = r"(?:bus|train|tube|tram|metro|ferry|subway|shuttle|overground)"
 # The verbs of a way, and the word the fact says it by.
 _MODES = {"cycle": "bike", "bike": "bike", "cycling": "bike", "biking": "bike", "walk": "walking", "walking": "walking",
@@ -44,33 +44,33 @@ WAYS: tuple[Way, ...] = (
     Way(
         "I cycle in",
         re.compile(rf"(?i)\bI\s+(?:now\s+|still\s+|usually\s+|can\s+|just\s+)?(?P<mode>cycle|bike|walk|drive|run|scoot)\s+(?:it\s+)?{_TO_WORK}"),
-        (("I cycle to work, 9 km each way, on a battered old hybrid", "bike"),
-         ("we moved last week and I can walk to the office now", "walking")),
+        (("most days I cycle to work along the canal, about twenty minutes", "bike"),
+         ("since the move I can walk to the office in ten minutes", "walking")),
         ("I drive in circles when I'm lost", "I walk to the shops"),
     ),
     Way(
         "started cycling in",
         re.compile(rf"(?i)\b(?:started|starting|back\s+to|switched\s+to|now)\s+(?P<mode>cycling|biking|walking|driving|running)\s+{_TO_WORK}"),
-        (("switching to nights next week. also started cycling in, the bus takes forever", "bike"),),
+        (("new rota from next week. I've also started cycling in since the trains are a mess", "bike"),),
         ("started cycling in the mountains", "back to walking in the park"),
     ),
     Way(
         "I get the bus in",
         re.compile(rf"(?i)\bI\s+(?:now\s+|still\s+|usually\s+|just\s+)?(?:get|take|catch|ride)\s+(?P<v>(?:the|a)\s+(?:[\w\-]+\s+){{0,2}}?{_VEHICLE})\s+{_TO_WORK}"),
-        (("I get the 31 bus in, so I can't carry much", "the 31 bus"),
+        (("I get the number 12 bus in, which is packed by eight", "the number 12 bus"),
          ("I take the overground to work now", "the overground")),
         ("I take the train to the coast on sunday", "I get the bus into town for shopping"),
     ),
     Way(
         "commute's a bus ride",
         re.compile(rf"(?i)\bcommute(?:['’]s|\s+is)\s+(?:now\s+|only\s+|just\s+)?(?:an?\s+)?(?P<v>(?:[\w\-]+\s+){{0,3}}?(?:{_VEHICLE}|bike|cycle|walk|drive)(?:\s+(?:ride|journey|trip))?)\b"),
-        (("moved to Ellbrook on saturday, commute's a 40 min bus ride now", "40 min bus ride"),),
+        (("settled into the new place, the commute is a 25 minute tram ride now", "25 minute tram ride"),),
         ("the commute's awful today", "commute is 40 minutes each way"),
     ),
     Way(
         "a bus ride to work",
         re.compile(rf"(?i)\b(?:it['’]s|it\s+is)\s+(?:now\s+)?(?:an?\s+)?(?P<v>(?:[\w\-]+\s+){{0,3}}?{_VEHICLE}\s+(?:ride|journey|trip))\s+{_TO_WORK}"),
-        (("love the new house, but it's a 40-minute bus ride to work now", "40-minute bus ride"),),
+        (("love the garden here, though it's a half-hour train journey to work", "half-hour train journey"),),
         ("it's a bus ride to the beach",),
     ),
 )

@@ -1,7 +1,7 @@
 """Who is going with the user on a trip: named in the plan, joining, dropping out, coming instead.
 
-"two weeks in Lusaria in April with my friend Tamar Quell", "Ondine from sales is coming too", "Tamar had
-to drop out, so my cousin Oswy is coming instead", "my friend Vasco flew out to join me": said inside
+"ten days in Lusaria this summer with my friend Tamar Quell", "Ondine from accounts is coming too", "Tamar
+can't come after all, my cousin Oswy is coming instead", "Vasco is flying out to join us on day 3": said inside
 travel talk, beside dates and hotels, so no first-person pattern reads it. Each shape below is data with
 examples and counter-examples (tests/digest/test_companions.py); `companions_in_passing` holds each
 companion named (one coming "instead" in place of the one held, when one is) and ends the one who drops
@@ -44,34 +44,34 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "with my friend Name",
         re.compile(rf"(?i)\b(?:\d+|two|three|four|five|six|seven|ten|a)\s+(?:nights|days|weeks)\s+in\s+(?-i:[A-Z][\w\-]*)(?:\s+in\s+\w+)?\s+with\s+(?:my|our)\s+(?:[a-z]+\s+)?(?:friend|mate|partner|wife|husband|girlfriend|boyfriend|gf|bf|sister|brother|cousin|mum|mom|dad|colleague)\s+(?P<name>{_NAME})"),
-        (("Planning two weeks in Lusaria in April with my friend Tamar Quell. starting in the north", "Tamar Quell"),),
-        ("two weeks in Lusaria with my friend, then home",),
+        (("booked it! ten days in Lusaria in August with my friend Tamar Quell, mostly by rail", "Tamar Quell"),),
+        ("ten days in Lusaria with my friend, then home",),
     ),
     Shape(
         "me and my partner Name",
         re.compile(rf"(?i)\b(?:me\s+and|with)\s+(?:my|our)\s+(?:[a-z]+\s+)?(?:friend|mate|partner|wife|husband|girlfriend|boyfriend|gf|bf|sister|brother|cousin|mum|mom|dad)\s+(?P<name>{_NAME})\s*,?\s+(?:are\s+|'re\s+)?(?:\d+|two|three|four|five|six|seven|ten|a)\s+(?:nights|days|weeks)\b"),
-        (("trip planning!! me and my partner Ezra, 4 nights in Pellinor end of april", "Ezra"),),
-        ("me and my partner Ezra had dinner, 4 nights ago",),
+        (("sorting the anniversary trip: me and my partner Ezra, three nights in Pellinor in may", "Ezra"),),
+        ("me and my partner Ezra had dinner, three nights ago",),
     ),
     Shape(
         "Name is coming",
         re.compile(rf"(?i)\b{_WHO}\s+(?:is|['’]s|will\s+be)\s+(?:now\s+)?(?:coming|joining\s+(?:me|us))(?:\s+(?:along|too|as\s+well|with\s+(?:me|us)|instead))?\b(?!\s+(?:for|to)\s+(?:dinner|lunch|tea|drinks|the\s+party))"),
-        (("Bartram from product is coming too, we share a booth", "Bartram"),
-         ("Tamar had to drop out, so my cousin Oswy Tarrant is coming instead.", "Oswy Tarrant")),
+        (("the conference is in Bremholt, Bartram from accounts is coming along", "Bartram"),
+         ("Tamar can't come after all, my cousin Oswy Tarrant is coming instead.", "Oswy Tarrant")),
         ("Tamar is coming for dinner on our last night", "Monday is coming too fast"),
     ),
     Shape(
         "Name flew out to join me",
         re.compile(rf"(?i)\b{_WHO}\s+(?:flew|came|is\s+flying|is\s+coming)\s+out\s+to\s+join\s+(?:me|us)\b"),
-        (("in Tarsk now! my friend Vasco flew out to join me for the last stretch", "Vasco"),),
+        (("reached Tarsk today, and my friend Vasco came out to join us for the final week", "Vasco"),),
         ("Vasco flew out to Tarsk for work",),
         joined=True,
     ),
     Shape(
         "Name dropped out",
         re.compile(rf"(?i)\b{_WHO}(?:(?:\s+(?:had\s+to|has|have|just))?\s+(?:drop(?:ped)?\s+out|pull(?:ed)?\s+out|can['’]t\s+come|cannot\s+come|isn['’]t\s+coming|is\s+not\s+coming|is\s+out|bailed)|['’]s\s+out)\b"),
-        (("Tamar Quell had to drop out (work), so we're rethinking", "Tamar Quell"),
-         ("change of cast: Bartram's out, paternity leave", "Bartram")),
+        (("Tamar Quell pulled out over work, so we're rethinking the route", "Tamar Quell"),
+         ("update on the trip: Bartram's out, his knee is worse", "Bartram")),
         ("the tide is out, no swimming",),
         gone=True,
     ),

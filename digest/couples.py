@@ -1,7 +1,8 @@
 """Who someone the user knows is with: a partner named, changed or gone.
 
-"Idony's seeing a guy called Bram now", "my brother Anso got engaged to his gf Lirael", "Sigrun's boyfriend
-Jesper is basically living here", "been with her bf Caspar for two years", "Wenna and Tobin broke up":
+"Idony's dating a bloke named Bram these days", "my brother Anso got engaged to his girlfriend Lirael",
+"Sigrun's boyfriend Jesper has practically moved in", "she's been with her boyfriend Caspar since uni", "Wenna
+and Tobin broke up":
 news about another person's life, said in passing or as gossip, so no first-person pattern reads it. Each
 shape below is data, with examples and counter-examples (tests/digest/test_couples.py);
 `partners_in_passing` holds the partner named in place of the one held (someone new is the new value, from
@@ -54,7 +55,7 @@ SHAPES: tuple[Shape, ...] = (
         "seeing someone",
         re.compile(rf"(?i)\b{_WHO}{_BE}?\s+(?:now\s+|also\s+)?(?:seeing|dating|going\s+out\s+with)\s+(?:{_SOMEONE},?\s+(?:(?:called|named)\s+)?)?{_PARTNER}"
                    rf"(?=\s*(?:now|these\s+days|again|for\s+(?:a|about|like|\d|two|three|six)|since|[,.;:!?)]|$))"),
-        (("big news: my flatmate Idony's seeing a guy called Bram now", ("Idony", "Bram")),
+        (("guess what, my flatmate Idony's dating a bloke named Bram these days", ("Idony", "Bram")),
          ("my sister Wenna is going out with someone, Tobin, since the summer", ("Wenna", "Tobin")),
          ("my friend Torvi is dating Gwilym these days", ("Torvi", "Gwilym"))),
         ("my sister Wenna is seeing Dr Lang on friday", "Wenna is seeing Mira for lunch tomorrow", "I'm seeing Gwilym later"),
@@ -100,7 +101,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "her partner Name",
         re.compile(rf"(?i)\b{_WHOSE}\s+(?:new\s+)?{_LOVER}(?:\s+is|,)?\s+{_PARTNER}(?!['’]s)"),
-        (("my flatmate Sigrun is a nurse, been with her bf Caspar for two years", ("Sigrun", "Caspar")),),
+        (("my flatmate Sigrun is a nurse and she's been with her boyfriend Caspar since uni", ("Sigrun", "Caspar")),),
         ("her boyfriend is lovely", "my sister and her bf Caspar came over"),
     ),
     Shape(

@@ -614,6 +614,8 @@ def _the_office(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 TEAM = "{subject} is on the {value}"
+# "moved from the intake team to …", "transferred me from support onto …": the team left, before the new one
+_FROM_TEAM = r"(?:over\s+)?(?:from\s+(?:the\s+)?[\w\- ]+?\s+(?:team\s+)?)?"
 
 
 def _team(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -628,7 +630,7 @@ _SWITCHED_TEAMS = re.compile(r"(?i)\b(?:switched|moved|changed|swapped)\s+teams\
 
 
 def _team_switched(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'switched teams, still at Tarrow but I'm on the search backend now': the team said without its word."""
+    """'changed teams last week, I'm on the checkout squad now': the team said without its word."""
     if not _SWITCHED_TEAMS.search(c.turn):
         return None
     return [state(c, "team", clean_value(m["team"]), m.group(0), template=TEAM, changed=True)]
@@ -638,7 +640,7 @@ _TEAM_ASIDE = re.compile(r"(?i)\b(?:started|joined|working|hired)\b[^.!?]*?,\s+o
 
 
 def team_said_aside(turn: str, subject: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
-    """'I started as an analyst at Hollin Mutual, on the reporting team': the team as an aside about a
+    """'joined Pell & Rowan in May as a tester, on the mobile team': the team as an aside about a
     job, which the job's pattern reads whole; in place of the team held, when no pattern drafted one."""
     m = _TEAM_ASIDE.search(turn)
     if m is None or any(d.predicate == "team" and normalise(d.subject) == normalise(subject) for d in drafts):
@@ -2997,19 +2999,21 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "team",
-        re.compile(rf"(?i)^I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:got\s+|was\s+|been\s+)?(?:moved|switched|transferred|went)\s+(?:over\s+)?(?:from\s+(?:the\s+)?[\w\- ]+?\s+(?:team\s+)?)?(?:to|onto)|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)\s+the\s+(?P<team>[\w\- ]+?\s+(?:team|squad|crew|pod))\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
+        re.compile(rf"(?i)^(?:I(?:(?:'ve|\s+have)?(?:\s+(?:just|now))?\s+(?:(?:got\s+|was\s+|been\s+)?(?:moved|switched|transferred|went)\s+{_FROM_TEAM}(?:to|onto)|joined)|(?:'m|\s+am)\s+(?:now\s+)?on)"
+                   rf"|(?:they|work|my\s+(?:boss|manager|lead))(?:'ve|\s+have)?(?:\s+just)?\s+(?:moved|transferred|put|shifted|switched)\s+me\s+{_FROM_TEAM}(?:to|onto|on))"
+                   rf"\s+the\s+(?P<team>[\w\- ]+?\s+(?:team|squad|crew|pod))\b(?:\s+(?:at|in|for)\s+(?-i:{PROPER}))?"),
         _team,
         examples=((("I moved over to the payments team",), (("user", "team", "payments team"),)),
-                  (("I got moved from billing onto the risk modelling team last month",), (("user", "team", "risk modelling team"),)),
+                  (("they've transferred me from support onto the pricing team",), (("user", "team", "pricing team"),)),
                   (("I'm on the payments team at Quarrymoor Foods.",), (("user", "team", "payments team"), ("user", "works_at", "Quarrymoor Foods"))),
                   (("i'm on the search squad at Tollbridge",), (("user", "team", "search squad"), ("user", "works_at", "Tollbridge")))),
     ),
     Pattern(
         "team after switching teams",
-        # "switched teams, still at Tarrow but I'm on the search backend now": the team said without its word
+        # "changed teams last week, I'm on the checkout squad now": the team said without its word
         re.compile(r"(?i)^I(?:'m|\s+am)\s+(?:now\s+)?on\s+the\s+(?P<team>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2})\s+now\b"),
         _team_switched,
-        examples=((("i'm on the data team at Tarrow", "so i switched teams, still at tarrow but im on the search backend now"), (("user", "team", "search backend"),)),),
+        examples=((("i'm on the data team at Tarrow", "changed teams last week, i'm on the checkout squad now"), (("user", "team", "checkout squad"),)),),
         counter=("I'm on the train now",),
     ),
     Pattern(

@@ -1,8 +1,8 @@
-"""Where the user's project runs: a coding assistant's "it's on Fly now".
+"""Where the user's project runs: a coding assistant's "it's on the new host now".
 
-"my side project Tansyweb runs on a five-dollar linode box", "moved tansyweb off the linode box, it's been on
-Koyeb.app since Saturday", "the old box died so tansyweb lives on a mini pc now", "ugh, tansyweb is back on
-the linode box": said beside a question about code, so no pattern reads the clause whole. Each shape below
+"my side project Tansyweb runs on a small linode box", "shifted tansyweb over to Koyeb.app, it's been on
+there since the weekend", "the old laptop gave up so tansyweb lives on a mini pc now", "tansyweb is back
+on the linode box, the free plan ended": said beside a question about code, so no pattern reads the clause whole. Each shape below
 is data with examples and counter-examples (tests/digest/test_hosting.py); `hosting_in_passing` holds
 where a named project runs in place of where it ran (from when it was said). Only a project the turn
 names ("my side project X", "an app called X") or the ledger already holds is read: "the meeting runs on
@@ -28,14 +28,14 @@ TEMPLATE = "{subject} runs on {value}"
 _PROJECT = r"(?P<p>[A-Za-z][\w\-]*)"
 # Where: a few words, up to the end of what says it ("a five-dollar linode box", "Koyeb.app", "a mini pc").
 _WORD = r"[\w$\-]+(?:\.[\w\-]+)*"  # "Koyeb.app" keeps its dot; a sentence's full stop ends it
-_STOPS = r"(?:and|but|so|since|for|with|now|because|though|which|that|until|in|at|lol)"
+_STOPS = r"(?:and|but|so|since|for|with|now|because|though|which|that|until|in|at|over|under|near|behind|during|last|this|about|lol)"
 _WHERE = rf"(?P<v>(?:(?:a|an|the|our|my)\s+)?{_WORD}(?:\s+(?!{_STOPS}\b){_WORD}){{0,3}}?)"
 _END = rf"(?=\s*(?:[,.;:!?()—–]|$|\s{_STOPS}\b))"
 # Words that say a place to run, for a move that does not say where from.
 _HOSTLIKE = r"(?:(?:a|an|the|our|my)\s+)?(?:[\w\-]+\s+){0,2}?(?:server|vps|box|cloud|host|hosting|instance|cluster|laptop|machine|pc|nas|[\w\-]+\.(?:io|app|com|dev|net|cloud|sh))\b"
 
 # Naming a project: "my side project Tansyweb", "an app called Tansyweb", "Tansyweb (the rss scraper …)".
-_NAMED = re.compile(r"(?i)\b(?:(?:side\s+)?project|app|site|bot|scraper|service|api|repo|website|blog)\s+(?:called\s+|named\s+)?(?P<p>[A-Za-z][\w\-]*)")
+_NAMED = re.compile(r"(?i)\b(?:(?:side\s+)?project|app|site|bot|scraper|service|api|repo|website|blog)\s+(?:(?:is\s+|['’]s\s+)?(?:called|named)\s+)?(?P<p>[A-Za-z][\w\-]*)")
 _NOT_PROJECTS = frozenset(
     "it everything that this which what who the a an my our i we you he she they there here work code time stuff "
     "meeting call standup server box vps pi linode and but so is was".split()
@@ -56,7 +56,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "X runs on Y",
         re.compile(rf"(?i)\b{_PROJECT}(?:\s*\([^)]*\))?\s+(?:(?:that|which)\s+)?(?:runs|is\s+running|lives|is\s+hosted|is\s+deployed|(?:is|['’]s)\s+back|(?:is|['’]s)\s+now)\s+on\s+{_WHERE}{_END}"),
-        (("my side project Tansyweb runs on a five-dollar linode box, about 300 users", ("Tansyweb", "a five-dollar linode box")),
+        (("my side project Tansyweb runs on a small linode box, it gets a few hundred visits", ("Tansyweb", "a small linode box")),
          ("the old box died so my app tansyweb lives on a mini pc now", ("tansyweb", "a mini pc")),
          ("ugh, my side project Tansyweb is back on the linode box. whatever", ("Tansyweb", "the linode box"))),
         ("the meeting runs on Teams now", "my standup runs on for ages"),
@@ -64,25 +64,25 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "X (… that runs on Y)",
         re.compile(rf"(?i)\b{_PROJECT}\s*\([^)]*?\b(?:runs|lives|is\s+hosted|is\s+running)\s+on\s+{_WHERE}{_END}"),
-        (("weird bug in my side project tansyweb (the lil scraper that runs on an old laptop in my closet). any ideas", ("tansyweb", "an old laptop")),),
+        (("stuck on a bug in my side project tansyweb (a price tracker which runs on an old laptop under my desk), any ideas", ("tansyweb", "an old laptop")),),
         ("my standup (which runs on and on) is a pain",),
     ),
     Shape(
         "moved X to Y",
-        # moved off somewhere, or to a host ("a vps", "Koyeb.app"): not "moved X to uv" (a tool it uses)
+        # moved off somewhere, or to a host ("a vps", "Koyeb.app"): not "moved X to hatch" (a tool it uses)
         re.compile(rf"(?i)\b(?:moved|migrated|switched|shifted|ported)\s+(?:(?:my|our|the)\s+(?:side\s+)?(?:project|app|site|bot|service|api|website|blog)\s+)?{_PROJECT}\s+"
                    rf"(?:off\s+[\w.\-]+(?:\s+[\w.\-]+){{0,2}}?\s+(?:over\s+)?(?:to|onto)\s+|(?:over\s+)?(?:to|onto)\s+(?={_HOSTLIKE})){_WHERE}{_END}"),
-        (("finally moved my side project Tansyweb to Koyeb.app, deploys take a minute", ("Tansyweb", "Koyeb.app")),
+        (("migrated my side project Tansyweb to Koyeb.app over the weekend, painless", ("Tansyweb", "Koyeb.app")),
          ("moved my app tansyweb off the linode box to a mini pc", ("tansyweb", "a mini pc"))),
-        ("moved it to the bin", "moved my app Tansyweb to uv, everything's on uv now"),
+        ("moved it to the bin", "moved my app Tansyweb to hatch, it all builds on hatch now"),
     ),
     Shape(
         "it runs on Y",
-        # "it's been on X" (not "everything's on uv now": a tool, not where it runs)
+        # "it's been on X" (not "it's all on hatch now": a tool, not where it runs)
         re.compile(rf"(?i)\b(?P<p>it|it\s+all|everything)(?:['’]s|\s+is|\s+has)?\s+(?:(?:now\s+)?(?:runs|running|lives|living|hosted|deployed)\s+on|(?<=it['’]s\s)been\s+on|(?<=it\shas\s)been\s+on)\s+{_WHERE}{_END}"),
-        (("moved my app Tansyweb off the linode box, it's been on Koyeb.app since Saturday", ("Tansyweb", "Koyeb.app")),
+        (("quick one about my app Tansyweb: it's been on Koyeb.app for a month and the logs are noisy", ("Tansyweb", "Koyeb.app")),
          ("my side project Tansyweb is a recipe site, it runs on an old laptop in my closet", ("Tansyweb", "an old laptop"))),
-        ("it's on me, sorry", "everything is on fire at work", "moved my app Tansyweb to uv, everything's on uv now"),
+        ("it's on me, sorry", "everything is on fire at work", "moved my app Tansyweb to hatch, it all builds on hatch now"),
     ),
 )
 

@@ -139,7 +139,7 @@ _MOVED = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+"
     rf"(?:(?:up\s+|down\s+|over\s+|back\s+|out\s+)?to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_TAIL}"
 )
-# "we've been in the new house in X since May", "got the keys to the new flat in X", "mum's settled in X",
+# "we've been in the new flat in X for a fortnight", "got the keys for our new place in X", "mum's settled in X",
 # "he's got his own flat in X now" (a relative's clause, read as "I have got his own flat in X")
 _NEW_HOME = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|finally|now|all))*\s+(?:(?:been\s+in|got\s+the\s+keys\s+(?:to|for))\s+(?:the|our|my|a)\s+new\s+"
@@ -212,7 +212,7 @@ _CLEFT = re.compile(
     r"(?:['’]m|['’]s|['’]re|\s+am|\s+is|\s+are)?\s+(?:\w+\s+){0,2}?\w+\s+(?:to|with|for|on|at|in|of|from)"
     r"(?:,?\s+not\s+(?P<old>[\w'’\-]+(?:\s+[\w'’\-]+){0,3}?))?\s*[.!]?$"
 )
-_SAID_BUT = re.compile(r"(?i)\bI\s+said\s+(?P<old>[\w'’\-]+(?:\s+[\w'’\-]+){0,3}?)\s+but\s+it")
+_SAID_BUT = re.compile(r"(?i)\bI\s+said\s+(?P<old>[\w'’\-]+(?:\s+[\w'’\-]+){0,3}?)\s+(?:(?:before|earlier|yesterday|last\s+time)\s+)?but\s+it")
 # (a number's own commas and points are inside what is corrected: "I meant £1,540, not £1,450")
 _CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>(?:[^,.;!]|(?<=\d)[,.](?=\d))+?)\s*[.!]?$")
 
@@ -272,7 +272,7 @@ _THIRD = re.compile(
 )
 # "my mum's started volunteering", "dad's left the food bank": the 's is "has" before a participle.
 _RELATIVE_HAS = re.compile(
-    rf"^((?:(?:[Mm]y|[Oo]ur)\s+(?i:{_RELATIONS}))|[Mm]um|[Mm]om|[Dd]ad)['’]s\s+(?=(?:started|begun|been|gone|left|quit|ditched|moved|joined|switched|retired|stopped|taken|got|settled)\b)"
+    rf"^((?:(?:[Mm]y|[Oo]ur)\s+(?i:{_RELATIONS}))|[Mm]um|[Mm]om|[Dd]ad)['’]s\s+(?=(?:started|begun|been|gone|left|quit|ditched|moved|joined|switched|retired|stopped|taken|got|settled|given|dropped|finished|stepped)\b)"
 )
 # Short words for a relative, and whom they name.
 _NAME_THEN_RELATION = re.compile(
@@ -752,7 +752,7 @@ class RulesExtractor:
                 handled = self._everyday(_Clause(f"{named} {rest}", clause.offset, clause.lead), request, SUBJECT, f"{named} {rest}",
                                          only=frozenset({"someone handles X"})) or []
         elif pronoun and not self._last_third and (named_before := self._one_named_before(clause, request)):
-            # "Cathal update: he's left nursing …", "fintan update lol he quit …": the one person the ledger
+            # "news from Cathal: he's retrained as …", "Cathal's news: he moved …": the one person the ledger
             # knows whom the turn names before the pronoun
             subject, rest = named_before, pronoun["rest"]
             if pronoun["s"]:

@@ -34,22 +34,22 @@ def test_counter_examples(way: str, turn: str) -> None:
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_a_new_way_holds_in_place_of_the_old(talk) -> None:
-    """The bus, then cycling, then the bike stolen and back to the bus: each from when it was said."""
-    talk.say("on lates at the depot this month. i get the 31 bus in so cant carry much", "2026-02-02T10:00:00Z")
+    """The bus, then cycling, then the bike taken and back to the bus: each from when it was said."""
+    talk.say("night shifts at the warehouse this month. i get the 12 bus in, its always late", "2026-02-02T10:00:00Z")
     talk.digest()
-    talk.say("also started cycling in, the bus takes forever", "2026-03-02T10:00:00Z")
+    talk.say("I've started cycling in now, the trains are a mess anyway", "2026-03-02T10:00:00Z")
     talk.digest()
-    talk.say("my bike got nicked so no bike anymore. back to the bus", "2026-04-06T10:00:00Z")
+    talk.say("someone took my bike from the rack, so it's back to the bus for now", "2026-04-06T10:00:00Z")
     talk.digest()
     assert ways(talk) == {"the bus"}
     assert ways(talk, valid_at="2026-03-20T00:00:00Z") == {"bike"}
-    assert ways(talk, valid_at="2026-02-20T00:00:00Z") == {"the 31 bus"}
+    assert ways(talk, valid_at="2026-02-20T00:00:00Z") == {"the 12 bus"}
 
 
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_an_end_ends_the_way_it_names(talk) -> None:
-    talk.say("I cycle to work, 9 km each way", "2026-02-02T10:00:00Z")
+    talk.say("I cycle to work along the river path", "2026-02-02T10:00:00Z")
     talk.digest()
     talk.say("knee's bad so I've stopped cycling for now", "2026-03-02T10:00:00Z")
     talk.digest()
@@ -62,8 +62,8 @@ def test_an_end_ends_the_way_it_names(talk) -> None:
 def test_the_way_is_found_by_how_a_question_asks(talk, tmp_path) -> None:
     from factledger.recall import Recall
 
-    talk.say("moved to Ellbrook on saturday, commute's a 40 min bus ride now", "2026-03-14T10:00:00Z")
+    talk.say("settled into the new place, the commute is a 25 minute tram ride now", "2026-03-14T10:00:00Z")
     talk.digest()
     with Recall(talk.ledger, tmp_path / "index") as recall:
         facts = [h.text for h in recall.search("how do I get to work?", [talk.scope], kinds="fact", limit=3)]
-    assert facts and "bus" in facts[0], facts
+    assert facts and "tram" in facts[0], facts

@@ -48,11 +48,11 @@ def test_counter_examples(shape: str, turn: str) -> None:
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_one_coming_instead_holds_in_place_of_the_one_held(talk) -> None:
-    """Bartram is coming to the expo; then "bartram's out so Ondine Lusk is coming instead" (typed small,
-    no travel word: his name is what makes it about the trip)."""
-    talk.say("work's sending me to the Ormsley Expo in Corrow. Bartram Ekwe from product is coming too", "2026-02-02T10:00:00Z")
+    """Bartram is coming to the trade fair; then "bartram's out so Ondine Lusk is coming instead" (typed
+    small, no travel word: his name is what makes it about the trip)."""
+    talk.say("booked the hotel for the Ormsley trade fair in Corrow, Bartram Ekwe from accounts is coming along", "2026-02-02T10:00:00Z")
     talk.digest()
-    talk.say("change of cast: bartram's out (paternity leave!) so Ondine Lusk from sales is coming instead", "2026-03-14T10:00:00Z")
+    talk.say("small change: bartram's out, his knee is worse, so Ondine Lusk from legal is coming instead", "2026-03-14T10:00:00Z")
     talk.digest()
     assert companions(talk) == {"Ondine Lusk"}
     assert companions(talk, valid_at="2026-03-01T00:00:00Z") == {"Bartram Ekwe"}

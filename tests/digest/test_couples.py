@@ -49,11 +49,11 @@ def test_counter_examples(shape: str, turn: str) -> None:
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_someone_new_holds_in_place_of_the_old(talk) -> None:
-    """With Caspar in February; in March "she split up with caspar, she's seeing a guy called Ninian now"
-    (typed small, after gossip about her job): Ninian now, Caspar as of February."""
-    talk.say("my flatmate Sigrun is a dental nurse, been with her bf Caspar for two years", "2026-02-02T10:00:00Z")
+    """With Caspar in February; in March "she and caspar are done, she's dating someone new, Ninian" (typed
+    small, after news of her job): Ninian now, Caspar as of February."""
+    talk.say("my flatmate Sigrun is a dental nurse and she's been with her boyfriend Caspar since uni", "2026-02-02T10:00:00Z")
     talk.digest()
-    talk.say("sigrun gossip: she quit the clinic. AND she split up with caspar, she's seeing a guy called Ninian now", "2026-03-14T10:00:00Z")
+    talk.say("news about sigrun: she's leaving the clinic. and she broke up with caspar, she's dating someone new, Ninian", "2026-03-14T10:00:00Z")
     talk.digest()
     assert partners(talk) == {("Sigrun", "Ninian")}
     assert partners(talk, valid_at="2026-02-15T00:00:00Z") == {("Sigrun", "Caspar")}
@@ -64,7 +64,7 @@ def test_someone_new_holds_in_place_of_the_old(talk) -> None:
 def test_whose_partner_is_never_guessed(talk) -> None:
     """A pronoun with two people named before it, or a person nobody knows, says no one's partner."""
     talk.say("my sister Wenna and my cousin Nell came over, she's dating Gwilym these days", "2026-03-14T10:00:00Z")
-    talk.say("Bethoc is seeing a guy called Bram now", "2026-03-14T11:00:00Z")
+    talk.say("Bethoc is dating a bloke named Bram these days", "2026-03-14T11:00:00Z")
     talk.digest()
     assert partners(talk) == set()
 

@@ -140,26 +140,26 @@ REWORDED = [
     # an ending names the slot rather than the value ("my gym membership" is the membership held "at Corefit")
     (("my gym membership is at Fitforge", "I cancelled my gym membership"), set(), {("user", "gym_membership", "at Fitforge")}),
     # a new home said as being in it, getting its keys, or settling there (someone else's too)
-    (("I live in Quellbury", "we got the keys to the new house in Tarrowby yesterday!!! bye bye tiny flat"),
+    (("I live in Quellbury", "finally got the keys for our new place in Tarrowby yesterday, so many boxes"),
      {("user", "lives_in", "Tarrowby")}, {("user", "lives_in", "Quellbury")}),
-    (("I live in Quellbury", "We've been in the new house in Tarrowby since the end of last month, finally a garden!"),
+    (("I live in Quellbury", "we've been in the new flat in Tarrowby for a fortnight now, still no curtains"),
      {("user", "lives_in", "Tarrowby")}, {("user", "lives_in", "Quellbury")}),
-    (("my mum lives in Wexby", "mum's settled in Tarrowby and she got a phone!!"),
+    (("my mum lives in Wexby", "mum's settled in Tarrowby, she loves the sea air"),
      {("user's mum", "lives_in", "Tarrowby")}, {("user's mum", "lives_in", "Wexby")}),
     # "he" in a turn whose lead-in names the one person the ledger knows: theirs
     (("my brother Cathal is a nurse at Ravenby General",
-      "Cathal update: he's left nursing and started as a paramedic with the Tolland Ambulance Trust, and he's got his own flat in Corwick now."),
+      "news from Cathal: he's started as a paramedic with the Tolland Ambulance Trust, and he's got his own flat in Corwick at last."),
      {("Cathal", "job_title", "paramedic"), ("Cathal", "works_at", "Tolland Ambulance Trust"), ("Cathal", "lives_in", "Corwick")},
      {("Cathal", "works_at", "Ravenby General"), ("user", "lives_in", "Corwick")}),
     # a correction that puts the value first ("it's X I get hives from, not Y"), of the user or of the one person holding Y
-    (("I'm allergic to almonds", "hang on, i said almonds but it's walnuts i get hives from. almonds are fine"),
+    (("I'm allergic to almonds", "sorry, I said almonds before but it's walnuts I get hives from"),
      {("user", "allergic_to", "walnuts")}, {("user", "allergic_to", "almonds")}),
-    (("my wife Brisca is allergic to mango", "scratch that, it's kiwi she's allergic to, not mango"),
+    (("my wife Brisca is allergic to mango", "no wait, it's kiwi she's allergic to, not mango"),
      {("Brisca", "allergic_to", "kiwi")}, {("Brisca", "allergic_to", "mango")}),
     (("I'm allergic to almonds", "it's the dog I worry about, not the cat"), {("user", "allergic_to", "almonds")}, set()),
     # a team as an aside about a job the job's pattern reads whole, then moved from it onto another
-    (("I started as a data analyst at Hollin Mutual, on the reporting team.", "I got moved from reporting onto the risk modelling team"),
-     {("user", "team", "risk modelling team"), ("user", "works_at", "Hollin Mutual")}, {("user", "team", "reporting team")}),
+    (("I started as a tester at Pell & Rowan in May, on the mobile team.", "they've transferred me from mobile onto the pricing team"),
+     {("user", "team", "pricing team"), ("user", "works_at", "Pell & Rowan")}, {("user", "team", "mobile team")}),
 ]
 
 

@@ -34,18 +34,18 @@ def test_counter_examples(shape: str, turn: str) -> None:
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_a_move_holds_in_place_of_the_old(talk) -> None:
-    """On a linode box, then "Tinbread news! moved it off the linode box, it's been on Koyeb.app since Saturday" (the
-    project named by the ledger, not by the turn's words), then back: each from when it was said."""
-    talk.say("I've got a side project called Tinbread, a recipe app, and it runs on a five-dollar linode box.", "2026-02-02T10:00:00Z")
+    """On a linode box, then "quick Tinbread question: it's been on Koyeb.app for a week" (the project named
+    by the ledger, not by the turn's words), then back: each from when it was said."""
+    talk.say("my side project is called Tinbread, a little bread-timer site, and it runs on a small linode box.", "2026-02-02T10:00:00Z")
     talk.digest()
-    talk.say("Tinbread news! I finally moved it off the linode box, it's been on Koyeb.app since Saturday", "2026-03-02T10:00:00Z")
+    talk.say("quick Tinbread question: it's been on Koyeb.app for a week, how do I read the build logs", "2026-03-02T10:00:00Z")
     talk.digest()
     assert places(talk) == {("Tinbread", "Koyeb.app")}
-    talk.say("ugh koyeb killed the free tier so tinbread is back on the linode box", "2026-04-06T10:00:00Z")
+    talk.say("the free plan ended, so tinbread is back on the linode box until I decide", "2026-04-06T10:00:00Z")
     talk.digest()
     assert places(talk) == {("Tinbread", "the linode box")}
     assert places(talk, valid_at="2026-03-20T00:00:00Z") == {("Tinbread", "Koyeb.app")}
-    assert places(talk, valid_at="2026-02-20T00:00:00Z") == {("Tinbread", "a five-dollar linode box")}
+    assert places(talk, valid_at="2026-02-20T00:00:00Z") == {("Tinbread", "a small linode box")}
 
 
 @pytest.mark.both_engines
@@ -53,7 +53,7 @@ def test_a_move_holds_in_place_of_the_old(talk) -> None:
 def test_where_it_runs_is_found_by_the_words_a_question_uses(talk, tmp_path) -> None:
     from factledger.recall import Recall
 
-    talk.say("my side project Tansyweb runs on a five-dollar linode box", "2026-03-14T10:00:00Z")
+    talk.say("my side project Tansyweb runs on a small linode box", "2026-03-14T10:00:00Z")
     talk.digest()
     with Recall(talk.ledger, tmp_path / "index") as recall:
         for question in ("where is Tansyweb hosted?", "what is tansyweb running on?"):

@@ -21,7 +21,7 @@ ENDINGS = [
     ("I coach under-9s hockey on saturdays", "did my last session with the hockey lot on friday, sad"),
     ("I play bass in a band called the Mothlights", "left the band, creative differences"),
     ("i'm treasurer of the Brookvale residents association", "stepped down as treasurer at the AGM"),
-    ("i teach an evening pottery class at the Fernleigh centre on mondays", "not teaching at fernleigh this term, they cut the programme"),
+    ("i teach an evening pottery class at the Fernleigh centre on mondays", "I'm not teaching pottery anymore, the centre closed"),
 ]
 
 
@@ -77,11 +77,11 @@ def test_an_end_names_which_of_several(talk) -> None:
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_someone_elses_pursuit_and_its_end(talk) -> None:
-    """"my mum's started volunteering …", then "mum's ditched the library, she volunteers at the cat rescue
-    instead": the rescue from when it was said, the library before it."""
-    talk.say("my mum's started volunteering wednesdays at the Brindle library, she's thrilled", "2026-02-02T10:00:00Z")
+    """"my mum's started volunteering …", then "mum's given up the library, she volunteers at the cat
+    rescue instead": the rescue from when it was said, the library before it."""
+    talk.say("my mum's started volunteering at the Brindle library on saturdays, keeps her busy", "2026-02-02T10:00:00Z")
     talk.digest()
-    talk.say("also mum's ditched the library, she volunteers at the cat rescue on wednesdays instead", "2026-03-14T10:00:00Z")
+    talk.say("and mum's given up the library, she volunteers at the cat rescue on fridays instead", "2026-03-14T10:00:00Z")
     talk.digest()
 
     def mums(**when) -> set[str]:
