@@ -1,16 +1,16 @@
 """What the user (and the people they know) do besides a job, and when it ends: coaching, volunteering,
 teaching a class, an office in a club.
 
-"I coach under-9s hockey on saturdays", "I volunteer at the Oakhythe food bank", "I teach an evening
-pottery class", "I'm treasurer of the Brookvale residents association": said beside other news, and said
-to end ("not coaching hockey next season", "stopped volunteering at Oakhythe", "stepped down as
-treasurer", "left the band"). A start read without its end would leave a stale value current, so both
-are here, each shape data with examples and counter-examples (tests/digest/test_pursuits.py). An end
-names its pursuit by its verb ("coaching") and, when more than one is held, by a word of its value
-("hockey"). A band or a choir is not started here: what the user plays in it changes in words no shape
-reads ("I'm switching to bass"), and a fact naming only the band would hide those turns. Volunteering is
-read of someone else only (`Start.users`). The rules read a relative's clause here as "I …" with that
-person as its subject (`read`); `pursuits_in_passing` reads the user's whole turn.
+"I coach my nephew's under-13 rugby side on tuesdays", "my mum volunteers at the Oakhythe food bank", "I
+teach an evening pottery class", "I'm treasurer of the Brookvale residents association": said beside
+other news, and said to end ("not coaching rugby next season", "mum's stopped volunteering at Oakhythe",
+"I've stepped down as treasurer", "left the band"). A start read without its end would leave a stale
+value current, so both are here, each shape data with examples and counter-examples
+(tests/digest/test_pursuits.py). An end names its pursuit by its verb ("coaching") and, when more than
+one is held, by a word of its value ("rugby"). A band or a choir is not started here: what the user plays
+in it changes in words no shape reads ("I've moved to drums"), and a fact naming only the band would hide
+those turns. Volunteering is read of someone else only (`Start.users`). The rules read a relative's clause
+here as "I …" with that person as its subject (`read`); `pursuits_in_passing` reads the user's whole turn.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ STARTS: tuple[Start, ...] = (
         "coaching",
         re.compile(rf"(?i)\bI(?:['’]m|\s+am)?\s+(?:also\s+|still\s+|now\s+)?(?:coach|help\s+(?:to\s+)?coach|coaching|assistant[- ]coach)\s+(?!(?:me|him|her|them|you|myself|people)\b){_VALUE}{_END}"),
         "coaches", "{subject} coaches {value}",
-        (("i coach under-9s hockey on saturdays", "under-9s hockey"),
+        (("i coach my nephew's under-13 rugby side on tuesdays", "my nephew's under-13 rugby side"),
          ("work's calm, and i help coach my son's football team after school", "my son's football team")),
         ("I coach people on interviews at work", "I coach myself through it"),
     ),

@@ -13,14 +13,14 @@ COUNTER = [(s.name, turn) for s in STARTS for turn in s.counter]
 
 # (started, ended): each end said a month after its start, in the words people use
 ENDINGS = [
-    ("i coach under-9s hockey on saturdays", "not coaching hockey next season, too much on"),
-    ("i coach under-9s hockey on saturdays", "I've stopped coaching, my knee"),
+    ("i coach my nephew's under-13 rugby side on tuesdays", "not coaching rugby next season, too much on"),
+    ("i coach my nephew's under-13 rugby side on tuesdays", "I've stopped coaching, my knee"),
     ("my mum volunteers at the Oakhythe food bank on fridays", "mum's stopped volunteering at oakhythe"),
     ("my mum volunteers at the Oakhythe food bank on fridays", "my mum doesn't volunteer at the food bank anymore, no time"),
     ("my dad volunteers with the Ridings scouts", "my dad no longer volunteers with the scouts"),
-    ("I coach under-9s hockey on saturdays", "did my last session with the hockey lot on friday, sad"),
+    ("I coach my nephew's under-13 rugby side on tuesdays", "did my last session with the rugby lot on friday, sad"),
     ("I play bass in a band called the Mothlights", "left the band, creative differences"),
-    ("i'm treasurer of the Brookvale residents association", "stepped down as treasurer at the AGM"),
+    ("i'm treasurer of the Brookvale residents association", "I've stepped down as treasurer, someone else's turn"),
     ("i teach an evening pottery class at the Fernleigh centre on mondays", "I'm not teaching pottery anymore, the centre closed"),
 ]
 
@@ -63,15 +63,15 @@ def test_an_end_leaves_it_held_only_before(talk, begun: str, end: str) -> None:
 @pytest.mark.usefixtures("erase_guard_on_engine")
 def test_an_end_names_which_of_several(talk) -> None:
     """Coaching two teams, one ended by name: the other stays; an end naming neither ends nothing."""
-    talk.say("i coach under-9s hockey on saturdays", "2026-02-02T10:00:00Z")
-    talk.say("I also coach the over-40s netball team", "2026-02-03T10:00:00Z")
+    talk.say("i coach my nephew's under-13 rugby side on tuesdays", "2026-02-02T10:00:00Z")
+    talk.say("I also coach the over-40s cricket team", "2026-02-03T10:00:00Z")
     talk.digest()
     talk.say("I've stopped coaching, no time", "2026-03-01T10:00:00Z")
     talk.digest()
-    assert {"under-9s hockey", "the over-40s netball team"} <= pursuits(talk)
-    talk.say("not coaching hockey next season", "2026-03-14T10:00:00Z")
+    assert {"my nephew's under-13 rugby side", "the over-40s cricket team"} <= pursuits(talk)
+    talk.say("not coaching rugby next season", "2026-03-14T10:00:00Z")
     talk.digest()
-    assert "under-9s hockey" not in pursuits(talk) and "the over-40s netball team" in pursuits(talk)
+    assert "my nephew's under-13 rugby side" not in pursuits(talk) and "the over-40s cricket team" in pursuits(talk)
 
 
 @pytest.mark.both_engines
