@@ -76,6 +76,13 @@ _NOT_HAPPENINGS = frozenset(
     "agreed assumed believed considered forgot heard moved relocated switched swapped changed transferred started joined signed".split()
 )
 _NEWS_WITHIN = timedelta(days=62)
+_TO_THE_ASSISTANT = re.compile(r"(?i)\S+\s+(?:you|u|ya)\b")
+
+
+def done_in_the_chat(what: str) -> bool:
+    """Whether a thing done was done to the assistant ("gave you the wrong date yesterday", "sent you the
+    draft on Monday"): the conversation, not news of the user's life."""
+    return bool(_TO_THE_ASSISTANT.match(what))
 _TAIL_WORDS = re.compile(r"(?i)(?:\s+(?:and|but|with|so|because|when|which|where|too|as\s+well|finally|at\s+last))+\s*$")
 
 
@@ -89,6 +96,8 @@ def happened(text: str, said_at: str, subject: str) -> Draft | None:
     what = m["what"]
     if re.match(r"(?i)\S+\s+to\s|did\s+(?:it|that|this|so|not)\b", what):
         return None  # "had to cancel", "used to run", "I did it, …": not a thing done, or not what
+    if done_in_the_chat(what):
+        return None
     found = TIME_PHRASE.search(what)
     if not found:
         return None

@@ -1328,7 +1328,7 @@ def _up_to(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if people and (c.open_held("headcount") or not c.open_held(key)):
         return [state(c, "headcount", f"{people[1]} people", m.group(0), template="{subject}'s team counts {value}", changed=True)]
     template = f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}"
-    if re.search(r"(?i)\b(?:is\s+going|will\s+go|goes)\b", m.group(0)):
+    if re.search(r"(?i)(?:\bis|['’]s)\s+going\b|\b(?:will\s+go|goes)\b", m.group(0)):
         # "rent is going up to 1,420 from April", said in March: from this April on, not last April's
         start, phrase = future_or_change_time(c, c.text[m.end():] or c.text, clean_value(m["v"]))
         change = state(c, key, m["v"], m.group(0), template=template, changed=True)
@@ -3102,6 +3102,24 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("we're 6 people", "the studio's up to 9 people since March"), (("user", "headcount", "9 people"),)),
                   (("My rent went up to €1,450 a month",), (("user", "rent", "€1,450 a month"),))),
         counter=("It is up to you",),
+    ),
+    Pattern(
+        "X is going from A to B",
+        # "rent's going from 1,100 to 1,160 a month from october": the new figure, from when it starts
+        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?!(?:it|this|that|he|she|they|we|there)\b)(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)(?:\s+is|['’]s)\s+going\s+(?:up\s+|down\s+)?"
+                   r"from\s+[$€£]?\d[\d,.]*\s+to\s+(?P<v>[$€£]?\d[\d,.]*(?:k|%)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        _up_to,
+        examples=((("rent is 1,100 a month", "rent's going from 1,100 to 1,160 a month as of today, ugh"), (("user", "rent", "1,160 a month"),)),),
+        counter=("the bus is going from Tarnby to Oskel",),
+    ),
+    Pattern(
+        "X is going up from a day, Y",
+        # "rent's going up from august, 1,210 a month": the figure after the day it starts
+        re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?!(?:it|this|that|he|she|they|we|there)\b)(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)(?:\s+is|['’]s)\s+going\s+(?:up|down)\s+"
+                   r"(?:from|in|next|this)(?:\s+[a-z]+){1,2}(?:\s+\d{1,2})?\s*,\s*(?:to\s+)?(?P<v>[$€£]?\d[\d,.]*(?:k|%)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
+        _up_to,
+        examples=((("my rent is 1,150", "rent's going up from this month, 1,210 a month. fine"), (("user", "rent", "1,210 a month"),)),),
+        counter=("it's going up from here, 3 floors to go",),
     ),
     Pattern(
         "raising X to Y",

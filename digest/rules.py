@@ -43,7 +43,7 @@ from . import pursuits
 from .commute import commute_in_passing
 from .companions import companions_in_passing
 from .couples import partners_in_passing
-from .events import EVENT_PREDICATES, PAST_FORM, event_draft, happened
+from .events import EVENT_PREDICATES, PAST_FORM, done_in_the_chat, event_draft, happened
 from .everyday import (
     FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, RELATION_SAID_AS, attribute_key, everyday, future_or_change_time, held_relative,
     replacement_in_turn, singular, team_said_aside,
@@ -1139,6 +1139,8 @@ class RulesExtractor:
         if not m:
             return None
         what = m["what"]
+        if done_in_the_chat(what):
+            return None
         if phrase is None:
             found = TIME_PHRASE.search(what)
             if not found:

@@ -222,6 +222,9 @@ def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
         ("we got the keys to the allotment shed yesterday!!", [], [("add", "user", "did", "got the keys to the allotment shed on 13 March 2026", "2026-03-13")]),
         ("submitted the grant form on Thursday", [], [("add", "user", "did", "submitted the grant form on 12 March 2026", "2026-03-12")]),
         ("collected our foster kitten a fortnight ago", [], [("add", "user", "did", "collected our foster kitten on 28 February 2026", "2026-02-28")]),
+        # ... but not what was done in the chat ("I gave you the wrong date yesterday")
+        ("wait I gave you the wrong date yesterday", [], []),
+        ("I sent you the wrong file on Monday, sorry", [], []),
         ("Elspeth passed her driving test yesterday", [on("Elspeth", "relation", "sister")],
          [("add", "Elspeth", "did", "passed her driving test on 13 March 2026", "2026-03-13")]),
         ("got promoted to buyer II the day before yesterday", [],
