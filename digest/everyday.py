@@ -3105,7 +3105,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is going from A to B",
-        # "rent's going from 1,100 to 1,160 a month from october": the new figure, from when it starts
+        # "the gym fee's going from 38 to 42 a month from june": the new figure, from when it starts
         re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?!(?:it|this|that|he|she|they|we|there)\b)(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)(?:\s+is|['’]s)\s+going\s+(?:up\s+|down\s+)?"
                    r"from\s+[$€£]?\d[\d,.]*\s+to\s+(?P<v>[$€£]?\d[\d,.]*(?:k|%)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _up_to,
@@ -3114,7 +3114,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is going up from a day, Y",
-        # "rent's going up from august, 1,210 a month": the figure after the day it starts
+        # "the gym fee's going up from june, 42 a month": the figure after the day it starts
         re.compile(r"(?i)^(?:my\s+|our\s+|the\s+)?(?!(?:it|this|that|he|she|they|we|there)\b)(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)(?:\s+is|['’]s)\s+going\s+(?:up|down)\s+"
                    r"(?:from|in|next|this)(?:\s+[a-z]+){1,2}(?:\s+\d{1,2})?\s*,\s*(?:to\s+)?(?P<v>[$€£]?\d[\d,.]*(?:k|%)?(?:\s+(?:a|per)\s+(?:week|month|year|day))?)"),
         _up_to,

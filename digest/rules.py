@@ -682,18 +682,18 @@ class RulesExtractor:
         drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing
         drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
-        # "Ondine from sales is coming too", "Tamar had to drop out": who is going with the user
+        # "Ondine from accounts is coming along", "Tamar pulled out": who is going with the user
         drafts += companions_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
-        # "Idony's seeing a guy called Bram now", "Wenna and Tobin broke up": who someone the user knows is with
+        # "Idony's dating a bloke named Bram", "Wenna and Tobin broke up": who someone the user knows is with
         view = self._view or request
         drafts += partners_in_passing(self._turn, entry.said_at, drafts, held_now, lambda name: _known_person(view, name))
-        # "I coach under-9s hockey", "stepped down as treasurer": what the user does besides their job, and its end
+        # "I coach my nephew's rugby side", "I've stepped down as treasurer": what the user does besides a job, and its end
         drafts += pursuits_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
-        # "I cycle to work", "commute's a 40 min bus ride now", "so I've stopped cycling": how the user gets to work
+        # "I cycle to work", "the commute is a 25 minute tram ride now", "I've given up cycling": how the user gets to work
         drafts += commute_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
-        # "I started as an analyst at X, on the reporting team": the team as an aside the job's pattern read whole
+        # "joined X in May as a tester, on the mobile team": the team as an aside the job's pattern read whole
         drafts += team_said_aside(self._turn, SUBJECT, entry.said_at, drafts, held_now)
-        # "my side project Tansyweb runs on a linode box", "it's been on Koyeb.app since Saturday": where a project runs
+        # "my side project Tansyweb runs on a linode box", "it's been on Koyeb.app for a week": where a project runs
         drafts += hosting_in_passing(self._turn, entry.said_at, drafts, held_now)
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
@@ -751,24 +751,18 @@ class RulesExtractor:
             if named:  # "my coworker Ana Roth is leading the X migration": what the user asks Ana about
                 handled = self._everyday(_Clause(f"{named} {rest}", clause.offset, clause.lead), request, SUBJECT, f"{named} {rest}",
                                          only=frozenset({"someone handles X"})) or []
-        elif pronoun and not self._last_third and (named_before := self._one_named_before(clause, request)):
-            # "news from Cathal: he's retrained as …", "Cathal's news: he moved …": the one person the ledger
-            # knows whom the turn names before the pronoun
-            subject, rest = named_before, pronoun["rest"]
-            if pronoun["s"]:
-                rest = ("is " if _IS_AFTER_S.match(rest) else "has ") + rest
-            elif pronoun["re"]:
-                rest = "are " + rest
-        elif pronoun and not self._last_third and re.match(r"(?i)(?:she|he)\b", text) and not re.search(r"(?i)\b(?:me|my|us|our)\b", text):
-            # "she's accepted a job at X" with nobody named before: not the user's, and nobody's we know
-            # ("she bumped me to 20 mg" is the user's: what was done to them)
-            return []
-        elif pronoun and self._last_third:
-            subject, rest = self._last_third, pronoun["rest"]
+        # the person just named, or else the one person the ledger knows whom the turn names before the
+        # pronoun ("news from Cathal: he's retrained as …")
+        elif pronoun and (who := self._last_third or self._one_named_before(clause, request)):
+            subject, rest = who, pronoun["rest"]
             if pronoun["s"]:  # "he's retraining as …", "she's accepted a job at …"
                 rest = ("is " if _IS_AFTER_S.match(rest) else "has ") + rest
             elif pronoun["re"]:
                 rest = "are " + rest
+        elif pronoun and re.match(r"(?i)(?:she|he)\b", text) and not re.search(r"(?i)\b(?:me|my|us|our)\b", text):
+            # "she's accepted a job at X" with nobody named before: not the user's, and nobody's we know
+            # ("she bumped me to 20 mg" is the user's: what was done to them)
+            return []
         else:
             named = _NAMED.match(text) or _NAMED.match(_known_capitalised(request, text))
             if not named or (named["s"] and not _NEWS_AFTER_S.match(named["rest"])):

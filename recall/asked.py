@@ -711,7 +711,7 @@ def where_of_unsaid(query: str, texts: Iterable[str]) -> bool:
     return named
 
 
-# Verbs that say only how a thing is had ("what keyboard do I use?", "what bike do I ride?"): the
+# Verbs that say only how a thing is had ("what standing desk do I use?", "what scooter do I ride?"): the
 # question's topic is the kind before them, not the verb.
 HAVING_VERBS = frozenset(
     "use uses using used have has had having own owns owned wear wears wearing wore ride rides riding rode drive drives "
@@ -723,12 +723,12 @@ HAVING_VERBS = frozenset(
 
 def asks_unsaid_kind(query: str, asked: Iterable[str], never_said: frozenset[str], held_words: Iterable[str] = ()) -> bool:
     """Whether `query` asks which thing of a kind never said in the searched scopes, and nothing else:
-    "what keyboard do I use?", "which terminal emulator do I use?" when no keyboard or terminal emulator
+    "what standing desk do I use?", "which password manager do I use?" when no desk or password manager
     was ever mentioned. Every word naming the kind is unsaid (`never_said`) and asks no held slot
-    (`held_words`: "pets" asks a held pet), and the question's other
-    topical words (`asked`) are verbs of having (`HAVING_VERBS`): nothing said is about it, and what
-    matches (a neighbour in meaning, a turn sharing a verb) is about something else. A question that
-    names what the kind belongs to ("which app do I use for Portuguese?") is not this one."""
+    (`held_words`: "pets" asks a held pet), and the question's other topical words (`asked`) are verbs of
+    having (`HAVING_VERBS`): nothing said is about it, and what matches (a neighbour in meaning, a turn
+    sharing a verb) is about something else. A question that names what the kind is for ("which app do I
+    use for my Spanish?") is not this one."""
     tokens = words(query)
     if len(tokens) < 3 or tokens[0] not in ("what", "which"):
         return False

@@ -1095,8 +1095,8 @@ class Recall:
             and not (w in RELATIVES and any(o in asked and o not in never_said for o in relative_words(w) - {w}))
         )
         if asks_unsaid_kind(query, asked, never_said, _held_words(named)):
-            # "what keyboard do I use?" when no keyboard was ever mentioned: only a held slot the question
-            # names ("what car do I drive?" and a held "drives") answers; what else matches is about other things
+            # "what standing desk do I use?" when no desk was ever mentioned: only a held slot the question
+            # names ("what van do I drive?" and a held "drives") answers; what else matches is about other things
             return [h for h in hits if not gated(h) or (h.kind == FACT and h.claim is not None and h.claim.predicate in named.predicates)]
         if thing is not None and asks_unsaid_part(thing, never_said, evidence, _held_words(named)):
             # "what's my flight number?" when only the flight was said, "who is my physio?" when no

@@ -577,13 +577,13 @@ def test_words_typed_without_their_apostrophe_are_stop_words(query, content):
 
 # (question, its topical words, the words never said, held words) -> whether it asks an unsaid kind only
 UNSAID_KIND = [
-    ("what keyboard do i use?", ["keyboard", "use"], {"keyboard"}, set(), True),
-    ("which terminal emulator do I use?", ["terminal", "emulator", "use"], {"terminal", "emulator"}, set(), True),
-    ("what bike do I ride?", ["bike", "ride"], {"bike"}, set(), True),
+    ("what standing desk do i use?", ["standing", "desk", "use"], {"standing", "desk"}, set(), True),
+    ("which password manager do I use?", ["password", "manager", "use"], {"password", "manager"}, set(), True),
+    ("what scooter do I ride?", ["scooter", "ride"], {"scooter"}, set(), True),
     # the kind was said: what is found may be about it
-    ("what keyboard do i use?", ["keyboard", "use"], set(), set(), False),
-    # ... or half of it ("the terminal" was said; the emulator is its kind)
-    ("which terminal emulator do I use?", ["terminal", "emulator", "use"], {"emulator"}, set(), False),
+    ("what standing desk do i use?", ["standing", "desk", "use"], set(), set(), False),
+    # ... or half of it ("the password" was said; the manager is its kind)
+    ("which password manager do I use?", ["password", "manager", "use"], {"manager"}, set(), False),
     # a word of the question says what it is for: that was said, and may answer
     ("which app do I use for Spanish?", ["app", "use", "spanish"], {"app"}, set(), False),
     # a held slot is asked by the kind's word ("pets" asks a held pet)
@@ -601,12 +601,12 @@ def test_a_kind_never_said(query, asked, unsaid, held, want):
 
 @pytest.mark.both_engines
 def test_a_kind_never_said_finds_nothing(clocked_ledger, clock, recall):
-    """Turns about an editor and a shell: "which terminal emulator do I use?" finds nothing (the turns are
+    """Turns about an editor and a shell: "which password manager do I use?" finds nothing (the turns are
     near in meaning, not about it); "which editor do I use?" finds the editor."""
     journal = Journal(clocked_ledger)
     say(journal, clock, "2026-03-02T09:00:00Z", "my editor is helix and I use fish as my shell")
     say(journal, clock, "2026-03-03T09:00:00Z", "left my old job, I use a whole new stack at the new place")
     clock.now = parse_time("2026-03-10")
-    assert recall.prompt("which terminal emulator do I use?", SCOPE).text == ""
-    assert recall.prompt("what keyboard do i use?", SCOPE).text == ""
+    assert recall.prompt("which password manager do I use?", SCOPE).text == ""
+    assert recall.prompt("what standing desk do i use?", SCOPE).text == ""
     assert "helix" in recall.prompt("which editor do I use?", SCOPE).text
