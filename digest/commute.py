@@ -18,7 +18,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .model import Draft
-from .passing import in_place_of_held
+from .passing import ended_when_said, held_open, in_place_of_held
 
 SLOT = "commute"
 TEMPLATE = "{subject} gets to work by {value}"
@@ -113,8 +113,7 @@ def commute_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[D
         return []
     # a way another reader ended in this turn ("no bike anymore" ends what names the bike) is no longer held
     ended = {normalise(d.value or "") for d in mine}
-    held = [c for c in current if c.subject_key == key and c.predicate == SLOT and c.tx_to is None and c.valid_to is None
-            and c.value_key not in ended]
+    held = [c for c in held_open(current, subject, SLOT) if c.value_key not in ended]
     said = commute_said(turn)
     back = _BACK_TO.search(turn) if not said and (held or ended) else None  # "no bike anymore. back to the bus"
     value = said[0].value if said else " ".join(back["v"].split()) if back else None
@@ -126,6 +125,5 @@ def commute_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[D
         return [draft] if draft else []
     for m in _STOPPED.finditer(turn):
         mode = m["mode"] or m["bike"]
-        return [Draft(op="retract", subject=c.subject, predicate=SLOT, value=c.value, quote=turn.strip(), cardinality="one",
-                      valid_from=max(said_at, c.valid_from)) for c in held if _names_way(c, mode)]
+        return [ended_when_said(c, turn, said_at) for c in held if _names_way(c, mode)]
     return []

@@ -19,6 +19,7 @@ from factledger.ledger.keys import normalise
 from factledger.ledger.when import MONTHS, WEEKDAYS
 
 from .model import Draft
+from .passing import ended_when_said, held_open
 
 SLOT = "travelling_with"
 TEMPLATE = "{value} is travelling with {subject}"
@@ -110,16 +111,14 @@ def _same_person(held: ClaimVersion, name: str) -> bool:
 def companions_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
     """Drafts for the companions `turn` names and the held ones it says dropped out."""
     key = normalise(subject)
-    held = [c for c in current if c.subject_key == key and c.predicate == SLOT and c.tx_to is None and c.valid_to is None]
+    held = held_open(current, subject, SLOT)
     said = companions_said(turn, [c.value for c in held])
     out: list[Draft] = []
     gone = [c for c in held if any(s.shape.gone and _same_person(c, s.name) for s in said)]
     coming = [s for s in said if not s.shape.gone and not any(_same_person(c, s.name) for c in held)]
     if not gone and coming and len(held) == 1 and _INSTEAD.search(turn):
         gone = held  # "so Oswy is coming instead": in place of the one held
-    for c in gone:
-        out.append(Draft(op="retract", subject=c.subject, predicate=SLOT, value=c.value, quote=turn.strip(), cardinality="many",
-                         valid_from=max(said_at, c.valid_from)))
+    out += [ended_when_said(c, turn, said_at) for c in gone]
     for s in coming:
         if any(normalise(d.subject) == key and d.predicate == SLOT and normalise(d.value or "") == normalise(s.name) for d in drafts):
             continue

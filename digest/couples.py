@@ -21,7 +21,7 @@ from factledger.ledger.keys import normalise
 from factledger.ledger.when import MONTHS, WEEKDAYS
 
 from .model import Draft
-from .passing import in_place_of_held
+from .passing import ended_when_said, held_open, in_place_of_held
 
 SLOT = "partner"
 TEMPLATE = "{subject}'s partner is {value}"
@@ -200,11 +200,8 @@ def partners_in_passing(turn: str, said_at: str, drafts: Sequence[Draft], curren
         drafted.add(key)
         if couple.shape.apart:
             first = normalise(couple.partner.split()[0])
-            out += [Draft(op="retract", subject=c.subject, predicate=SLOT, value=c.value, quote=turn.strip(), cardinality="one",
-                          valid_from=max(said_at, c.valid_from))
-                    for c in current
-                    if c.subject_key == key and c.predicate == SLOT and c.tx_to is None and c.valid_to is None
-                    and normalise(c.value.split()[0]) == first]
+            out += [ended_when_said(c, turn, said_at) for c in held_open(current, couple.person, SLOT)
+                    if normalise(c.value.split()[0]) == first]
             continue
         draft = in_place_of_held(couple.person, SLOT, couple.partner, turn, TEMPLATE, said_at, current)
         out += [draft] if draft else []

@@ -23,6 +23,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .model import Draft
+from .passing import ended_when_said, held_open
 
 # A value runs to the end of its clause; a trailing "on saturdays" or "twice a week" is when, not what.
 _VALUE = r"(?P<v>[^,.;:!?()]+?)"
@@ -131,8 +132,7 @@ def _named(rest: str, held: ClaimVersion) -> bool:
 def ended(text: str, current: Sequence[ClaimVersion], subject: str) -> list[tuple[ClaimVersion, str]]:
     """(held fact, quote) for each pursuit `text` says the user no longer has: the held values of the
     verb's slots its words name, or the one held when it names none."""
-    key = normalise(subject)
-    open_ = [c for c in current if c.subject_key == key and c.tx_to is None and c.valid_to is None]
+    open_ = held_open(current, subject)
     out: list[tuple[ClaimVersion, str]] = []
     for m in _STOPPED.finditer(text):
         verb = next(m[g] for g in ("ing", "not_ing", "base", "base2") if m[g]).casefold()
@@ -158,30 +158,27 @@ def read(text: str, subject: str, said_at: str, current: Sequence[ClaimVersion],
     someone else ("my mum volunteers at …") as theirs."""
     key = normalise(subject)
     drafted = {(d.predicate, normalise(d.value or "")) for d in drafts if normalise(d.subject) == key}
-    held = {(c.predicate, c.value_key) for c in current if c.subject_key == key and c.tx_to is None and c.valid_to is None}
+    held = {(c.predicate, c.value_key) for c in held_open(current, subject)}
     out: list[Draft] = []
     ending = set()
     for c, quote in ended(text, current, subject):
         if (c.predicate, c.value_key) in drafted or (c.predicate, c.value_key) in ending:
             continue
         ending.add((c.predicate, c.value_key))
-        out.append(Draft(op="retract", subject=c.subject, predicate=c.predicate, value=c.value, quote=quote.strip(),
-                         cardinality=c.cardinality, valid_from=max(said_at, c.valid_from)))
+        out.append(ended_when_said(c, quote, said_at))
     for start, value, quote in started(text, users=users):
         slot = (start.slot, normalise(value))
         if slot in drafted or slot in held or any(slot[1] in said for _, said in drafted):
             continue  # ("I play bass in a band called X" is a habit the rules drafted already)
         drafted.add(slot)
-        others = [c for c in current if c.subject_key == key and c.predicate == start.slot and c.tx_to is None and c.valid_to is None
-                  and (c.predicate, c.value_key) not in ending]
+        others = [c for c in held_open(current, subject, start.slot) if (c.predicate, c.value_key) not in ending]
         # "instead", or "now" in the words that say it ("she volunteers at the rescue now"), and not "also"
         instead = bool(_INSTEAD.search(text) or (_NOW.search(quote) and not re.search(r"(?i)\b(?:also|too|as\s+well)\b", text)))
         if instead and len(others) == 1:
             # "now volunteers at the repair café instead": in place of the one held
             (other,) = others
             ending.add((other.predicate, other.value_key))
-            out.append(Draft(op="retract", subject=other.subject, predicate=other.predicate, value=other.value, quote=quote.strip(),
-                             cardinality=other.cardinality, valid_from=max(said_at, other.valid_from)))
+            out.append(ended_when_said(other, quote, said_at))
         # one ended or replaced in the same breath starts now; else it holds since some time before it was said
         changed = instead or any(d.op == "retract" and d.predicate == start.slot for d in [*drafts, *out])
         out.append(Draft(op="add", subject=subject, predicate=start.slot, value=value, quote=quote.strip(), cardinality="many",
