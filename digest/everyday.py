@@ -244,7 +244,7 @@ _PET_WORDS = frozenset("cat dog puppy kitten rabbit hamster parrot horse pony to
 # A request or a remark after the value: "July 9, can you help me think of gift ideas?"
 _REQUEST_AFTER = re.compile(r",\s+(?:can|could|would|will|please|any|so|but|which|what|how|is|are|do|does)\b.*$", re.I)
 _NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z])")
-# "Ines not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
+# "Ondrea not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
 _NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[£$€]?[\w'’.:\-]+(?:,\d{3})*(?:\s+[\w'’.:\-]+){0,3})$")
 
 
@@ -259,8 +259,8 @@ def _someone_elses_slot(c: Clause, old: str, predicate: str | None = None) -> Cl
 
 
 def _as_said(value: str) -> tuple[str, bool]:
-    """(the value, whether it was said against another): a name without the remark after it ("Saoirse
-    Byrne, really nice"), a value without the one it replaces ("the night supervisor is Ines not Bo")."""
+    """(the value, whether it was said against another): a name without the remark after it ("Brannagh
+    Byrne, really nice"), a value without the one it replaces ("the night supervisor is Ondrea not Bo")."""
     named = _NAME_THEN_ASIDE.match(value)
     value = named["v"] if named else value
     corrected = _NOT_THAT.match(value)
@@ -497,7 +497,7 @@ def _pet_kind(kind: str) -> str:
 
 
 def _pets_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'we've got two cats, Sesame and Quince, plus a corn snake called Brisket', 'my dog Pilchard is 11':
+    """'we've got two cats, Sesame and Quince, plus a corn snake called Brisket', 'my dog Quiller is 11':
     each named animal is the user's pet of its kind ("Sesame is the user's cat"), and how many of a
     kind the user has, when said."""
     if c.subject != "user" or not _FIRST_PERSON_TURN.search(c.text):
@@ -838,7 +838,7 @@ _PERSON_HELD_NOT = frozenset({"relation", "name", "ended", "note", "lives_in", "
 
 
 def _someone_left(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'Fabrizio left on Friday', 'Ines retired', 'Bo got poached by X': a person who leaves no longer fills
+    """'Fabrizio left on Friday', 'Ondrea retired', 'Bo got poached by X': a person who leaves no longer fills
     the roles the user's facts give them (their manager, their reviewer). Nobody held: not read here."""
     who = normalise(m["who"])
     held = [h for h in c.open_held() if h.predicate not in _PERSON_HELD_NOT and not h.predicate.endswith("_contact")
@@ -1850,7 +1850,7 @@ def _owner_key(thing: str) -> tuple[str, str]:
 
 
 def _handles(m: re.Match[str], c: Clause) -> list[Draft] | None:
-    """'Aiyana runs the deploys now', 'Ana in finance owns the budget', 'Tomas took over the rota', 'the
+    """'Aiyana runs the deploys now', 'Ana in finance owns the budget', 'Kestrin took over the rota', 'the
     invoices come from Ottla now': who handles a thing of the user's (one person at a time)."""
     who = " ".join(m["v"].split())
     thing = " ".join(m["thing"].split())
@@ -2485,7 +2485,7 @@ PATTERNS: tuple[Pattern, ...] = (
         _value_under_heading,
         examples=((("my plumber is Evrard Pimm", "he retired. new plumber: Brisco Pipes"), (("user", "plumber", "Brisco Pipes"),)),
                   (("new dentist: Dr. Quellam",), (("user", "dentist", "Dr. Quellam"),)),
-                  (("my manager is Ysolda Ostrand", "new manager as of monday: Tomas Wrell"), (("user", "manager", "Tomas Wrell"),)),
+                  (("my manager is Ysolda Ostrand", "new manager as of monday: Kestrin Wrell"), (("user", "manager", "Kestrin Wrell"),)),
                   (("my phone number is 07700 900123", "got a new number: 07700 900456"), (("user", "phone_number", "07700 900456"),))),
         counter=("note to self: Mum's birthday is in May", "status: Done", "Update: Back from holiday"),
     ),
@@ -2635,8 +2635,8 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("Quillan Orr is release manager",), (("user", "release_manager", "Quillan Orr"),)),
                   (("Quillan Orr is release manager", "Quillan is off sick, Solenne Vire is release manager this sprint"), (("user", "release_manager", "Solenne Vire"),)),
                   (("Solenne took over primary on-call",), (("user", "on_call", "Solenne"),)),
-                  (("Ines is the PM",), (("user", "pm", "Ines"),))),
-        counter=("Quillan is the best", "Solenne is our friend", "Ines took over the conversation", "Bo is the manager's son"),
+                  (("Ondrea is the PM",), (("user", "pm", "Ondrea"),))),
+        counter=("Quillan is the best", "Solenne is our friend", "Ondrea took over the conversation", "Bo is the manager's son"),
     ),
     Pattern(
         "where I train",
@@ -2793,10 +2793,10 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("we've got two cats, Sesame and Quince, plus a corn snake called Brisket",),
                    (("Sesame", "relation", "cat"), ("Quince", "relation", "cat"), ("Brisket", "relation", "corn snake"),
                     ("user", "has", "two cats"))),
-                  (("my dog Pilchard is 11 now",), (("Pilchard", "relation", "dog"),)),
+                  (("my dog Quiller is 11 now",), (("Quiller", "relation", "dog"),)),
                   (("we adopted a second cat, Tansy! 8 months old",), (("Tansy", "relation", "cat"),)),
                   # the rest of the clause is read too
-                  (("I moved to Carnbre with my dog Pilchard",), (("Pilchard", "relation", "dog"), ("user", "lives_in", "Carnbre")))),
+                  (("I moved to Carnbre with my dog Quiller",), (("Quiller", "relation", "dog"), ("user", "lives_in", "Carnbre")))),
         counter=("my sister has a dog called Pip", "a cat sat on the mat"),
     ),
     Pattern(
@@ -3232,7 +3232,7 @@ PATTERNS: tuple[Pattern, ...] = (
             (("My landlord is Mrs. Okoro.",), (("user", "landlord", "Mrs. Okoro"),)),
             (("my flatmate's name is Quenneth, she's lovely",), (("Quenneth", "relation", "flatmate"),)),
             (("new flatmate moves in next week", "flatmate's name is Ysolt btw"), (("Ysolt", "relation", "flatmate"),)),
-            (("my manager is Ilkka Rantala", "first week done. my manager's Saoirse Byrne, really nice"), (("user", "manager", "Saoirse Byrne"),)),
+            (("my manager is Ilkka Rantala", "first week done. my manager's Brannagh Byrne, really nice"), (("user", "manager", "Brannagh Byrne"),)),
             (("fyi the night supervisor is Ottla not Bertram",), (("user", "night_supervisor", "Ottla"),)),
             (("my cat is called Quibblet",), (("Quibblet", "relation", "cat"),)),
         ),
@@ -3253,7 +3253,7 @@ PATTERNS: tuple[Pattern, ...] = (
         lambda m, c: [state(dataclasses.replace(c, text=m.group(0)), "manager" if m["attr"].casefold() in ("boss", "lead") else m["attr"].casefold(), m["v"], m.group(0),
                             template=f"{{subject}}'s {m['attr'].casefold()} is {{value}}", changed=False)]
         if len(m["v"].split()) <= 3 else None,
-        examples=((("my manager Ines Okoro wants the report by friday",), (("user", "manager", "Ines Okoro"),)),),
+        examples=((("my manager Ondrea Okoro wants the report by friday",), (("user", "manager", "Ondrea Okoro"),)),),
         counter=("my manager is away",),
     ),
     Pattern(
@@ -3286,11 +3286,11 @@ PATTERNS: tuple[Pattern, ...] = (
                    r"(?P<attr>[A-Za-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)(?:\s+(?:now|in\s+the\s+meantime|for\s+now|for\s+the\s+time\s+being|from\s+today))?$"),
         _open_attribute,
         examples=((("Dr. Mensah is my GP",), (("user", "gp", "Dr. Mensah"),)),
-                  (("My lead is Quentin Marlowe-Ash", "Tamsyn Greaves is covering as my lead in the meantime"), (("user", "lead", "Tamsyn Greaves"),)),
-                  (("My lead is Quentin Marlowe-Ash", "he's joining the ops team, so Tamsyn is officially my lead now"), (("user", "lead", "Tamsyn"),)),
-                  (("My lead is Quentin Marlowe-Ash", "Tamsyn Greaves is covering as my lead", "Quentin is back but he's joining the ops team, so Tamsyn is officially my lead now"),
+                  (("My lead is Quentin Vellacott-Ash", "Tamsyn Greaves is covering as my lead in the meantime"), (("user", "lead", "Tamsyn Greaves"),)),
+                  (("My lead is Quentin Vellacott-Ash", "he's joining the ops team, so Tamsyn is officially my lead now"), (("user", "lead", "Tamsyn"),)),
+                  (("My lead is Quentin Vellacott-Ash", "Tamsyn Greaves is covering as my lead", "Quentin is back but he's joining the ops team, so Tamsyn is officially my lead now"),
                    (("user", "lead", "Tamsyn Greaves"),)),
-                  (("My lead is Quentin Marlowe-Ash", "Quentin's off on leave, Tamsyn Greaves is covering as my lead"), (("user", "lead", "Tamsyn Greaves"),))),
+                  (("My lead is Quentin Vellacott-Ash", "Quentin's off on leave, Tamsyn Greaves is covering as my lead"), (("user", "lead", "Tamsyn Greaves"),))),
         counter=("Pizza is my favourite",),
     ),
     Pattern(

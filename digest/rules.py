@@ -113,9 +113,9 @@ _JOINT = re.compile(
     r"|\s+and\s+(?=the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}\s+(?:is|are)\s)"
     # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"
     r"|,\s+(?=(?-i:[A-Z][a-z][\w\-]+(?:\s+[A-Z][a-z][\w\-]+)?)\s+(?:is|has|was|got|will)\s)"
-    # ... or their thing: "i got it wrong, Ines's bday is the 25th", "sorry, my rent is 900"
+    # ... or their thing: "i got it wrong, Ondrea's bday is the 25th", "sorry, my rent is 900"
     r"|,\s+(?=(?:(?-i:[A-Z][a-z][\w\-]+)['’]s|my|our|her|his|their)\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?(?:\s+(?-i:[A-Z][a-z][\w\-]+))?\s+(?:is|are)\s)"
-    # a spaced dash before a new subject: "Ines is the PM, not my manager — my manager is Bo Lark"
+    # a spaced dash before a new subject: "Ondrea is the PM, not my manager — my manager is Bo Lark"
     r"|\s+[—–-]+\s+(?=(?:I|my|My|we|We|our|Our|she|he|they|She|He|They)\b)"
 )
 # A full stop after a title or inside a number ("Dr. Lund", "86.5 kg") does not end a sentence.
@@ -869,7 +869,7 @@ class RulesExtractor:
             return []
         pets = self._everyday(clause, request, subject, text, only=_PETS) if "\0" not in clause.lead else None
         if pets:
-            # "I moved to Carnbre with my dog Pilchard": the pet, and what the rest of the clause says
+            # "I moved to Carnbre with my dog Quiller": the pet, and what the rest of the clause says
             rest = _PET_TRAIL.sub("", PETS_NAMED.sub("", text)).strip(" ,")
             again = self._clause(_Clause(rest, clause.offset, clause.lead + "\0"), request, subject) if _IMPLICIT_I.match(rest) or rest[:2] in ("I ", "We", "we") else []
             return pets + [d for d in again if not d.drop_reason]

@@ -515,7 +515,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
                 return False
             if any(re.search(rf"(?i)\b{re.escape(role)}s?\s+(?-i:called|named)\s+[A-Z]", text) for text in texts):
                 return False  # "… and they got a whippet called Tansy": named as it is said
-            # "switched vets. Pilchard's with Dr. Ambrey now": the role said in the turn, a titled name beside them
+            # "switched vets. Quiller's with Dr. Ambrey now": the role said in the turn, a titled name beside them
             return not any(_says_role(text, role) and any(asked.person in words(part) and _TITLES.search(part)
                                                             for part in _SENTENCE.split(_UNDOTTED.sub(r"\1", text))) for text in whole)
         if any(names_relative(text, r) or names_beside(text, role) for text in texts for r in roles):

@@ -138,7 +138,7 @@ class Hit:
 
 
 def excerpt(episode: Episode, limit: int | None = None) -> str:
-    """An episode as one line the host reads: '2024-03-14, Ines: "I joined the rowing club"'.
+    """An episode as one line the host reads: '2024-03-14, Ondrea: "I joined the rowing club"'.
 
     Relative day words carry the day they named when said ("yesterday [2024-03-13]"): a reader months
     later would otherwise take them for days near their own.

@@ -272,7 +272,7 @@ class ExactLane:
                 vocab.subjects.setdefault(scope, set()).add(subject_key)
                 vocab.holders.setdefault((scope, predicate), set()).add(subject_key)
                 vocab.last_id = item
-            # Speakers of episodes name people too ("when did Ines ..."): they count as subjects.
+            # Speakers of episodes name people too ("when did Ondrea ..."): they count as subjects.
             for item, scope, speaker in recorder.episode_speakers_after(vocab.last_episode_id):
                 vocab.speakers.setdefault(scope, set()).add(key_normalise(speaker))
                 vocab.last_episode_id = item

@@ -1,7 +1,7 @@
 """What users type, turned into lane queries; and claims turned into sentences with their valid time.
 
 Queries are NFKC-normalised and casefolded, split on anything that is not a letter or digit, stripped
-of possessives ("Ines's" -> "ines") and of stop words. FTS5's porter tokenizer stems both the
+of possessives ("Ondrea's" -> "ondrea") and of stop words. FTS5's porter tokenizer stems both the
 index and each query term (PostgreSQL's snowball stemmer likewise), so plurals and tenses meet. Scripts
 written without spaces (CJK) go to a trigram index instead, because a word token there is a whole clause.
 """

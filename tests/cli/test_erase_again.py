@@ -41,7 +41,7 @@ def test_said_again_nothing_comes_back(ledger_path):
         for scope in (USER.durable, NEW_CHAT.scratch):
             outcome = remember(ledger, scope=scope, subject="user", predicate="lives_in", value=VALUE, principal="agent:default")
             assert outcome.status == "rejected", outcome
-        assert [c for c in ledger.current([USER.durable, NEW_CHAT.scratch], predicate="lives_in") if c.value_key == "zagreb"] == []
+        assert [c for c in ledger.current([USER.durable, NEW_CHAT.scratch], predicate="lives_in") if c.value_key == "zuvrath"] == []
         for table in ("journal", "proposals", "claims", "rejections", "confirmations"):
             assert mentions(ledger, table) == [], table
     done = run_cli(ledger_path, "scrub")

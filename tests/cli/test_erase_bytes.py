@@ -25,7 +25,7 @@ from factledger.ledger import Ledger
 from factledger.recall import Recall
 from factledger.recall.vector_index import TABLE as VECTOR_TABLE
 
-VALUE = "Zagreb"  # no other indexed word starts with z: FTS5 prefix-compresses terms that share a start
+VALUE = "Zuvrath"  # no other indexed word starts with z: FTS5 prefix-compresses terms that share a start
 NEEDLES = [VALUE.encode(), VALUE.lower().encode(), VALUE.upper().encode(), VALUE.encode("utf-16-le"), VALUE.lower().encode("utf-16-le")]
 USER = derive_scopes(HermesIdentity.from_kwargs("s1", {"platform": "telegram", "user_id": "u42"}))
 GROUP = derive_scopes(
@@ -73,8 +73,8 @@ def seed(ledger_path: Path) -> dict:
         recall.sync()
         assert [h.sources for h in recall.search(f"where in {VALUE}", [USER.durable, GROUP.scratch], kinds="fact")]
         recall.close()
-        erased_ids = [r[0] for r in ledger.storage.query("SELECT id FROM claims WHERE value_key = 'zagreb'")]
-        assert {r[0] for r in ledger.storage.query("SELECT scope FROM claims WHERE value_key = 'zagreb'")} == {
+        erased_ids = [r[0] for r in ledger.storage.query("SELECT id FROM claims WHERE value_key = 'zuvrath'")]
+        assert {r[0] for r in ledger.storage.query("SELECT scope FROM claims WHERE value_key = 'zuvrath'")} == {
             USER.durable, GROUP.scratch
         }
         reasons = [r[0] for r in ledger.storage.query("SELECT reason FROM transactions") if VALUE.lower() in r[0].lower()]
@@ -88,7 +88,7 @@ def seed(ledger_path: Path) -> dict:
         np.asarray(r["vector"], dtype=np.float32).tobytes()[:32] for r in rows if (r["kind"], r["id"]) in erased_keys
     ]
     assert vector_needles and len(table.list_versions()) > 1
-    assert any(b"zagreb" in blob for blob in fts_blobs)  # the FTS segments hold the term before erase
+    assert any(b"zuvrath" in blob for blob in fts_blobs)  # the FTS segments hold the term before erase
     return {"erased_ids": erased_ids, "erased_keys": erased_keys, "reasons": reasons, "vector_needles": vector_needles}
 
 

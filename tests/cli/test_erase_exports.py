@@ -18,11 +18,11 @@ def test_erase_lists_the_exports_that_hold_the_value(ledger_path, tmp_path):
     before = run_cli(ledger_path, "export", str(tmp_path / "before"), "--format", "csv", "--json")
     assert before.exit_code == 0, before.output
     with Ledger.open(ledger_path) as ledger:
-        Journal(ledger).append(Turn(scope="s", text="I live in Zagreb", said_at="2025-01-05T10:00:00Z"))
+        Journal(ledger).append(Turn(scope="s", text="I live in Zuvrath", said_at="2025-01-05T10:00:00Z"))
         Digester(ledger, RulesExtractor()).run()
     held = run_cli(ledger_path, "export", str(tmp_path / "held"), "--format", "csv", "--json")
     assert held.exit_code == 0, held.output
-    assert "Zagreb" in (tmp_path / "held" / "claims.csv").read_text()
+    assert "Zuvrath" in (tmp_path / "held" / "claims.csv").read_text()
 
     result = run_cli(ledger_path, "erase", "--scope", "s", "--subject", "user", "--predicate", "lives_in", "--yes", "--json")
     assert result.exit_code == 1, result.output  # a copy remains: not complete

@@ -64,7 +64,7 @@ REWORDED = [
     (("remember: my niece Tilde turns 7 on June 2, she wants a kite",),
      {("user", "note", "my niece Tilde turns 7 on June 2"), ("Tilde", "relation", "niece")}, {("Tilde", "note", "I turns 7 on June 2")}),
     (("hi! it's Astro 4 on my laptop, npm for packages",), set(), {("user", "name", "Astro")}),  # no name
-    (("morning! boss is Ines Varga", "my boss is Pennock Lunde now"), {("user", "manager", "Pennock Lunde")}, {("user", "boss", "Pennock Lunde")}),
+    (("morning! boss is Ondrea Varga", "my boss is Pennock Lunde now"), {("user", "manager", "Pennock Lunde")}, {("user", "boss", "Pennock Lunde")}),
     # a hedge in an aside leaves the statement before it sure; a hedged statement stays unsaid
     (("rate is €300", "raised my rate to €340 as of this month, nobody complained, should have done it ages ago"),
      {("user", "rate", "€340")}, {("user", "rate", "€300")}),

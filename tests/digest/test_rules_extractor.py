@@ -231,9 +231,9 @@ def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
          [("add", "user", "job_title", "buyer II", "2026-03-12"), ("add", "user", "did", "got promoted to buyer II on 12 March 2026", "2026-03-12")]),
         ("first day at Dunnock & Velmar was yesterday", [], [("add", "user", "works_at", "Dunnock & Velmar", "2026-03-13")]),
         # a spaced dash before a new subject ends a clause; "so if …" ends a name; a lead-in may hold a digit
-        ("Ines is our PM, not my manager — my manager is Bo Larkin", [held("manager", "Ines")],
-         [("add", "user", "pm", "Ines", None), ("supersede", "user", "manager", "Bo Larkin", None)]),
-        ("my manager is Ines so if I mention her, that's who", [], [("add", "user", "manager", "Ines", None)]),
+        ("Ondrea is our PM, not my manager — my manager is Bo Larkin", [held("manager", "Ondrea")],
+         [("add", "user", "pm", "Ondrea", None), ("supersede", "user", "manager", "Bo Larkin", None)]),
+        ("my manager is Ondrea so if I mention her, that's who", [], [("add", "user", "manager", "Ondrea", None)]),
         ("rough-ish plan: 2 nights at Hotel Varnholm", [], [("add", "user", "stays_at", "Hotel Varnholm", "2026-03-14")]),  # a lead-in, no hedge
         ("correction x2: standup's 10:20 not 10:05", [held("standup", "10:05")], [("supersede", "user", "standup", "10:20", "2020-01-01")]),
         ("my gf Wenna's bday is on the 17th", [], [("add", "Wenna", "relation", "girlfriend", None), ("add", "Wenna", "birthday", "the 17th", None)]),

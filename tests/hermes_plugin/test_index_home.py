@@ -16,7 +16,7 @@ def test_the_provider_and_the_cli_share_the_folder_an_erase_cleans(tmp_path, her
     (legacy / "old.lance").write_text("embeddings an erase never reached", "utf-8")
     provider = FactledgerMemoryProvider()
     provider.initialize("s1", hermes_home=str(tmp_path), platform="cli")
-    provider.sync_turn("I live in Zagreb", "Noted.")
+    provider.sync_turn("I live in Zuvrath", "Noted.")
     provider.on_session_end([])
     provider.session.recall.sync()
     folder = provider.session.recall.index_dir

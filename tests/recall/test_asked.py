@@ -264,7 +264,7 @@ def test_the_clauses_about_a_slot_decide_a_change(text, value, slot, changed):
     assert says_changed(text, value, slot) is changed
 
 
-SCOPE = "user:ines"
+SCOPE = "user:ondrea"
 
 
 def say(journal: Journal, clock, when: str, text: str, role: str = "user") -> None:
@@ -349,8 +349,8 @@ OF_SOMEONE = [
     ("what's Wiebke's whippet called?", ["Wiebke moved to Carnbre. My boss got a whippet called Tansy"], set(), True),
     ("what's Bartosz's role?", ["Bartosz got promoted to finance director"], {"role", "job", "position", "work"}, False),
     # the role said in the turn, a titled name beside the person ("Dr." ends no sentence)
-    ("who's Pilchard's vet?", ["note to self - switched vets. Pilchard's with Dr. Ambrey at Oxgate Clinic now"], set(), False),
-    ("who's Pilchard's vet?", ["Pilchard's with Dr. Ambrey now"], set(), True),  # no vet said: a doctor, whose?
+    ("who's Quiller's vet?", ["note to self - switched vets. Quiller's with Dr. Ambrey at Oxgate Clinic now"], set(), False),
+    ("who's Quiller's vet?", ["Quiller's with Dr. Ambrey now"], set(), True),  # no vet said: a doctor, whose?
     # an address is a street or a postcode said beside them, with or without the word
     ("what's Bartosz's address?", ["the spare key is with my brother Bartosz now"], {"address"}, True),
     ("what's Bartosz's address?", ["Bartosz moved to 14 Vell Row last week"], {"address"}, False),

@@ -12,7 +12,7 @@ import pytest
 
 from factledger.recall import EmbedderError, OpenAIEmbedder, Recall, StaticEmbedder
 
-TEXTS = ["user lives in Berlin", "Ines said: I love flying kites at dusk", "北京烤鸭", "🙂"]
+TEXTS = ["user lives in Berlin", "Ondrea said: I love flying kites at dusk", "北京烤鸭", "🙂"]
 
 
 def test_static_embedder_is_deterministic_across_calls_and_instances(embedder):

@@ -70,6 +70,8 @@ GENERIC = {
     "childminder",  # a trade, among the roles a person holds for the user (digest/rules.py)
     "treasurer",  # a role someone fills, among the role words (digest/everyday.py)
     "airbnb", "Airbnb",  # a kind of place to stay, among the lodging words (digest/everyday.py)
+    "landlord",  # a role someone fills for the user, among the role words (digest/rules.py)
+    "MariaDB",  # a database every developer names, in the dialect notes and a stack example
 }
 
 

@@ -17,7 +17,7 @@ from .conftest import define
 
 pytestmark = pytest.mark.both_engines  # every test on SQLite and on PostgreSQL
 
-SCOPE = "user:ines"
+SCOPE = "user:ondrea"
 INITECH = "Not at Globex anymore, I'm with Initech now."
 SINCE_INITECH = '  said since, 2026-04-03, user: "Not at Globex anymore, I\'m with Initech now."'
 
