@@ -1088,10 +1088,14 @@ class Recall:
                         for h in hits if _the_users(h) or before.get(h.episode.id) in users]
             never_said |= self._asked_only_by_the_assistant([w for w in asked if w not in never_said], seen)
         # a word said otherwise in what was found ("flight" as "flying home to Hartby", "girlfriend" as
-        # "my gf Ysolt"), or a relative another of whose words was said ("bro" for "brother"), was said
+        # "my gf Ysolt"), a word of a found fact's slot name (the turn it came from said it so: "flight"
+        # of flight_home, though its sentence says "flies"), or a relative another of whose words was
+        # said ("bro" for "brother"), was said
+        slot_words = {w for h in hits if h.kind == FACT and h.claim is not None for w in h.claim.predicate.split("_")}
         never_said = frozenset(
             w for w in never_said
             if not any(words_share(h.text, _said_as(w)) for h in hits)
+            and not any(same_word(w, s) for s in slot_words)
             and not (w in RELATIVES and any(o in asked and o not in never_said for o in relative_words(w) - {w}))
         )
         if asks_unsaid_kind(query, asked, never_said, _held_words(named)):

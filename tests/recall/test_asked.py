@@ -14,7 +14,7 @@ from factledger.recall.asked import (
 )
 from factledger.recall.text import asks_about_unnamed_relative, asks_unsaid_thing_of_someone, lexical_query, names_relative, says_changed
 
-from .conftest import define
+from .conftest import define, values
 
 # question -> (head, qualifiers, anchors), or None when the shape names no thing
 SHAPES = [
@@ -563,6 +563,22 @@ def test_a_light_verb_never_said_keeps_the_words_said_otherwise(clocked_ledger, 
     block = recall.prompt("what injury was I dealing with at the start of June?", SCOPE, valid_at="2026-06-01", known_at="2026-06-01").text
     assert "stress reaction" in block
     assert "service" not in block
+
+
+@pytest.mark.both_engines
+def test_a_facts_slot_name_says_the_word_its_sentence_says_otherwise(clocked_ledger, clock, recall):
+    # "flight" is said by the fact's slot (flight_back), not by its sentence ("flies back"): the fact
+    # search alone, with no turn beside it to say "flying", still finds it; a part never said does not
+    define(clocked_ledger, clock, "flight_back", "one", "{subject} flies back on {value}")
+    journal = Journal(clocked_ledger)
+    say(journal, clock, "2026-04-07T09:00:00Z", "new plan: flying back from Orvenna on the 23rd, the ferry idea is dead")
+    clock.now = parse_time("2026-04-07T09:05:00Z")
+    with clocked_ledger.transaction(principal="digest:test") as tx:
+        tx.add(SCOPE, "user", "flight_back", "the 23rd", valid_from="2026-04-07T09:00:00Z")
+    clock.now = parse_time("2026-04-10")
+    assert values(recall.search("when's my flight back?", SCOPE, kinds="fact")) == ["the 23rd"]
+    assert recall.search("what's my flight number?", SCOPE, kinds="fact") == []
+    assert recall.prompt("what's my flight number?", SCOPE).text == ""
 
 
 @pytest.mark.parametrize(("query", "content"), [
