@@ -28,6 +28,12 @@ _PLACE = r"(?P<v>(?-i:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)|[a-z][\w'’\-]{
 # Travel talk: a turn saying none of these is about something else ("going to Tesco for milk").
 _TRAVEL = re.compile(r"(?i)\b(?:trip|holiday|flights?|fly|flying|flew|land|landing|airline|airport|hotel|hostel|guesthouse|ryokan|itinerary|nights?|ferr(?:y|ies)|train|visa|passport|booked|outbound|return\s+flight)\b")
 _NOT_PLACES = frozenset("the a an my our his her their it them there here home town bed work trouble style time a couple".split())
+# "they moved my flight to June 14": a day, not where the flight goes
+_DAY_NAMES = frozenset(
+    """january february march april may june july august september october november december jan feb mar apr jun jul aug
+    sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat
+    sun tomorrow tonight today""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,8 @@ PARTS: tuple[Part, ...] = (
          ("schedule change: we land in brisport on may 5, not corrandel", ("flying_into", "Brisport")),
          ("Ruth and I booked flights to Oskarby for the autumn break!", ("flying_into", "Oskarby")),
          ("cheaper fares, so we're flying into Vellmoor instead of Oskarby", ("flying_into", "Vellmoor"))),
-        ("flying into a rage", "we land in trouble on friday lol", "flights to the moon are cheap"),
+        ("flying into a rage", "we land in trouble on friday lol", "flights to the moon are cheap",
+         "the airline pushed my outbound flight to June 14, typical"),
         place=True,
     ),
     Part(
@@ -115,7 +122,7 @@ def trip_said(text: str) -> list[Said]:
         for m in part.regex.finditer(text):
             value = " ".join(m["v"].split())
             if part.place:
-                if value.casefold() in _NOT_PLACES:
+                if value.casefold() in _NOT_PLACES or value.split()[0].casefold() in _DAY_NAMES:
                     continue
                 value = value[:1].upper() + value[1:]  # "fly into corrandel": Corrandel
             if re.search(r"(?i)\b(?:if|maybe|might|thinking\s+(?:of|about)|or)\s+$", text[max(0, m.start() - 16): m.start()]):

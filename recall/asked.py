@@ -177,6 +177,7 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
         re.compile(r"[£$€¥]\s*\d|\b\d{1,3}(?:,\d{3})+\b|\b\d[\d,.]*\s*(?:k|euros?|dollars?|pounds?|quid|bucks|usd|eur|gbp|an hour|/h|a month|per month|a year|per year|p\.?a)\b", re.I),
     ),
 )
+_DAY_SHAPE = next(shape for heads, shape in VALUE_SHAPES if "date" in heads)
 
 # Words one head may be said as (a question says "boss" where the turn said "manager").
 SAME_THING: tuple[frozenset[str], ...] = (
@@ -282,6 +283,20 @@ def _shares(said: Iterable[str], wanted: Iterable[str]) -> bool:
     """Whether a word of `said` is one of `wanted` in some form ("lessons" for "lesson")."""
     wanted = list(wanted)
     return any(same_word(w, x) for w in said for x in wanted)
+
+
+# "when do I fly out?", "what day is the move?", "what date is it due?": a question a day answers
+_ASKS_WHEN = re.compile(r"(?i)^\W*(?:when\b|(?:what|which)\s+(?:day|date|days)\b|on\s+what\s+(?:day|date)\b)")
+
+
+def asks_when(query: str) -> bool:
+    """Whether `query` asks for a day or a date (answered by a value naming one)."""
+    return _ASKS_WHEN.search(query) is not None
+
+
+def names_a_day(text: str) -> bool:
+    """Whether `text` names a day: a month, a weekday, a day of a month, a day said relatively."""
+    return _DAY_SHAPE.search(text) is not None
 
 
 def words_share(text: str, wanted: Iterable[str]) -> bool:

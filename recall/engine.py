@@ -27,7 +27,7 @@ from factledger.ledger.when import dated_day_words
 from factledger.ledger.keys import normalise as key_normalise
 
 from .asked import (
-    TYPE_HEADS, age_asked_of, asked_for, asks_unsaid_kind, asks_unsaid_part, names_said, person_asked_of, recased, sibling_instead, states_age, where_of_unsaid,
+    TYPE_HEADS, age_asked_of, asked_for, asks_when, names_a_day, asks_unsaid_kind, asks_unsaid_part, names_said, person_asked_of, recased, sibling_instead, states_age, where_of_unsaid,
     words_share,
 )
 from .config import RecallConfig
@@ -38,7 +38,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    NOW_WORDS, RELATIVES, UNTOPICAL_WORDS, SAID_OTHERWISE, STOP_WORDS, relative_words, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    NOW_WORDS, RELATIVES, UNTOPICAL_WORDS, SAID_OTHERWISE, STOP_WORDS, relative_words, verb_forms, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
     words,
 )
 
@@ -636,8 +636,10 @@ class Recall:
                     counts[word] += n
             # (a word of when, "at the moment", "in May", is no such part, nor a light verb, "dealing with")
             # (nor one naming the kind of answer: "what city do I live in?" is answered by a city's name)
-            if sum(1 for w, n in counts.items()
-                   if n == 0 and w not in UNTOPICAL_WORDS and w not in _ANSWER_KINDS) <= 1:
+            # (a verb's forms are one word: "fly" is unsaid only when "flies", "flew" and "flown" are too)
+            unsaid = {min(verb_forms(w)) for w in counts if w not in UNTOPICAL_WORDS and w not in _ANSWER_KINDS
+                      and all(counts.get(f, 0) == 0 for f in verb_forms(w))}
+            if len(unsaid) <= 1:
                 lexical = lexical_query(query, said_otherwise=True)
         small = self._small_sets(seen, kinds)
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
@@ -660,11 +662,16 @@ class Recall:
                                   for w in words(subject))
         if config.lexical_weight > 0:
             found: list[tuple[float, Key, bool]] = []
+            # A fact's sentence says a verb in the template's form ("flies out on the 16th" for "when do we
+            # fly out?"), which no stemmer joins to the one asked: facts are looked up in every form of it.
+            # (Turns are not: on conversations, the extra forms find more neighbours than answers.)
+            forms = tuple(f for w in lexical.words for f in sorted(verb_forms(w)) if f not in lexical.words)
             for kind in KINDS:
                 if kind not in kinds:
                     continue
                 hits = lexical_lane(
-                    self._recorder, lexical, seen,
+                    self._recorder, dataclasses.replace(lexical, words=lexical.words + tuple(dict.fromkeys(forms)))
+                    if kind == FACT and forms else lexical, seen,
                     depth=config.lane_depth, body_weight=config.body_weight, context_weight=config.context_weight,
                     stats=self._terms[kind], budget=config.lexical_budget, kind=kind,
                     subject_words=subject_words, among=None if small[kind] is None else list(small[kind]),
@@ -998,6 +1005,10 @@ class Recall:
             # A question about the sister is not answered by the user's facts (a ranked search may still
             # list them; the prompt must not suggest they answer).
             facts = [h for h in facts if not named or h.claim.subject_key in named]  # type: ignore[union-attr]
+        if asks_when(query) and any(names_a_day(h.claim.value) for h in facts):  # type: ignore[union-attr]
+            # "when do I fly out to Kirrow?": a fact naming a day answers it, before a better-matched one
+            # that names none (where the flight goes); the floor is then the dated fact's
+            facts = sorted(facts, key=lambda h: not names_a_day(h.claim.value))  # type: ignore[union-attr]
         facts = _above_floor(facts, config.prompt_relative_floor)[: config.prompt_items]
         since = self._said_since(facts, seen)
         beside = [h for shown in since for h in shown]
@@ -1070,14 +1081,17 @@ class Recall:
         if thing is not None:  # the head's other words are asked of the index too
             asked += [w for w in sorted(thing.probes()) if w not in asked]
         asked += [w for w in sorted(relatives_asked(query)) if w not in asked]  # "my gran": was a grandma said?
-        counts = {w: 0 for w in asked}
+        # a verb is said in any of its forms ("give" by "gave blood"): each form is looked up too
+        probes = list(dict.fromkeys(f for w in asked for f in sorted(verb_forms(w), key=lambda f: f != w)))
+        counts = {w: 0 for w in probes}
         for kind in KINDS:
-            for word, n in self._terms[kind].df(asked).items():
+            for word, n in self._terms[kind].df(probes).items():
                 counts[word] += n
         # The cached counts only say which words may be unknown (cheap); the index decides, under the
         # visibility predicate, which were never said in these scopes (one statement).
         maybe = [w for w, n in counts.items() if n == 0]
-        never_said = frozenset(self._recorder.never_said(maybe, seen)) if maybe else frozenset()
+        unsaid = frozenset(self._recorder.never_said(maybe, seen)) if maybe else frozenset()
+        never_said = frozenset(w for w in asked if verb_forms(w) <= unsaid)
         evidence = [h.text for h in hits]
         if asks_the_users_own(query):
             # What the user asks of their own things ("my", "our", or nobody's named) the user said: an

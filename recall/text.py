@@ -77,7 +77,7 @@ def stem(word: str) -> str:
 def same_word(a: str, b: str) -> bool:
     """Whether two casefolded words are one word in two forms (lives/live, moved/move, running/run), by
     the light stemmer above; the lexical index's stemmer decides matches, this only compares words."""
-    if a == b:
+    if a == b or b in VERB_FORMS.get(a, ()):
         return True
     short, long = sorted((stem(a), stem(b)), key=len)
     if short == long:
@@ -343,6 +343,30 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     # a niece or nephew said from the other side ("I'm an aunt!!!"), as `INVERSE_RELATIVE` has it
     **{relative: tuple(sorted(said)) for relative, said in INVERSE_RELATIVE.items()},
 }
+
+
+# A verb's forms the stemmers cannot join ("give" and "gave", "fly" and "flies": porter keeps "fly" and
+# makes "flies" "fli"): each line one verb, its forms. A question asks in one form what a turn says in
+# another ("when did I last give blood?" of "gave blood this morning").
+_VERB_LINES = """
+    give gave given gives giving | go went gone goes | buy bought | sell sold | fly flew flown flies
+    drive drove driven | ride rode ridden | run ran | swim swam swum | take took taken | leave left
+    meet met | get got gotten | pay paid | begin began begun | break broke broken | eat ate eaten
+    see saw seen | teach taught | win won | lose lost | find found | bring brought | choose chose chosen
+    wear wore worn | write wrote written | speak spoke spoken | hold held | keep kept | sleep slept
+    spend spent | send sent | build built | feel felt | tell told | fall fell fallen | grow grew grown
+    know knew known | throw threw thrown | catch caught | fight fought | sing sang sung | sit sat
+    stand stood | hide hid hidden | bite bit bitten | lend lent | bend bent | sink sank sunk | wake woke woken
+"""
+VERB_FORMS: dict[str, frozenset[str]] = {
+    form: frozenset(line.split()) for line in re.split(r"[|\n]", _VERB_LINES) if line.strip() for form in line.split()
+}
+
+
+def verb_forms(word: str) -> frozenset[str]:
+    """The forms of `word`'s verb that no stemmer joins to it (itself included), or just `word`."""
+    forms = VERB_FORMS.get(word)
+    return frozenset((word,)) if forms is None else frozenset(f for f in forms if f == word or f not in STOP_WORDS)
 
 
 _FOR_A_LIVING = re.compile(r"(?i)\bfor\s+a\s+living\b")
