@@ -662,16 +662,11 @@ class Recall:
                                   for w in words(subject))
         if config.lexical_weight > 0:
             found: list[tuple[float, Key, bool]] = []
-            # A fact's sentence says a verb in the template's form ("flies out on the 16th" for "when do we
-            # fly out?"), which no stemmer joins to the one asked: facts are looked up in every form of it.
-            # (Turns are not: on conversations, the extra forms find more neighbours than answers.)
-            forms = tuple(f for w in lexical.words for f in sorted(verb_forms(w)) if f not in lexical.words)
             for kind in KINDS:
                 if kind not in kinds:
                     continue
                 hits = lexical_lane(
-                    self._recorder, dataclasses.replace(lexical, words=lexical.words + tuple(dict.fromkeys(forms)))
-                    if kind == FACT and forms else lexical, seen,
+                    self._recorder, lexical, seen,
                     depth=config.lane_depth, body_weight=config.body_weight, context_weight=config.context_weight,
                     stats=self._terms[kind], budget=config.lexical_budget, kind=kind,
                     subject_words=subject_words, among=None if small[kind] is None else list(small[kind]),
