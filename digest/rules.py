@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from factledger.ledger import ClaimVersion
@@ -51,6 +51,7 @@ from .everyday import (
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .hosting import hosting_in_passing
+from .slot_updates import updates_in_passing
 from .metrics import figures_in_passing
 from .model import Draft
 from .priors import priors
@@ -62,6 +63,9 @@ from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolv
 SUBJECT = "user"
 
 # Registry entries the rules extractor writes with (cardinality and sentence template).
+# What a clause read as "X's Y" makes a slot of when X is a pronoun ("storage units got renumbered, ours is K-12 now")
+_PRONOUN_SLOTS = frozenset("mine it its this that ours theirs hers his yours".split())
+
 PREDICATES: dict[str, tuple[str, str]] = {
     "lives_in": ("one", "{subject} lives in {value}"),
     "works_at": ("one", "{subject} works at {value}"),
@@ -622,6 +626,14 @@ def _time_after_quote(text: str, quote: str, said_at: str) -> tuple[str | None, 
     return (span.valid_from if span else None), quote, phrase
 
 
+def _misnamed(draft: Draft, updates: Sequence[Draft]) -> bool:
+    """Whether `draft` holds an update's value in a slot named by a pronoun or by some of the update's
+    slot words (what a clause pattern made of the terse update `digest.slot_updates` read)."""
+    return any(normalise(draft.subject) == normalise(u.subject) and draft.value == u.value and draft.predicate != u.predicate
+               and (draft.predicate in _PRONOUN_SLOTS or set(draft.predicate.split("_")) & set(u.predicate.split("_")))
+               for u in updates)
+
+
 def _cardinality(draft: Draft) -> str | None:
     return draft.cardinality or PREDICATES.get(draft.predicate, (None, ""))[0]
 
@@ -695,6 +707,10 @@ class RulesExtractor:
         drafts += team_said_aside(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "my side project Tansyweb runs on a linode box", "it's been on Koyeb.app for a week": where a project runs
         drafts += hosting_in_passing(self._turn, entry.said_at, drafts, held_now)
+        # "new bike shed code: 5064", "storage unit → K-12": a held slot's new value said tersely
+        updates = updates_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        if updates:  # "ours is K-12 now", "shed code swapped → 9130": no slots "ours" or "shed_code_swapped", the update's value
+            drafts = [d for d in drafts if not _misnamed(d, updates)] + updates
         # "moved from the intake team to the triage team": what the slot held before, when nothing is held yet
         return priors(drafts, self._turn, request, entry.said_at, _cardinality)
 
