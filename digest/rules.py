@@ -51,21 +51,21 @@ from .everyday import (
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .hosting import hosting_in_passing
-from .slot_updates import updates_in_passing
 from .metrics import figures_in_passing
 from .model import Draft
 from .priors import priors
 from .pursuits import pursuits_in_passing
 from .relatives import named_in_passing
+from .slot_updates import updates_in_passing
 from .trips import trip_in_passing
 from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
 
 SUBJECT = "user"
 
-# Registry entries the rules extractor writes with (cardinality and sentence template).
 # What a clause read as "X's Y" makes a slot of when X is a pronoun ("storage units got renumbered, ours is K-12 now")
 _PRONOUN_SLOTS = frozenset("mine it its this that ours theirs hers his yours".split())
 
+# Registry entries the rules extractor writes with (cardinality and sentence template).
 PREDICATES: dict[str, tuple[str, str]] = {
     "lives_in": ("one", "{subject} lives in {value}"),
     "works_at": ("one", "{subject} works at {value}"),

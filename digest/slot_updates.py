@@ -32,7 +32,7 @@ from .model import Draft
 from .passing import held_open, in_place_of_held
 
 # Words of a slot's name that do not name it on their own ("my work parking spot": "parking" does).
-_GENERIC = frozenset("my our the work home new old current daily weekly usual main time day number main".split())
+_GENERIC = frozenset("my our the work home new old current daily weekly usual main time day number".split())
 # Slots other readers keep, with their own rules for a change (a job, a home, a name, a trip's days).
 _KEPT = frozenset("works_at lives_in name birthday job_title relation has likes did ended note booked".split())
 _CHANGE = re.compile(

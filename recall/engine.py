@@ -636,10 +636,8 @@ class Recall:
                     counts[word] += n
             # (a word of when, "at the moment", "in May", is no such part, nor a light verb, "dealing with")
             # (nor one naming the kind of answer: "what city do I live in?" is answered by a city's name)
-            # (a verb's forms are one word: "fly" is unsaid only when "flies", "flew" and "flown" are too)
-            unsaid = {min(verb_forms(w)) for w in counts if w not in UNTOPICAL_WORDS and w not in _ANSWER_KINDS
-                      and all(counts.get(f, 0) == 0 for f in verb_forms(w))}
-            if len(unsaid) <= 1:
+            if sum(1 for w, n in counts.items()
+                   if n == 0 and w not in UNTOPICAL_WORDS and w not in _ANSWER_KINDS) <= 1:
                 lexical = lexical_query(query, said_otherwise=True)
         small = self._small_sets(seen, kinds)
         # The vector search starts first and runs on LanceDB's threads while the SQL lanes run here.
