@@ -107,7 +107,8 @@ def _mentions(text: str, word: str) -> list[re.Match[str]]:
 
 def _coded(held: ClaimVersion, text: str) -> Update | None:
     """The held code's new value in `text`: the slot named, a change said, a value of its shape after."""
-    first = next((t for t in _TOKEN.findall(held.value) if re.search(r"\d", t)), None)
+    held_tokens = _TOKEN.findall(held.value)
+    first = next((t for t in held_tokens if re.search(r"\d", t)), None)
     if first is None:
         return None
     shape = _shape(first)
@@ -121,10 +122,10 @@ def _coded(held: ClaimVersion, text: str) -> Update | None:
     window = text[start: start + 90]
     if not _CHANGE.search(window):
         return None
-    held_tokens = {t.casefold() for t in _TOKEN.findall(held.value)}
+    held_keys = {t.casefold() for t in held_tokens}
     for m in _TOKEN.finditer(window):
         token = m.group(0).rstrip(".:-/")
-        if (_shape(token) == shape and token.casefold() not in held_tokens and not _is_when(window, m)
+        if (_shape(token) == shape and token.casefold() not in held_keys and not _is_when(window, m)
                 and (specific or (len(token) == len(first) and not _UNIT_AFTER.match(window, m.end())))):
             return Update(held, token, window[: m.end()].strip())
     return None
@@ -156,9 +157,14 @@ def _worded(held: ClaimVersion, text: str) -> Update | None:
 
 def updates_said(text: str, subject: str, current: Sequence[ClaimVersion]) -> list[Update]:
     """The held slots of `subject` whose new value `text` says, each named by this turn alone."""
+    # The turn's words, read once: a slot none of whose words (or their plurals) it says is passed over
+    # before any search of its own (a long-lived user holds thousands of slots; a turn names a few).
+    said = set(re.findall(r"[a-z]+", text.casefold()))
     found = []
     for held in held_open(current, subject):
         if held.cardinality != "one" or held.predicate in _KEPT:
+            continue
+        if not any(w in said or w + "s" in said or w + "es" in said for w in _slot_words(held.predicate)):
             continue
         update = _coded(held, text) if re.search(r"\d", held.value) else _worded(held, text)
         if update is not None:

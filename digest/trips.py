@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
+from factledger.ledger.when import MONTHS, WEEKDAYS
 
 from .model import Draft
 from .passing import in_place_of_held
@@ -29,11 +30,7 @@ _PLACE = r"(?P<v>(?-i:[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?)|[a-z][\w'’\-]{
 _TRAVEL = re.compile(r"(?i)\b(?:trip|holiday|flights?|fly|flying|flew|land|landing|airline|airport|hotel|hostel|guesthouse|ryokan|itinerary|nights?|ferr(?:y|ies)|train|visa|passport|booked|outbound|return\s+flight)\b")
 _NOT_PLACES = frozenset("the a an my our his her their it them there here home town bed work trouble style time a couple".split())
 # "they moved my flight to June 14": a day, not where the flight goes
-_DAY_NAMES = frozenset(
-    """january february march april may june july august september october november december jan feb mar apr jun jul aug
-    sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat
-    sun tomorrow tonight today""".split()
-)
+_DAY_NAMES = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"thur", "tomorrow", "tonight", "today"}
 
 
 @dataclass(frozen=True)
