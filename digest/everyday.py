@@ -1123,7 +1123,10 @@ def _switched_from_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
         # the whole name the turn says ("casa quillet's too small, switched to Hotel Brakka": both words go)
         run = re.search(rf"(?:[A-Z][\w'’\-]*\s+)*{re.escape(word)}(?:\s+[A-Z][\w'’\-]*)*", h.value)
         bare = {re.sub(r"['’]s$", "", w) for w in said}
-        named = run.group(0) if run and all(w in bare for w in run.group(0).split()) else word
+        # a new name of its own words ("Ostrade & Tullwin" for "Perrin Oakes", said as "Perrin") is the
+        # whole name's successor; one word ("Quistrel" for "Pellbrook Ground") stands for the word said
+        whole = run is not None and (len(new.split()) > 1 or all(w in bare for w in run.group(0).split()))
+        named = run.group(0) if whole else word
         value = _renamed(h.value, named, new)
     if normalise(value) == normalise(h.value):
         return None
@@ -2103,14 +2106,27 @@ def _took_offer(m: re.Match[str], c: Clause) -> list[Draft] | None:
     start, phrase = c.said_at, ""
     begins = _STARTS.search(c.turn)
     if begins:
-        span = resolve_time_phrase(begins["when"], c.said_at)
+        # "start 4 August" said in July is this August's 4th: a start is ahead of the offer taken
+        span = resolve_time_phrase(begins["when"], c.said_at, ahead=True)
         if span is not None and span.valid_from is not None:
             start, phrase = span.valid_from, begins.group(0)
     held = c.open_held("works_at")
     if held and held[0].value_key == normalise(org):
         return None
-    return [draft("supersede" if held else "add", c.subject, "works_at", org, m.group(0), cardinality="one",
-                  template=WORKS[1], valid_from=start, phrase=phrase)]
+    drafts = [draft("supersede" if held else "add", c.subject, "works_at", org, m.group(0), cardinality="one",
+                    template=WORKS[1], valid_from=start, phrase=phrase)]
+    pay = _OFFERED_PAY.findall(c.turn)
+    if len(pay) == 1:
+        # "took the Pellory offer!!! senior planner, £48k, start 9 June": what it pays, from the same start
+        paid = c.open_held("salary")
+        if not paid or paid[0].value_key != normalise(pay[0]):
+            drafts.append(draft("supersede" if paid else "add", c.subject, "salary", pay[0], m.group(0), cardinality="one",
+                                template="{subject}'s salary is {value}", valid_from=start, phrase=phrase))
+    return drafts
+
+
+# A yearly figure an offer names: "£48k", "$112,000", "€61.5k" (not "£40 a month", "$12/h").
+_OFFERED_PAY = re.compile(r"(?<![\w.])[£$€]\s?\d{2,3}(?:(?:\.\d)?k\b|,\d{3}\b(?![.,]\d))(?!\s*(?:/|an?\s+|per\s+)(?:h|hr|hour|day|week|month|mo)\b)", re.I)
 
 
 def _org_held(c: Clause, org: str) -> ClaimVersion | None:
@@ -2378,6 +2394,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "switched to Y, the held X named",
         re.compile(r"^(?:.*?\s)?(?:(?:switched|changed)(?:\s+over)?\s+to|rebooked\s+(?:at|with)|(?:gone|going|went)\s+with|(?:I'm|I\s+am|we're|we\s+are)\s+(?:now\s+)?with)\s+(?:the\s+)?"
+                   # what the new one is, before its name: "switched to a firm, Ostrade & Tullwin"
+                   r"(?:(?:a|an|another)\s+(?:new\s+)?[a-z]+(?:\s+[a-z]+)?\s*[,:—–-]\s*(?:the\s+)?)?"
                    + PROPER + r"(?=\s*(?:$|[,.!;:]|\s(?:now|instead|from|since|last|this|today|yesterday|at|for|and|but|so)\b))"),
         _switched_from_named,
         examples=((("booked a guesthouse called Casa Quillet, looks tiny", "casa quillet's too small for two so switched to Hotel Brakka"),
@@ -2385,7 +2403,9 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("shipping is Pellbrook Ground for everything", "Pellbrook broke 3 mugs so I've switched to Quistrel"),
                    (("user", "shipping", "Quistrel Ground for everything"),)),
                   (("my GP is Dr. Ambergate", "Dr. Ambergate retired last month, I'm with Dr. Quistrel at the same practice now"),
-                   (("user", "gp", "Dr. Quistrel"),))),
+                   (("user", "gp", "Dr. Quistrel"),)),
+                  (("my accountant is Perrin Oakes", "Perrin retired so I've switched to a firm, Ostrade & Tullwin"),
+                   (("user", "accountant", "Ostrade & Tullwin"),))),
         counter=("I've switched to Quistrel",),
     ),
     Pattern(
@@ -2854,7 +2874,8 @@ PATTERNS: tuple[Pattern, ...] = (
         "took the offer",
         re.compile(rf"(?i)^(?:.*?\b)?(?:I\s+)?(?:took|accepted|signed)\s+(?:the\s+|an?\s+)?(?:(?-i:(?P<org>{_ORG}))\s+)?(?:job\s+)?(?:offer|job|contract)\b(?:\s+(?:from|at|with)\s+(?-i:(?P<org2>{_ORG})))?"),
         _took_offer,
-        examples=((("I work at Mardleton", "took the Pellory offer!!! senior planner, start 3 August"), (("user", "works_at", "Pellory"),)),
+        examples=((("I work at Mardleton", "took the Pellory offer!!! senior planner, start tomorrow"), (("user", "works_at", "Pellory"),)),
+                  (("salary's £39k", "took the Pellory offer, £47k, start monday"), (("user", "works_at", "Pellory"), ("user", "salary", "£47k"))),
                   (("accepted an offer from Tolworth & Rowe today",), (("user", "works_at", "Tolworth & Rowe"),))),
         counter=("took the job seriously", "I accepted the offer"),
     ),

@@ -112,7 +112,8 @@ _JOINT = re.compile(
     # a stack's list of where things go: "…, CI on gantry, crashes go to quaylytics"
     r"|,\s+(?=(?:nightly\s+|daily\s+)?(?:crash\s+reports|crashes|errors|logs|backups|alerts|metrics|traces|emails|CI|builds|DB|DNS|CDN)\s+(?:go|goes|on|to|run|runs)\b)"
     # a list of how things are: "Django 4.2 on MariaDB 10.11, CI is Drone, code lives on SourceHut"
-    r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})\s+(?:is|are|lives|live|runs|run|sits)\s+(?:now\s+)?(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
+    # (or its "'s": "I'm a buyer at Mardleton, salary's £39k"; not "it's", "that's")
+    r"|,\s+(?:and\s+)?(?=(?:the\s+|our\s+|my\s+)?(?:(?!(?:it|that|this|there|here|he|she|what|who|where|when|how|let)['’]s)[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}|[A-Z]{2,5})(?:\s+(?:is|are|lives|live|runs|run|sits)|['’]s)\s+(?:now\s+)?(?:on\s+|in\s+|through\s+|with\s+)?[A-Z0-9€$£])"
     # a second statement of how things are: "rent is £1,450 a month and the landlord is Mr. Aldane"
     r"|\s+and\s+(?=the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}\s+(?:is|are)\s)"
     # someone else's news after a comma: "Quentin's off on leave, Tamsyn Greaves is covering as my lead"

@@ -210,6 +210,22 @@ def test_a_move_said_ahead_starts_when_it_happens(talk, said: str, starts: str |
 
 @pytest.mark.both_engines
 @pytest.mark.usefixtures("erase_guard_on_engine")
+def test_an_offer_taken_starts_on_the_day_ahead_it_names_with_its_pay(talk) -> None:
+    """'took the offer … £47k, start 3 August' said in July: the old job and pay hold until August 3rd
+    of this year (not last year's), the new ones from then."""
+    talk.say("I'm a buyer at Mardleton, salary's £39k", "2026-02-10T10:00:00Z")
+    talk.digest()
+    talk.say("took the Pellory offer!!! senior planner, £47k, start 3 August. handing my notice in tomorrow", "2026-07-06T10:00:00Z")
+    talk.digest()
+    def held(day: str) -> set[tuple[str, str]]:
+        return {(c.predicate, c.value) for c in talk.ledger.as_of([talk.scope], valid_at=f"{day}T12:00:00Z")
+                if c.predicate in ("works_at", "salary")}
+    assert held("2026-07-20") == {("works_at", "Mardleton"), ("salary", "£39k")}
+    assert held("2026-08-03") == {("works_at", "Pellory"), ("salary", "£47k")}
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
 def test_a_job_ends_on_its_last_day_and_the_next_starts_on_its_first(talk) -> None:
     """A notice with its last day, then a first week done elsewhere: the old job holds through its last
     day, the new one from that first week, and the title said with the old employer ends with it."""
