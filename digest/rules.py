@@ -220,6 +220,14 @@ _CLEFT = re.compile(
 _SAID_BUT = re.compile(r"(?i)\bI\s+said\s+(?P<old>[\w'’\-]+(?:\s+[\w'’\-]+){0,3}?)\s+(?:(?:before|earlier|yesterday|last\s+time)\s+)?but\s+it")
 # (a number's own commas and points are inside what is corrected: "I meant £1,540, not £1,450")
 _CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>(?:[^,.;!]|(?<=\d)[,.](?=\d))+?)\s*[.!]?$")
+# "correction: it's October 23", "sorry, it's 3:10": the new value alone, the old one left unsaid
+_CORRECTED_TO = re.compile(r"(?i)^(?:it['’]?s|it\s+is|that['’]s|that\s+is)\s+(?:actually\s+)?(?:on\s+|at\s+)?(?P<new>[^,;!?]{1,30}?)\s*[.!]?$")
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+# The shapes a value alone is matched to the held value it corrects by: a day of a month, a clock time.
+_VALUE_SHAPES = (
+    re.compile(rf"(?i)\b(?:(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES}))\b"),
+    re.compile(r"(?i)(?<![\d:])\d{1,2}[:.]\d\d(?:\s*(?:am|pm))?(?![\d:])"),
+)
 
 _NOT_A_LIKE = re.compile(
     r"(?i)^(?:it|that|this|them|those|these|you|him|her|to\b|when|how|what|the\s+way|being|having|it's|that's|"
@@ -876,6 +884,11 @@ class RulesExtractor:
                     return corrected
         # the cue is a lead-in word ("actually, …") or the clause's own "I meant …"
         correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) or _I_MEANT.match(text) else None
+        alone = _CORRECTED_TO.match(text) if not correction and _CORRECTION_CUE.search(clause.lead) else None
+        if alone:
+            found = self._corrected_by_shape(alone, request)
+            if found:
+                return found
         if correction:
             # "no wait, Wenna's birthday is April 3, not May": a statement of the slot, said against the old
             # value, corrects the slot it names; other corrections find the held value they name
@@ -1188,13 +1201,37 @@ class RulesExtractor:
         if not old_words or len(old_words) > 4:
             return receipt("the corrected words are too long to match a held value")
         if old[0].isupper() or old[0].isdigit():
-            run = re.search(r"((?:[A-Z][\w'’\-]*|\d+(?:st|nd|rd|th)?)(?:\s+(?:[A-Z][\w'’\-]*|\d+(?:st|nd|rd|th)?))*)$", body)
+            # a figure is whole with its separators: "3:10" (not "10"), "1,310", "4.5"
+            number = r"\d+(?:[:.,]\d+)*(?:st|nd|rd|th|am|pm)?"
+            run = re.search(rf"((?:[A-Z][\w'’\-]*|{number})(?:\s+(?:[A-Z][\w'’\-]*|{number}))*)$", body)
             new = run.group(1) if run else ""
         else:
             new = " ".join(body.split()[-len(old_words) :])
         if not new or normalise(new) == normalise(old):
             return receipt("no corrected value was found before 'not'")
         return self._corrected(subject, old, new, m.group(0), request, receipt)
+
+    def _corrected_by_shape(self, m: re.Match[str], request: ExtractionRequest) -> list[Draft]:
+        """'correction: it's October 23' with no old value said: the held value of the same shape (a day of
+        a month, a clock time) written last is the one corrected, when exactly one slot holds such a value
+        from that write; else nothing is read (another pattern may)."""
+        new = re.sub(r"(?i)^the\s+", "", m["new"].strip())
+        shape = next((p for p in _VALUE_SHAPES if p.fullmatch(new)), None)
+        if shape is None:
+            return []
+        held = [c for c in request.current if c.tx_to is None and c.valid_to is None and c.predicate not in ("ended", "note")
+                and shape.search(c.value)]
+        if not held:
+            return []
+        latest = max(c.tx_from for c in held)
+        last = [c for c in held if c.tx_from == latest]
+        if len({(c.subject_key, c.predicate) for c in last}) != 1 or len(shape.findall(last[0].value)) != 1:
+            return []
+        target = last[0]
+        old = shape.search(target.value).group(0)
+        if normalise(old) == normalise(new):
+            return []
+        return self._corrected(target.subject, old, new, m.group(0), request, lambda *_: [])
 
     def _corrected(self, subject: str, old: str, new: str, quote: str, request: ExtractionRequest,
                    receipt: Callable[..., list[Draft]]) -> list[Draft]:

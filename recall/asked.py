@@ -754,4 +754,26 @@ def asks_unsaid_kind(query: str, asked: Iterable[str], never_said: frozenset[str
     if not all(word in never_said for word in kind) or set(kind) & set(held_words):
         return False  # said, or the word a held slot is asked by ("what pets do I have?" and a held pet)
     others = [word for word in asked if word not in kind]
-    return all(word in HAVING_VERBS for word in others)
+    if all(word in HAVING_VERBS for word in others):
+        return True
+    # "which hotel am I staying at in Toronto?" when neither a hotel nor a stay was ever said: the question's
+    # own verb is unsaid too, and what was said ("Toronto") only says where or what for, so a turn about that
+    # place is about something else there. (A verb of having says nothing of the kind: "which app do I use
+    # for my Spanish?" is answered by "Spanish on Duolingo", and is not read so.)
+    verbs = [word for word in others if word in after and word not in HAVING_VERBS]
+    if not verbs or verbs[0] not in never_said:
+        return False
+    said = [word for word in others if word not in never_said and word not in HAVING_VERBS]
+    return bool(said) and all(_only_after_a_preposition(after, word) for word in said)
+
+
+_PREPOSITIONS = frozenset("in at for from to near around on".split())
+
+
+def _only_after_a_preposition(tokens: Sequence[str], word: str) -> bool:
+    """Whether each `word` of `tokens` is a preposition's object ("in Toronto", "from for Lyon", "for my Spanish")."""
+    spots = [i for i, token in enumerate(tokens) if token == word]
+    def governed(i: int) -> bool:
+        before = tokens[max(0, i - 2) : i]
+        return any(t in _PREPOSITIONS for t in before) and all(t in _PREPOSITIONS or t in _OWNERS for t in before)
+    return bool(spots) and all(governed(i) for i in spots)

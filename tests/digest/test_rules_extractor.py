@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from factledger.digest import ExtractionRequest, JournalEntry, RulesExtractor
@@ -143,6 +145,9 @@ def test_lost_possession_names_the_held_value() -> None:
         ("Sorry, it's Porto, not Lisbon", [held("lives_in", "Lisbon")], ("lives_in", "Porto")),
         ("Actually it's New York, not Boston", [held("lives_in", "Boston")], ("lives_in", "New York")),
         ("Wait, I meant Quebec City, not Montreal.", [held("lives_in", "Montreal")], ("lives_in", "Quebec City")),
+        # a figure is corrected whole, with its separators
+        ("Correction: 3:10, not 2:30", [held("appointment", "on May 14 at 2:30")], ("appointment", "on May 14 at 3:10")),
+        ("sorry, 1,310, not 1,250", [held("rent", "1,250 a month")], ("rent", "1,310 a month")),
     ],
 )
 def test_corrections_replace_the_one_matching_value(text: str, current, expected) -> None:
@@ -162,6 +167,43 @@ def test_ambiguous_or_unmatched_corrections_leave_a_receipt_not_a_guess(current,
     (receipt,) = extract("Actually it was March, not April", current)
     assert receipt.drop_reason.startswith("not proposed: ") and why in receipt.drop_reason
     assert receipt.quote == "it was March, not April"
+
+
+def _held_at(predicate: str, value: str, at: str, subject: str = "user") -> ClaimVersion:
+    return dataclasses.replace(held(predicate, value, valid_from=at), subject=subject, subject_key=subject.casefold())
+
+
+@pytest.mark.parametrize(
+    ("text", "current", "expected"),
+    [
+        # the old value unsaid: the held value of the new one's shape, written last, is the one corrected
+        ("correction: it's October 23", [_held_at("wedding", "October 13", "2026-08-03T10:00:00.000000Z", "Rhosyn")],
+         ("Rhosyn", "wedding", "October 23")),
+        ("sorry, it's 3:10", [_held_at("appointment", "on May 14 at 2:30", "2026-05-01T10:00:00.000000Z"),
+                              _held_at("flight", "at 7:45", "2026-02-01T10:00:00.000000Z")],
+         ("user", "appointment", "on May 14 at 3:10")),
+        ("oops, it's the 9th of June", [_held_at("birthday", "June 19", "2026-05-01T10:00:00.000000Z")],
+         ("user", "birthday", "June 9")),
+    ],
+)
+def test_a_correction_of_the_value_alone_finds_the_held_value_of_its_shape(text: str, current, expected) -> None:
+    (draft,) = extract(text, current)
+    assert (draft.op, draft.subject, draft.predicate, draft.value) == ("supersede", *expected)
+    assert draft.valid_from == current[0].valid_from  # it was never the old value
+
+
+@pytest.mark.parametrize(
+    ("text", "current"),
+    [
+        ("correction: it's October 23", []),  # nothing held of the shape
+        ("correction: it's October 23", [_held_at("wedding", "October 13", "2026-08-03T10:00:00.000000Z"),
+                                         _held_at("exam", "October 2", "2026-08-03T10:00:00.000000Z")]),  # two from the last write
+        ("it's October 23", [_held_at("wedding", "October 13", "2026-08-03T10:00:00.000000Z")]),  # no correction said
+        ("correction: it's Quarrendon", [_held_at("wedding", "October 13", "2026-08-03T10:00:00.000000Z")]),  # no shape
+    ],
+)
+def test_a_value_alone_with_no_held_value_of_its_shape_or_several_corrects_nothing(text: str, current) -> None:
+    assert [d for d in extract(text, current) if d.op == "supersede" and not d.drop_reason] == []
 
 
 def test_every_quote_is_a_substring_of_the_turn() -> None:

@@ -650,6 +650,13 @@ UNSAID_KIND = [
     # a value of a shape is said without its kind's word ("which day …", "what size …")
     ("which day do I swim?", ["day", "swim"], {"day"}, set(), False),
     ("where do I park?", ["park"], {"park"}, set(), False),
+    # the question's own verb unsaid too, and only where or what for said: a turn there is about something else
+    ("which inn am I lodging at in Carrowmere?", ["inn", "lodging", "carrowmere"], {"inn", "lodging"}, set(), True),
+    ("which platform do I board from for Tessingham?", ["platform", "board", "tessingham"], {"platform", "board"}, set(), True),
+    # ... but not when the verb was said ("lodging in Carrowmere at the Quoin" answers without "inn")
+    ("which inn am I lodging at in Carrowmere?", ["inn", "lodging", "carrowmere"], {"inn"}, set(), False),
+    # ... nor when a said word is the one doing it ("which bank does Perrow use?": Perrow's turns may answer)
+    ("which inn does Perrow stay at?", ["inn", "orrin", "stay"], {"inn", "stay"}, set(), False),
 ]
 
 
