@@ -133,7 +133,9 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
         frozenset("date day deadline".split()),
         # a month or weekday, a day of a month ("the 16th", "16/05"), or a day said relatively
         re.compile(
-            r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)[a-z]*days?\b"
+            # (a month's whole name or its short form: "octagon", "maybe", "decided" name no month)
+            r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b"
+            r"|\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)[a-z]*days?\b"
             r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.]\d{1,2}\b|\b(?:today|tomorrow|tonight|yesterday|next\s+week)\b",
             re.I,
         ),
@@ -486,6 +488,15 @@ def names_beside(text: str, role: str) -> bool:
     return False
 
 
+def _day_goes_on(asked: AskedFor, after: Sequence[str]) -> bool:
+    """Whether the clause after the one naming the thing goes on to give its day without naming anything
+    else ("we're getting married!!! aiming for 6 June"); "rent is due on the 3rd" states another thing's."""
+    if asked.value != "date" or not after:
+        return False
+    found = _DAY_SHAPE.search(after[0])
+    return found is not None and not (set(words(after[0][: found.start()])) & _BE)
+
+
 def _value_clauses(asked: AskedFor, text: str) -> list[str]:
     """The parts of `text` a value must share with what it is asked of: its clauses, or the whole text
     when a sentence naming the person may say it as an aside ("a new number, 0748 …") or the value is a
@@ -556,7 +567,9 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         # yesterday!! 48:12" for "my time in the Millbrook 10K").
         wanted = asked.alternatives() | set(asked.qualifiers)
         for text in texts:
-            if any(_shares(words(clause), wanted) and shape.search(clause) for clause in _value_clauses(asked, text)):
+            clauses = _value_clauses(asked, text)
+            if any(_shares(words(clause), wanted) and (shape.search(clause) or _day_goes_on(asked, clauses[at + 1 :]))
+                   for at, clause in enumerate(clauses)):
                 return False
             said = set(words(text))
             if not _shares(said, asked.alternatives()) and _shares(said, asked.anchors) and shape.search(text):
@@ -756,10 +769,10 @@ def asks_unsaid_kind(query: str, asked: Iterable[str], never_said: frozenset[str
     others = [word for word in asked if word not in kind]
     if all(word in HAVING_VERBS for word in others):
         return True
-    # "which hotel am I staying at in Toronto?" when neither a hotel nor a stay was ever said: the question's
-    # own verb is unsaid too, and what was said ("Toronto") only says where or what for, so a turn about that
-    # place is about something else there. (A verb of having says nothing of the kind: "which app do I use
-    # for my Spanish?" is answered by "Spanish on Duolingo", and is not read so.)
+    # "which inn am I lodging at in Carrowmere?" when neither an inn nor lodging was ever said: the question's
+    # own verb is unsaid too, and what was said ("Carrowmere") only says where or what for, so a turn about
+    # that place is about something else there. (A verb of having says nothing of the kind: "which app do I
+    # use for my Welsh?" is answered by "Welsh on Parlavo", and is not read so.)
     verbs = [word for word in others if word in after and word not in HAVING_VERBS]
     if not verbs or verbs[0] not in never_said:
         return False
@@ -771,7 +784,7 @@ _PREPOSITIONS = frozenset("in at for from to near around on".split())
 
 
 def _only_after_a_preposition(tokens: Sequence[str], word: str) -> bool:
-    """Whether each `word` of `tokens` is a preposition's object ("in Toronto", "from for Lyon", "for my Spanish")."""
+    """Whether each `word` of `tokens` is a preposition's object ("in Carrowmere", "from for Tessingham", "for my Welsh")."""
     spots = [i for i, token in enumerate(tokens) if token == word]
     def governed(i: int) -> bool:
         before = tokens[max(0, i - 2) : i]
