@@ -151,6 +151,11 @@ RULE = [
     ("what's my gym membership number?", ["note: gym locker code 4471"], {"membership", "number"}, True),
     ("what's my gym membership number?", ["gym membership number is 55-1021"], set(), False),
     ("what's my gym locker number?", ["note: gym locker code 4471"], {"number"}, False),
+    # a word beginning like a month names none: no day was said
+    ("when's my chimney sweep due?", ["the novaline had its service at Decksford Garage, next one due at 39k"], {"chimney", "sweep"}, True),
+    # a day given in the clause after the thing's, naming nothing else, is its day; another thing's is not
+    ("when's the wedding?", ["we're getting married!!! aiming for 9 May, two barns on the list"], set(), False),
+    ("when's the wedding?", ["we're getting married!!! rent is due on the 3rd though"], set(), True),
 ]
 
 
