@@ -1419,14 +1419,17 @@ def _version_bump(m: re.Match[str], c: Clause) -> list[Draft] | None:
     held = [h for h in c.open_held() if old.search(h.value) and not re.search(rf"(?i)(?<!\w){re.escape(new)}(?!\w)", h.value)]
     if held:
         return [held_replaced(c, h, old.sub(new, h.value, count=1), m.group(0), start, phrase) for h in held]
-    if not re.search(r"(?i)(?:bumped|upgraded|updated|moved|migrated|went)\s", m.group(0)) and not m["now"] and not _held_naming(c, name):
-        return None  # "we're on Node 22.4" is news only said as a change, or of a tool held at another version
+    changed = bool(re.search(r"(?i)(?:bumped|upgraded|updated|moved|migrated|went)\s", m.group(0)) or m["now"])
+    if not changed and not _held_naming(c, name) and not (m["still"] and "." in version):
+        # "we're on Node 22.4" is news only said as a change, or of a tool held at another version; "we're
+        # still on Elm 0.18" says which version it has been all along
+        return None
     if "." not in version and not re.search(r"(?i)(?:bumped|upgraded|updated)\s", m.group(0)):
         return None  # "I moved to Room 4": a place, not a version
     thing = _ARTICLES.sub("", (m["thing"] or "").strip())
     key = attribute_key(thing) if thing and _plain_attribute(thing) else attribute_key(f"{name} version")
     noun = thing if thing and _plain_attribute(thing) else f"{name} version"
-    return [state(c, key, new, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=True)]
+    return [state(c, key, new, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed or bool(held))]
 
 
 _SLOT_CUE = re.compile(
@@ -2435,10 +2438,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "version bump",
-        re.compile(r"^(?:.*?\s)?(?:(?:bumped|upgraded|updated|moved|migrated|went)\s+(?:(?P<thing>the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|[a-z][\w\-]*)\s+)?(?:up\s+)?to|(?:we're|we\s+are|I'm|I\s+am|it's|it\s+is)\s+(?:now\s+)?on)\s+(?:(?:a|an|the)\s+)?(?P<name>[A-Z][\w.+\-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)(?!\w)(?P<now>\s+now\b)?"),
+        re.compile(r"^(?:.*?\s)?(?:(?:bumped|upgraded|updated|moved|migrated|went)\s+(?:(?P<thing>the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|[a-z][\w\-]*)\s+)?(?:up\s+)?to|(?i:we're|we\s+are|I'm|I\s+am|it's|it\s+is)\s+(?i:now\s+|(?P<still>still)\s+)?(?i:on))\s+(?:(?:a|an|the)\s+)?(?P<name>[A-Z][\w.+\-]*)\s+v?(?P<ver>\d+(?:\.\d+)*)(?!\w)(?P<now>\s+now\b)?"),
         _version_bump,
         examples=((("our stack is Django 4.2 on Postgres 15", "we bumped to Django 5.1 last week"), (("user", "stack", "Django 5.1 on Postgres 15"),)),
-                  (("ops upgraded the db to MariaDB 11.4 over the weekend",), (("user", "db", "MariaDB 11.4"),))),
+                  (("ops upgraded the db to MariaDB 11.4 over the weekend",), (("user", "db", "MariaDB 11.4"),)),
+                  (("we're still on Elm 0.18 at work (ugh)",), (("user", "elm_version", "Elm 0.18"),))),
         counter=("I moved to Room 4",),
     ),
     Pattern(
