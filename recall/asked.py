@@ -489,12 +489,18 @@ def names_beside(text: str, role: str) -> bool:
 
 
 def _day_goes_on(asked: AskedFor, after: Sequence[str]) -> bool:
-    """Whether the clause after the one naming the thing goes on to give its day without naming anything
-    else ("we're getting married!!! aiming for 6 June"); "rent is due on the 3rd" states another thing's."""
-    if asked.value != "date" or not after:
+    """Whether the clauses after the one naming the thing go on to give its day before stating anything
+    else ("we're getting married!!! me and Ysolt, aiming for 9 May"); "rent is due on the 3rd" states
+    another thing's. At most three clauses on."""
+    if asked.value != "date":
         return False
-    found = _DAY_SHAPE.search(after[0])
-    return found is not None and not (set(words(after[0][: found.start()])) & _BE)
+    for clause in after[:3]:
+        found = _DAY_SHAPE.search(clause)
+        if set(words(clause[: found.start()] if found else clause)) & _BE:
+            return False
+        if found:
+            return True
+    return False
 
 
 def _value_clauses(asked: AskedFor, text: str) -> list[str]:

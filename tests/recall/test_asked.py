@@ -155,7 +155,9 @@ RULE = [
     ("when's my chimney sweep due?", ["the novaline had its service at Decksford Garage, next one due at 39k"], {"chimney", "sweep"}, True),
     # a day given in the clause after the thing's, naming nothing else, is its day; another thing's is not
     ("when's the wedding?", ["we're getting married!!! aiming for 9 May, two barns on the list"], set(), False),
+    ("when's the wedding?", ["we're getting married!!! me and Ysolt, aiming for 9 May"], set(), False),
     ("when's the wedding?", ["we're getting married!!! rent is due on the 3rd though"], set(), True),
+    ("when's the wedding?", ["we're getting married!!! the venue is a barn, rent due on the 3rd"], set(), True),
 ]
 
 
