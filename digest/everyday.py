@@ -847,8 +847,29 @@ def _someone_left(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.text)
+    # (the turn, not the clause: "…, so I've …" is a clause of its own)
+    at = c.turn.find(m.group(0))
+    successor = _SUCCESSOR.match(_AFTER_TIME.sub("", c.turn[at + len(m.group(0)):], count=1)) if len(held) == 1 and at >= 0 else None
+    if successor:
+        # "Perrin retired so I've switched to a firm, Ostrade & Tullwin": the one role they held, filled anew
+        value = clean_value(successor["v"])
+        if value and normalise(value) != held[0].value_key:
+            return [held_replaced(c, held[0], value, m.group(0), start, phrase)]
     # "Fabrizio left on Friday :( Gwenllian does my reviews now": what the rest of the clause says is read too
     return ends(c, held, m.group(0), start, phrase) + _read_after(c, m.end())
+
+
+_AFTER_TIME = re.compile(r"(?i)^\s*(?:(?:in|on|at|last|this|yesterday|today)\b[^,;]{0,20}?)?(?=\s*(?:[,;:]|\s(?:so|and)\s))")
+# Who fills a role after the one who held it left, said in the same breath: "so I've moved to a firm,
+# Ostrade & Tullwin", "and we're with Dr. Quarles now".
+_SUCCESSOR = re.compile(
+    r"^[,;:]?\s*(?:so\s+|and\s+|now\s+)*(?:(?:I|we)(?:['’]ve|\s+have)?\s+)?(?:"
+    # (moving to a bare name is moving house: "so I moved to Leeds"; to "a firm, Name" is not)
+    r"(?:now\s+)?moved\s+(?:over\s+)?to\s+(?:a|an|another)\s+(?:new\s+)?[a-z]+(?:\s+[a-z]+)?\s*[,:—–-]\s*"
+    r"|(?:(?:now\s+)?(?:switched|gone|changed|went)\s+(?:over\s+)?(?:to|with)|(?:I['’]m|I\s+am|we['’]re|we\s+are)\s+(?:now\s+)?with)\s+"
+    r"(?:(?:a|an|another)\s+(?:new\s+)?[a-z]+(?:\s+[a-z]+)?\s*[,:—–-]\s*)?)(?:the\s+)?"
+    + PROPER + r"(?=\s*(?:$|[,.!;]|\s(?:now|instead|at|from|since)\b))"
+)
 
 
 # Where a clause's news about someone ends and what follows it begins: a smiley, a comma, "so".
@@ -2737,7 +2758,9 @@ PATTERNS: tuple[Pattern, ...] = (
                    r"(?:moved|changed|switched)\s+teams|moved\s+(?:over\s+)?to\s+(?:the\s+|another\s+|a\s+different\s+)?[a-z]+\s+team)\b"),
         _someone_left,
         examples=((("my reviewer is Fabrizio Lenz", "Fabrizio left on Friday :( Gwenllian does my reviews now"), ()),
-                  (("my dentist is Dr. Ferro", "Dr. Ferro retired in May"), ())),
+                  (("my dentist is Dr. Ferro", "Dr. Ferro retired in May"), ()),
+                  (("my accountant is Perrin Oakes", "Perrin retired so I've moved to a firm, Ostrade & Tullwin"),
+                   (("user", "accountant", "Ostrade & Tullwin"),))),
         counter=("Anna left the party early", "Bo quit smoking"),
     ),
     Pattern(
