@@ -864,7 +864,7 @@ _AFTER_TIME = re.compile(r"(?i)^\s*(?:(?:in|on|at|last|this|yesterday|today)\b[^
 # Ostrade & Tullwin", "and we're with Dr. Quarles now".
 _SUCCESSOR = re.compile(
     r"^[,;:]?\s*(?:so\s+|and\s+|now\s+)*(?:(?:I|we)(?:['’]ve|\s+have)?\s+)?(?:"
-    # (moving to a bare name is moving house: "so I moved to Leeds"; to "a firm, Name" is not)
+    # (moving to a bare name is moving house: "so I moved to Harrowby"; to "a firm, Name" is not)
     r"(?:now\s+)?moved\s+(?:over\s+)?to\s+(?:a|an|another)\s+(?:new\s+)?[a-z]+(?:\s+[a-z]+)?\s*[,:—–-]\s*"
     r"|(?:(?:now\s+)?(?:switched|gone|changed|went)\s+(?:over\s+)?(?:to|with)|(?:I['’]m|I\s+am|we['’]re|we\s+are)\s+(?:now\s+)?with)\s+"
     r"(?:(?:a|an|another)\s+(?:new\s+)?[a-z]+(?:\s+[a-z]+)?\s*[,:—–-]\s*)?)(?:the\s+)?"

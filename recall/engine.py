@@ -38,7 +38,7 @@ from .model import EPISODE, FACT, KINDS, Episode, EpisodeRecord, FactRecord, Sin
 from .recorder import recorder_for
 from .render import one_line
 from .text import (
-    NOW_WORDS, RELATIVES, UNTOPICAL_WORDS, SAID_OTHERWISE, STOP_WORDS, relative_words, verb_forms, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, qualified_elsewhere, sentence,
+    NOW_WORDS, RELATIVES, UNTOPICAL_WORDS, SAID_OTHERWISE, STOP_WORDS, relative_words, verb_forms, says_changed, stem, asks_about_past, asks_the_users_own, statements, same_word, asks_about_unnamed_relative, asks_relatives_name, relatives_asked, names_relative, neighbours_unsaid, asks_unsaid_thing_of_someone, content_words, is_question, lexical_query, normalise, placed_elsewhere, qualified_elsewhere, sentence,
     words,
 )
 
@@ -1128,7 +1128,7 @@ class Recall:
         kept, gone, siblings = [], set(), False
         for hit in hits:
             sibling = gated(hit) and sibling_instead(query, hit.text, never_said)
-            if sibling or (gated(hit) and qualified_elsewhere(query, hit.text, never_said)):
+            if sibling or (gated(hit) and (qualified_elsewhere(query, hit.text, never_said) or placed_elsewhere(query, hit.text, never_said))):
                 siblings |= sibling
                 if hit.episode is not None:
                     gone.add(hit.episode.id)

@@ -251,6 +251,33 @@ def asks_unsaid_thing_of_someone(query: str, never_said: frozenset[str], known: 
 _CLAUSES = re.compile(r"(?<!\d)[,;:()](?!\d)|(?<=[.!?])\s+|\n+|\s[-–—]\s")
 
 
+# "the wifi password at home", "my locker in the annexe": a thing asked of a place.
+_PLACED = re.compile(r"(?i)\b(?:at|in)\s+(?:the\s+|my\s+|our\s+)?([a-z][\w\-]*)\s*\??\s*$")
+_PLACED_IN_TEXT = re.compile(r"(?i)\b(?:at|in)\s+(?:the\s+|my\s+|our\s+)?([a-z][\w\-]*)")
+
+
+def placed_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
+    """Whether `text` gives the thing `query` asks of a place never said in the searched scopes at another
+    place: "the wifi password at home" when only "wifi pw at the cabin: …" was said. The thing is the
+    query's words before the place; the text must say one of them (or a word it is said as) with "at" or
+    "in" another place within three words after it."""
+    placed = _PLACED.search(query)
+    if placed is None or placed[1].casefold() not in never_said:
+        return False
+    place = placed[1].casefold()
+    thing = [w for w in words(query[: placed.start()]) if w not in STOP_WORDS][-2:]
+    if not thing:
+        return False
+    said = words(text)
+    for at, word in enumerate(said):
+        if not any(same_word(word, t) or word in SAID_OTHERWISE.get(t, ()) for t in thing):
+            continue
+        for other in _PLACED_IN_TEXT.finditer(" ".join(said[at + 1 : at + 5])):
+            if other[1] != place and other[1] not in STOP_WORDS:
+                return True
+    return False
+
+
 def qualified_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
     """Whether `text` matches `query` only beside what it asks: the query qualifies a thing with a word
     never said in the searched scopes ("the *production* DB host"), and the text holds that thing with

@@ -398,6 +398,20 @@ def test_what_qualifies_a_thing_elsewhere(query, text, never_said, elsewhere):
     assert qualified_elsewhere(query, text, frozenset(never_said)) is elsewhere
 
 
+@pytest.mark.parametrize(("query", "text", "never_said", "elsewhere"), [
+    # the thing asked of a place never said, given at another place
+    ("what's the alarm code at the studio?", "note: alarm code at the lockup is 7702", {"studio"}, True),
+    ("what's the door code in the annexe?", "the door code in the basement is 2231", {"annexe"}, True),
+    # ... the place said: that turn may answer
+    ("what's the alarm code at the studio?", "note: alarm code at the studio is 7702", set(), False),
+    # ... or given with no place: it may be the one asked of
+    ("what's the alarm code at the studio?", "new alarm code 7702", {"studio"}, False),
+])
+def test_a_thing_asked_of_a_place_given_at_another(query, text, never_said, elsewhere):
+    from factledger.recall.text import placed_elsewhere
+    assert placed_elsewhere(query, text, frozenset(never_said)) is elsewhere
+
+
 def test_a_note_a_later_turn_changes_is_held_before(clocked_ledger, clock, journal, recall):
     said = say(journal, clock, "2026-01-05T09:00:00Z", "remember: dentist Dr. Ode, appt 9 Feb 10:40")
     hold(clocked_ledger, clock, "2026-01-05T09:05:00Z", "user", "note", "dentist Dr. Ode, appt 9 Feb 10:40", source=said)
