@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from factledger.ledger.times import UNKNOWN_START, display
+from factledger.ledger.when import MONTHS, WEEKDAYS
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
@@ -262,9 +263,11 @@ def placed_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
     query's words before the place; the text must say one of them (or a word it is said as) with "at" or
     "in" another place within three words after it."""
     placed = _PLACED.search(query)
-    if placed is None or placed[1].casefold() not in never_said:
-        return False
+    if placed is None or placed[1].casefold() not in never_said or words(query)[0] in ("where", "when"):
+        return False  # ("where was I living in March?" asks the place; "in March" is when)
     place = placed[1].casefold()
+    if place in QUESTION_TIME_WORDS or place in NOW_WORDS or place in MONTHS or place in WEEKDAYS:
+        return False
     thing = [w for w in words(query[: placed.start()]) if w not in STOP_WORDS][-2:]
     if not thing:
         return False
@@ -273,7 +276,10 @@ def placed_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
         if not any(same_word(word, t) or word in SAID_OTHERWISE.get(t, ()) for t in thing):
             continue
         for other in _PLACED_IN_TEXT.finditer(" ".join(said[at + 1 : at + 5])):
-            if other[1] != place and other[1] not in STOP_WORDS:
+            # another place of the same kind, written as a common noun ("at the cabin"): a place said by its
+            # name ("at Corvane") may be the very one asked of ("at work")
+            if other[1] != place and other[1] not in STOP_WORDS and re.search(
+                    rf"\b(?:at|in)\s+(?:the\s+|my\s+|our\s+)?{re.escape(other[1])}\b", text):
                 return True
     return False
 
