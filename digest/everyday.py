@@ -227,6 +227,7 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     # "the school is Quarlow Academy, not Pellory": the value said against the one it replaces
     corrected = corrected or bool(re.search(r",\s+not\s+(?:the\s+|a\s+|an\s+)?[\w'’.\-]+(?:\s+[\w'’.\-]+){0,3}[.!]?$", m.group(0)))
     value = re.sub(r"(?i)^(?:at|about|around|roughly)\s+(?=[£$€]?\d)", "", value)  # "the fund is at £4,000": £4,000
+    value = re.sub(r"^(?:called|named)\s+(?=[A-Z0-9])", "", value)  # "my band is called The Quillets": The Quillets
     noun = " ".join(_ATTR_MODS.sub("", _ARTICLES.sub("", attr)).split())
     if corrected:
         return [corrected_state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}")]
@@ -1457,7 +1458,8 @@ _SLOT_CUE = re.compile(
     r"(?i)\b(?:new\s+(?P<a>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)|(?P<b>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:changed|is\s+different)|"
     r"(?:switched|changed)\s+(?P<c>[a-z][\w\-]*?)s\b|"
     r"(?P<d>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:got|was|has\s+been)\s+(?:reshuffled|changed|reassigned|swapped|moved|updated)|"
-    r"(?P<e>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:moved|changed)\b)"
+    r"(?P<e>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:moved|changed)\b|"
+    r"renamed\s+(?:the|my|our)\s+(?P<f>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\b)"
 )
 
 
@@ -1469,7 +1471,7 @@ def _slot_named_in_turn(c: Clause) -> ClaimVersion | None:
         if len(named) == 1:
             return named[0]  # "I'm taking his name so it's Edie Korver now"
     for cue in _SLOT_CUE.finditer(c.turn):
-        named = cue["a"] or cue["b"] or cue["c"] or cue["d"] or cue["e"]
+        named = cue["a"] or cue["b"] or cue["c"] or cue["d"] or cue["e"] or cue["f"]
         # "fyi parking got reshuffled": the words before the cue may start with a lead-in word
         for thing in dict.fromkeys((named, named.split()[-1])):
             held = _held_slot_named(c, thing)
@@ -2383,6 +2385,23 @@ def _pay_bumped(m: re.Match[str], c: Clause) -> list[Draft] | None:
                   valid_from=start, phrase=phrase)]
 
 
+def _called(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I run a small cafe called Gannet & Gorse', 'I play in a ceilidh band called Harrow Reel': what the user's
+    thing of that kind is called (its head word names the slot: "what's my band called?")."""
+    name = clean_value(m["v"])
+    kind = m["kind"].casefold().split()
+    if not name or _BAD_VALUE.match(name) or kind[-1] in _NOT_CALLED:
+        return None
+    # what the clause goes on to say is read too ("…, 4 of us")
+    return [state(c, attribute_key(kind[-1]), name, m.group(0), template=f"{{subject}}'s {' '.join(kind)} is called {{value}}",
+                  changed=bool(_CHANGE.search(c.text)))] + _read_after(c, m.end())
+
+
+# Kinds a thing "called X" is not the user's own of: a person or animal is named as such elsewhere
+# (a pet, a relative), and "a guy called X" is someone.
+_NOT_CALLED = frozenset("guy man woman lady girl boy bloke person friend mate colleague dog cat puppy kitten pet horse".split())
+
+
 def _allergic(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'I'm allergic to latex', 'allergic to cats and dust': what the user is allergic to (many)."""
     parts = [clean_value(p) for p in re.split(r",\s*|\s+and\s+", m["v"]) if clean_value(p)]
@@ -2468,10 +2487,11 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "it's Y now",
-        re.compile(r"(?i)^(?:.*?\b)?(?:it['’]?s|it\s+is|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to|(?:(?:I'm|I\s+am|we're|we\s+are)\s+)?(?:seeing|using|on))\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|evenings?|nights?))?)\s+(?:now|instead)\b"
+        re.compile(r"(?i)^(?:.*?\b)?(?:it['’]?s|it\s+is|we['’]re|we\s+are|I'm\s+(?:at|in)|I\s+am\s+(?:at|in)|I\s+go\s+to|(?:(?:I'm|I\s+am|we're|we\s+are)\s+)?(?:seeing|using|on))\s+(?:now\s+)?(?:the\s+)?(?P<v>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:\s+(?:mornings?|evenings?|nights?))?)\s+(?:now|instead)\b"
                    r"|^.*?\b(?:changed|moved|is\s+different),\s+(?:it's\s+)?now\s+(?:on\s+|at\s+|with\s+|seeing\s+)?(?P<v2>(?-i:[A-Z0-9][^,;]*?|[a-z][\w.\-]*\d[\w.\-]*))\s*$"),
         lambda m, c: _now_it_is(_Swapped(m), c),
         examples=((("remember: locker code at the pool is 1234", "pool locker changed, it's 5678 now"), (("user", "locker_code_at_the_pool", "5678"),)),
+                  (("I play in a ceilidh band called Harrow Reel", "renamed the band, we're Reel Thing now"), (("user", "band", "Reel Thing"),)),
                   (("my gym is Fitbox", "switched gyms, I'm at Corehouse now"), (("user", "gym", "Corehouse"),)),
                   (("Hi, I'm Aino Laine", "we got married! I'm taking his name so it's Aino Koski now"), (("user", "name", "Aino Koski"),)),
                   (("note: my desk at the office is D-12", "desks got reshuffled, I'm in F-03 now"), (("user", "desk_at_the_office", "F-03"),)),
@@ -2956,6 +2976,16 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("got bumped to first class",),
     ),
     Pattern(
+        "runs a X called Y",
+        re.compile(r"(?i)^(?:.*?\b)?(?:I|we)\s+(?:(?:also|now|still)\s+)?(?:run|own|have|started|set\s+up|founded|co-?founded|opened|launched|host|play\s+in|sing\s+in|(?:'m|am)\s+in)"
+                   r"\s+(?:a|an|my|our|this)\s+(?:(?:small|little|tiny|new|local|weekly|monthly|side|online)\s+)*(?P<kind>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:called|named)\s+"
+                   + PROPER),
+        _called,
+        examples=((("I run a small cafe called Gannet & Gorse, 4 of us",), (("user", "cafe", "Gannet & Gorse"),)),
+                  (("I play in a ceilidh band called Harrow Reel",), (("user", "band", "Harrow Reel"),))),
+        counter=("I met a guy called Tobin", "we have a dog called Pixel"),
+    ),
+    Pattern(
         "allergic to",
         re.compile(r"(?i)^(?:.*?\b)?(?:I(?:'m|\s+am)\s+|I've\s+been\s+|turns\s+out\s+I'm\s+)?(?:also\s+|severely\s+|very\s+|mildly\s+|really\s+)?allergic\s+to\s+(?P<v>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)*?(?:(?:,\s*|\s+and\s+)[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)*)(?=\s*(?:$|[;.!]|,\s+(?!and\b)|\s+(?:but|so|never|too|as|since|btw)\b))"),
         _allergic,
@@ -3395,7 +3425,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"a held figure said alone", "found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"runs a X called Y", "a held figure said alone", "found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:
