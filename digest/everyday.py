@@ -2402,6 +2402,16 @@ def _called(m: re.Match[str], c: Clause) -> list[Draft] | None:
 _NOT_CALLED = frozenset("guy man woman lady girl boy bloke person friend mate colleague dog cat puppy kitten pet horse".split())
 
 
+def _in_band(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'I'm in salary band S3', 'I'm in class 4B at the moment': the user's place in a graded thing, a
+    code with letters and digits (a bare number or a name is read elsewhere, or not at all)."""
+    attr = " ".join(m["attr"].casefold().split())
+    key = attribute_key(attr)
+    if not key or key.split("_")[-1] in _ATTR_STOP:
+        return None
+    return [state(c, key, m["v"], m.group(0), template=f"{{subject}}'s {attr} is {{value}}", changed=bool(_CHANGE.search(c.text)))]
+
+
 def _allergic(m: re.Match[str], c: Clause) -> list[Draft] | None:
     """'I'm allergic to latex', 'allergic to cats and dust': what the user is allergic to (many)."""
     parts = [clean_value(p) for p in re.split(r",\s*|\s+and\s+", m["v"]) if clean_value(p)]
@@ -2984,6 +2994,15 @@ PATTERNS: tuple[Pattern, ...] = (
         examples=((("I run a small cafe called Gannet & Gorse, 4 of us",), (("user", "cafe", "Gannet & Gorse"),)),
                   (("I play in a ceilidh band called Harrow Reel",), (("user", "band", "Harrow Reel"),))),
         counter=("I met a guy called Tobin", "we have a dog called Pixel"),
+    ),
+    Pattern(
+        "in band X",
+        re.compile(r"(?i)^(?:.*?\b)?I(?:['’]m|\s+am)\s+(?:now\s+|still\s+)?in\s+(?:the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+"
+                   r"(?-i:(?P<v>[A-Z]{1,3}-?\d{1,3}[A-Za-z]?|\d{1,2}[A-Z]))(?=\s*(?:$|[,.;!]|\s(?:at|now|since|from|for)\b))"),
+        _in_band,
+        examples=((("I'm in salary band S3 at work",), (("user", "salary_band", "S3"),)),
+                  (("I'm in pay grade G7 since the restructure",), (("user", "pay_grade", "G7"),))),
+        counter=("I'm in room with Jo", "I'm in Leeds now"),
     ),
     Pattern(
         "allergic to",

@@ -11,6 +11,8 @@ and counter-examples (tests/digest/test_slot_updates.py):
   says a change (changed, reset, moved, new, now, an arrow, "=") and then a value of the held one's
   shape ("5064", "K-12", "10:50"; shapes compared with each run of letters or digits as one); a bare
   number only as long as the held one and with no unit after it ("3 laps" is no code).
+- **a code alone**: no slot named, a code of letters and digits said as what the user now is ("I'm S4
+  now", "moved up to 5B"): the one held code of that shape ("S3") is the one it replaces.
 - **words**: the held value has none. The turn names the slot by all its words, in order, then a change
   marker at once (an arrow, "=", "now", a dash or colon after "change"/"update"), then the value up to
   the end of its phrase.
@@ -89,6 +91,13 @@ WAYS: tuple[Way, ...] = (
          ("for the record: tea order is lapsang, no sugar", "the tea order is taking ages today"),
          ("note: boat mooring is Tansley Quay", "boat mooring fees are up again")),
     ),
+    Way(
+        "a code alone",
+        (("I'm in salary band S3 at work", "promo went through, I'm S4 now", "salary_band", "S4"),
+         ("I'm in class 4B at the moment", "moved up to 5B this term", "class", "5B")),
+        (("I'm in salary band S3 at work", "I'm S3 now, same as before"),
+         ("I'm in salary band S3 at work", "I'm 40 now, wild")),
+    ),
 )
 
 
@@ -155,6 +164,31 @@ def _worded(held: ClaimVersion, text: str) -> Update | None:
     return None
 
 
+# A code said alone as what the user now is or has: "promo went through, I'm S4 now", "moved up to G8".
+_CODE_ALONE = re.compile(
+    r"(?i)\b(?:(?:I['’]m|I\s+am|we['’]re|it['’]s)\s+(?:(?:only|finally|officially|now)\s+)?(?:on\s+|in\s+|at\s+)?(?P<a>{code})\s+now\b"
+    r"|\b(?:promoted|moved|bumped)\s+(?:up\s+)?to\s+(?P<b>{code})\b)".replace("{code}", r"[a-z]{1,3}-?\d{1,3}[a-z]?|\d{1,2}[a-z]")
+)
+
+
+def _code_alone(text: str, held: Sequence[ClaimVersion]) -> Update | None:
+    """The one held code of the said code's shape (letters with digits: "S3" for "S4"), when the turn says
+    a code alone as what the user now is; none when no held code, or several, has that shape."""
+    m = _CODE_ALONE.search(text)
+    if m is None:
+        return None
+    code = m["a"] or m["b"]
+    shape = _shape(code)
+    matching = []
+    for h in held:
+        tokens = [t for t in _TOKEN.findall(h.value) if re.search(r"\d", t)]
+        if len(tokens) == 1 and _shape(tokens[0]) == shape and tokens[0].casefold() != code.casefold():
+            matching.append(h)
+    if len(matching) != 1:
+        return None
+    return Update(matching[0], code, m.group(0).strip())
+
+
 def updates_said(text: str, subject: str, current: Sequence[ClaimVersion]) -> list[Update]:
     """The held slots of `subject` whose new value `text` says, each named by this turn alone."""
     # The turn's words, read once: a slot none of whose words (or their plurals) it says is passed over
@@ -169,6 +203,10 @@ def updates_said(text: str, subject: str, current: Sequence[ClaimVersion]) -> li
         update = _coded(held, text) if re.search(r"\d", held.value) else _worded(held, text)
         if update is not None:
             found.append(update)
+    if not found:
+        # no slot named: a code said alone ("I'm S4 now") updates the one held code of its shape
+        alone = _code_alone(text, [h for h in held_open(current, subject) if h.cardinality == "one" and h.predicate not in _KEPT])
+        found += [alone] if alone is not None else []
     return found
 
 
