@@ -3002,7 +3002,7 @@ PATTERNS: tuple[Pattern, ...] = (
         _in_band,
         examples=((("I'm in salary band S3 at work",), (("user", "salary_band", "S3"),)),
                   (("I'm in pay grade G7 since the restructure",), (("user", "pay_grade", "G7"),))),
-        counter=("I'm in room with Jo", "I'm in Leeds now"),
+        counter=("I'm in room with Jo", "I'm in Ellendune now"),
     ),
     Pattern(
         "allergic to",

@@ -277,7 +277,7 @@ def placed_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
             continue
         for other in _PLACED_IN_TEXT.finditer(" ".join(said[at + 1 : at + 5])):
             # another place of the same kind, written as a common noun ("at the cabin"): a place said by its
-            # name ("at Corvane") may be the very one asked of ("at work")
+            # name ("at Quarrowby") may be the very one asked of ("at work")
             if other[1] != place and other[1] not in STOP_WORDS and re.search(
                     rf"\b(?:at|in)\s+(?:the\s+|my\s+|our\s+)?{re.escape(other[1])}\b", text):
                 return True
