@@ -1001,7 +1001,15 @@ def _habit(m: re.Match[str], c: Clause) -> list[Draft] | None:
     parts = [value] if verb in ("take", "drive", "ride") else [
         re.sub(r"(?i)^(?:a\s+(?:bit|little)\s+of|some|basic)\s+", "", p).strip() for p in re.split(r",\s*|\s+and\s+", value)
     ]
+    # "I use Lingoro for Welsh, 15 min a day": how often or how long is no second thing used
+    parts = [p for p in parts if not _HOW_OFTEN_PART.match(p)]
     return [state(c, predicate, p, m.group(0), template=f"{{subject}} {predicate} {{value}}", changed=changed, cardinality="many") for p in parts if p]
+
+
+_HOW_OFTEN_PART = re.compile(
+    r"(?i)^(?:(?:about|around|roughly|like|maybe)\s+)?(?:\d+(?:\.\d+)?\s*(?:-\s*\d+\s*)?(?:min|mins|minutes|hours?|hrs?|h|x|times|days?)\b.*|once|twice|daily|weekly|monthly|every\s+\w+.*)"
+    r"(?:\b(?:a|per|each|every)\s+(?:day|week|month|night|morning|evening)s?\b.*)?$"
+)
 
 
 def _work_from(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -3395,7 +3403,8 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^(?:I|we)(?:\s+(?:now|still|mostly|usually|also))*\s+(?P<verb>drive|ride|take|use|play|speak|own)\s+(?P<v>.+)$"),
         _habit,
         examples=((("I drive a 2019 Kia Ceed.",), (("user", "drives", "2019 Kia Ceed"),)), (("I take the tram to work now",), (("user", "takes", "the tram to work"),)),
-                  (("we use Taskwell for sprints", "we moved from Taskwell to Orbitask"), (("user", "uses", "Orbitask for sprints"),))),
+                  (("we use Taskwell for sprints", "we moved from Taskwell to Orbitask"), (("user", "uses", "Orbitask for sprints"),)),
+                  (("I use Lingoro for Welsh, 15 min a day",), (("user", "uses", "Lingoro for Welsh"),))),
         counter=("I take it easy on weekends", "I use it a lot", "I take a break"),
     ),
     Pattern(

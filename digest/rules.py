@@ -1097,6 +1097,15 @@ class RulesExtractor:
             named = [c for c in who.held() if c.tx_to is None and c.valid_to is None and word.search(c.value) and c.predicate not in ("note", "ended")]
             if not named and re.match(r"(?i)^(?:I|we)\b[^,;]*?\b(?:moved|relocated)\s+from\b", m.group(0)):
                 return [self._one_timed(who, "lives_in", new, text, m.group(0), said_at)]
+            purpose = re.match(r"\s+(?P<p>for\s+(?:my\s+|our\s+|the\s+)?[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*[.!]?$", text[m.end("v"):])
+            if not named and purpose:
+                # "switched from Vimbly to Zedra for coding" with nothing held of Vimbly: a tool for something,
+                # used now, from when it was said (with nothing said it is for, the slot is unknown: an
+                # employer, a gym, a bank; silent)
+                value = f"{new} {purpose['p']}"
+                start, quote, phrase = _time_after_quote(text, m.group(0), said_at)
+                return [Draft(op="add", subject=who.subject, predicate="uses", value=value, quote=quote.strip(), cardinality="many",
+                              template="{subject} uses {value}", valid_from=start, time_phrase=phrase)]
             start, quote, phrase = _time_after_quote(text, m.group(0), said_at)  # the change's time words, if any
             return [
                 Draft(op="supersede", subject=who.subject, predicate=c.predicate, value=word.sub(new, c.value, count=1), quote=quote.strip(),

@@ -206,6 +206,17 @@ def test_a_value_alone_with_no_held_value_of_its_shape_or_several_corrects_nothi
     assert [d for d in extract(text, current) if d.op == "supersede" and not d.drop_reason] == []
 
 
+@pytest.mark.parametrize(("text", "current", "expected"), [
+    # nothing held of the old tool: the new one is what is used now (with what for, said right after it)
+    ("switched from Vimbly to Zedra for coding", [], [("add", "uses", "Zedra for coding")]),
+    ("I switched from Vimbly to Zedra last week", [], []),  # for nothing said: the slot is unknown
+    # the old one held: it is replaced where it is held
+    ("I switched from Vimbly to Zedra", [held("uses", "Vimbly for coding", "many")], [("supersede", "uses", "Zedra for coding")]),
+])
+def test_a_switch_from_one_tool_to_another(text: str, current, expected) -> None:
+    assert summary(text, current) == expected
+
+
 def test_every_quote_is_a_substring_of_the_turn() -> None:
     text = "Oh and I moved to Lisbon last month. I love jazz! My name is Ana and I work at Acme Corp since 2019."
     drafts = extract(text)
