@@ -860,6 +860,7 @@ def _someone_left(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return ends(c, held, m.group(0), start, phrase) + _read_after(c, m.end())
 
 
+# The time words right after the news ("retired in May", "left last week"), before what follows it.
 _AFTER_TIME = re.compile(r"(?i)^\s*(?:(?:in|on|at|last|this|yesterday|today)\b[^,;]{0,20}?)?(?=\s*(?:[,;:]|\s(?:so|and)\s))")
 # Who fills a role after the one who held it left, said in the same breath: "so I've moved to a firm,
 # Ostrade & Tullwin", "and we're with Dr. Quarles now".

@@ -1097,8 +1097,8 @@ class RulesExtractor:
             named = [c for c in who.held() if c.tx_to is None and c.valid_to is None and word.search(c.value) and c.predicate not in ("note", "ended")]
             if not named and re.match(r"(?i)^(?:I|we)\b[^,;]*?\b(?:moved|relocated)\s+from\b", m.group(0)):
                 return [self._one_timed(who, "lives_in", new, text, m.group(0), said_at)]
-            purpose = re.match(r"\s+(?P<p>for\s+(?:my\s+|our\s+|the\s+)?[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*[.!]?$", text[m.end("v"):])
-            if not named and purpose:
+            purpose = None if named else re.match(r"\s+(?P<p>for\s+(?:my\s+|our\s+|the\s+)?[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s*[.!]?$", text[m.end("v"):])
+            if purpose:
                 # "switched from Vimbly to Zedra for coding" with nothing held of Vimbly: a tool for something,
                 # used now, from when it was said (with nothing said it is for, the slot is unknown: an
                 # employer, a gym, a bank; silent)

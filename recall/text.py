@@ -261,7 +261,7 @@ def placed_elsewhere(query: str, text: str, never_said: frozenset[str]) -> bool:
     """Whether `text` gives the thing `query` asks of a place never said in the searched scopes at another
     place: "the wifi password at home" when only "wifi pw at the cabin: …" was said. The thing is the
     query's words before the place; the text must say one of them (or a word it is said as) with "at" or
-    "in" another place within three words after it."""
+    "in" another place within four words after it."""
     placed = _PLACED.search(query)
     if placed is None or placed[1].casefold() not in never_said or words(query)[0] in ("where", "when"):
         return False  # ("where was I living in March?" asks the place; "in March" is when)
