@@ -1,6 +1,6 @@
 """Who someone the user knows is with: a partner named, changed or gone.
 
-"Idony's dating a bloke named Bram these days", "my brother Anso got engaged to his girlfriend Lirael",
+"Idony's dating a bloke named Tobrin these days", "my brother Anso got engaged to his girlfriend Lirael",
 "Sigrun's boyfriend Jesper has practically moved in", "she's been with her boyfriend Caspar since uni", "Wenna
 and Tobin broke up":
 news about another person's life, said in passing or as gossip, so no first-person pattern reads it. Each
@@ -55,7 +55,7 @@ SHAPES: tuple[Shape, ...] = (
         "seeing someone",
         re.compile(rf"(?i)\b{_WHO}{_BE}?\s+(?:now\s+|also\s+)?(?:seeing|dating|going\s+out\s+with)\s+(?:{_SOMEONE},?\s+(?:(?:called|named)\s+)?)?{_PARTNER}"
                    rf"(?=\s*(?:now|these\s+days|again|for\s+(?:a|about|like|\d|two|three|six)|since|[,.;:!?)]|$))"),
-        (("guess what, my flatmate Idony's dating a bloke named Bram these days", ("Idony", "Bram")),
+        (("guess what, my flatmate Idony's dating a bloke named Tobrin these days", ("Idony", "Tobrin")),
          ("my sister Wenna is going out with someone, Tobin, since the summer", ("Wenna", "Tobin")),
          ("my friend Torvi is dating Gwilym these days", ("Torvi", "Gwilym"))),
         ("my sister Wenna is seeing Dr Lang on friday", "Wenna is seeing Mira for lunch tomorrow", "I'm seeing Gwilym later"),
@@ -114,7 +114,7 @@ SHAPES: tuple[Shape, ...] = (
     Shape(
         "dumped Name",
         re.compile(rf"(?i)\b{_WHO}\s+(?:just\s+|finally\s+)?dumped\s+{_PARTNER}"),
-        (("my flatmate Idony dumped Bram, finally", ("Idony", "Bram")),),
+        (("my flatmate Idony dumped Tobrin, finally", ("Idony", "Tobrin")),),
         ("my sister Wenna left Harwell on monday for a new job", "my sister Wenna dumped the idea"),
         apart=True,
     ),
@@ -190,7 +190,7 @@ def partners_in_passing(turn: str, said_at: str, drafts: Sequence[Draft], curren
         return known(word) or next((s for s in mine if normalise(s.split()[0]) == normalise(word)), None)
 
     said = couples_said(turn, knows)
-    # "she split up with Bram, she's seeing Ninian now": the new partner in place of the old says both
+    # "she split up with Tobrin, she's seeing Ninian now": the new partner in place of the old says both
     together = {normalise(c.person) for c in said if not c.shape.apart}
     out: list[Draft] = []
     for couple in said:

@@ -705,7 +705,7 @@ class RulesExtractor:
         drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "Ondine from accounts is coming along", "Tamar pulled out": who is going with the user
         drafts += companions_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
-        # "Idony's dating a bloke named Bram", "Wenna and Tobin broke up": who someone the user knows is with
+        # "Idony's dating a bloke named Tobrin", "Wenna and Tobin broke up": who someone the user knows is with
         view = self._view or request
         drafts += partners_in_passing(self._turn, entry.said_at, drafts, held_now, lambda name: _known_person(view, name))
         # "I coach my nephew's rugby side", "I've stepped down as treasurer": what the user does besides a job, and its end
@@ -747,7 +747,7 @@ class RulesExtractor:
         theirs = _THEIR_THING.match(text)
         if theirs:
             # "her bday is the 23rd not the 21st": the person just named (in the turn, or in its lead-in:
-            # "correction on Hesper: her birthday is …"), else the one person who holds that slot
+            # "correction on Seluna: her birthday is …"), else the one person who holds that slot
             named_first = [p for p in (_known_person(request, w) for w in re.findall(r"\b[A-Z][a-z][\w'’\-]+", clause.lead)) if p]
             who = self._last_third or (named_first[-1] if named_first else None) or _one_holding(request, theirs["attr"])
             correcting = bool(_CORRECTION_CUE.search(clause.lead))

@@ -120,7 +120,7 @@ SAME_RELATIVE: tuple[frozenset[str], ...] = (
     frozenset("wife husband partner spouse".split()),
     frozenset("grandchild grandchildren grandkids grandson granddaughter".split()),
 )
-# Said from the other side: "I'm an aunt!!! baby girl, Hesper" is a niece's birth (a relative asked by one
+# Said from the other side: "I'm an aunt!!! baby girl, Seluna" is a niece's birth (a relative asked by one
 # of these words was mentioned when the other was said).
 INVERSE_RELATIVE: dict[str, frozenset[str]] = {
     "niece": frozenset({"aunt", "uncle", "auntie"}), "nephew": frozenset({"aunt", "uncle", "auntie"}),
@@ -204,7 +204,7 @@ def names_relative(text: str, relation: str, owner: str = r"(?:my|our|(?:the\s+)
     """Whether `text` gives a name to the speaker's `relation` ("my wife Liesel", "Joost, my
     father-in-law", "my sister is called Ana", "Tom is user's brother", "user's GP is Dr Okafor").
     `owner`: whose relation, as a pattern (another person's: "(?:Wiebke's|her)"). A niece or nephew is
-    also named at their birth, said by their aunt or uncle ("I'm an aunt!!! baby girl, Hesper")."""
+    also named at their birth, said by their aunt or uncle ("I'm an aunt!!! baby girl, Seluna")."""
     r = re.escape(relation)
     kind = _CHILD_KIND.get(relation.casefold())
     if kind and re.search(r"(?i)\b(?:I'm|I\s+am|I've\s+become)\s+(?:an?\s+)?(?:aunt|auntie|uncle)\b", text):

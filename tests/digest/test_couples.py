@@ -64,7 +64,7 @@ def test_someone_new_holds_in_place_of_the_old(talk) -> None:
 def test_whose_partner_is_never_guessed(talk) -> None:
     """A pronoun with two people named before it, or a person nobody knows, says no one's partner."""
     talk.say("my sister Wenna and my cousin Nell came over, she's dating Gwilym these days", "2026-03-14T10:00:00Z")
-    talk.say("Bethoc is dating a bloke named Bram these days", "2026-03-14T11:00:00Z")
+    talk.say("Bethoc is dating a bloke named Tobrin these days", "2026-03-14T11:00:00Z")
     talk.digest()
     assert partners(talk) == set()
 

@@ -296,8 +296,8 @@ def full(text: str, current: list[ClaimVersion] = ()) -> list[tuple]:
         ("i got it wrong, her bday is the 19th not the 17th", [on("Wenna", "birthday", "the 17th"), on("Wenna", "relation", "girlfriend", "many")],
          [("supersede", "Wenna", "birthday", "the 19th", "2020-01-01")]),
         ("his school is Tarn Academy now", [on("Corvinel", "school", "Wenlock Primary"), on("Bo", "school", "Elm High")], []),
-        ("correction on Hesper: her birthday is 9 July, not 2 July", [on("Hesper", "relation", "niece", "many")],
-         [("add", "Hesper", "birthday", "9 July", None)]),  # the person the lead-in names
+        ("correction on Seluna: her birthday is 9 July, not 2 July", [on("Seluna", "relation", "niece", "many")],
+         [("add", "Seluna", "birthday", "9 July", None)]),  # the person the lead-in names
         # a person's name corrected: all they hold (who they are too) is the corrected name's, over the same time
         ("and it's Tobren not Tobran, my typo", [on("Tobran", "relation", "partner", "many"), on("Tobran", "diet", "vegan")],
          [("retract", "Tobran", "relation", "partner", "2020-01-01"), ("add", "Tobren", "relation", "partner", "2020-01-01"),

@@ -333,7 +333,7 @@ def test_recall_keeps_siblings_ages_and_other_peoples_facts_apart(clocked_ledger
     ("change of plans, Bartek (my partner) can't get the 14th off", "partner", True),
     ("my partner can't get the 14th off", "partner", False),
     # a niece or nephew named at their birth, by their aunt or uncle
-    ("i'm an aunt!!! baby girl, Hesper, born tuesday. what do people send", "niece", True),
+    ("i'm an aunt!!! baby girl, Seluna, born tuesday. what do people send", "niece", True),
     ("I'm an uncle!!! my sister had a little boy on the 22nd, Brisk. what's a good present", "nephew", True),
     ("I'm an uncle!!! my sister had a little boy on the 22nd, Brisk.", "niece", False),  # a boy
     ("my uncle has a little boy, Brisk", "nephew", False),  # the user's cousin
