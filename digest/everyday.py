@@ -991,6 +991,8 @@ HABIT_VERBS = {"drive": "drives", "ride": "rides", "take": "takes", "use": "uses
 def _habit(m: re.Match[str], c: Clause) -> list[Draft] | None:
     verb = m["verb"].casefold()
     value = clean_value(m["v"])
+    # "I use Lingoro for my Welsh, 15 min a day": how often or how long is no part of what is used
+    value = ", ".join(p for p in re.split(r",\s*", value) if not _HOW_OFTEN_PART.match(p)) or value
     if not value or _BAD_VALUE.match(value) or len(value.split()) > 7 or re.match(r"(?i)^(?:it|that|this|them|care|time|a\s+(?:look|break|nap|walk|while))\b", value):
         return None
     if verb == "take" and not re.search(r"(?i)\b(?:train|bus|tube|subway|metro|tram|ferry|bike|car|taxi|uber)\b", value):
@@ -1002,8 +1004,6 @@ def _habit(m: re.Match[str], c: Clause) -> list[Draft] | None:
     parts = [value] if verb in ("take", "drive", "ride") else [
         re.sub(r"(?i)^(?:a\s+(?:bit|little)\s+of|some|basic)\s+", "", p).strip() for p in re.split(r",\s*|\s+and\s+", value)
     ]
-    # "I use Lingoro for Welsh, 15 min a day": how often or how long is no second thing used
-    parts = [p for p in parts if not _HOW_OFTEN_PART.match(p)]
     return [state(c, predicate, p, m.group(0), template=f"{{subject}} {predicate} {{value}}", changed=changed, cardinality="many") for p in parts if p]
 
 
@@ -3405,7 +3405,8 @@ PATTERNS: tuple[Pattern, ...] = (
         _habit,
         examples=((("I drive a 2019 Kia Ceed.",), (("user", "drives", "2019 Kia Ceed"),)), (("I take the tram to work now",), (("user", "takes", "the tram to work"),)),
                   (("we use Taskwell for sprints", "we moved from Taskwell to Orbitask"), (("user", "uses", "Orbitask for sprints"),)),
-                  (("I use Lingoro for Welsh, 15 min a day",), (("user", "uses", "Lingoro for Welsh"),))),
+                  (("I use Lingoro for Welsh, 15 min a day",), (("user", "uses", "Lingoro for Welsh"),)),
+                  (("I use Lingoro for my Welsh, 15 min a day",), (("user", "uses", "Lingoro for my Welsh"),))),
         counter=("I take it easy on weekends", "I use it a lot", "I take a break"),
     ),
     Pattern(
