@@ -58,7 +58,7 @@ from .pursuits import pursuits_in_passing
 from .relatives import named_in_passing
 from .slot_updates import updates_in_passing
 from .trips import trip_in_passing
-from factledger.ledger.when import MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
+from factledger.ledger.when import MONTH_WORD, MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
 
 SUBJECT = "user"
 
@@ -222,10 +222,9 @@ _SAID_BUT = re.compile(r"(?i)\bI\s+said\s+(?P<old>[\w'’\-]+(?:\s+[\w'’\-]+){
 _CORRECTION = re.compile(r"(?i)^(?P<body>.+?),?\s+not\s+(?P<old>(?:[^,.;!]|(?<=\d)[,.](?=\d))+?)\s*[.!]?$")
 # "correction: it's October 23", "sorry, it's 3:10": the new value alone, the old one left unsaid
 _CORRECTED_TO = re.compile(r"(?i)^(?:it['’]?s|it\s+is|that['’]s|that\s+is)\s+(?:actually\s+)?(?:on\s+|at\s+)?(?P<new>[^,;!?]{1,30}?)\s*[.!]?$")
-_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
 # The shapes a value alone is matched to the held value it corrects by: a day of a month, a clock time.
 _VALUE_SHAPES = (
-    re.compile(rf"(?i)\b(?:(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH_NAMES}))\b"),
+    re.compile(rf"(?i)\b(?:{MONTH_WORD}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD})\b"),
     re.compile(r"(?i)(?<![\d:])\d{1,2}[:.]\d\d(?:\s*(?:am|pm))?(?![\d:])"),
 )
 
@@ -1234,10 +1233,10 @@ class RulesExtractor:
             return []
         latest = max(c.tx_from for c in held)
         last = [c for c in held if c.tx_from == latest]
-        if len({(c.subject_key, c.predicate) for c in last}) != 1 or len(shape.findall(last[0].value)) != 1:
+        said = shape.findall(last[0].value)
+        if len({(c.subject_key, c.predicate) for c in last}) != 1 or len(said) != 1:
             return []
-        target = last[0]
-        old = shape.search(target.value).group(0)
+        target, old = last[0], said[0]
         if normalise(old) == normalise(new):
             return []
         return self._corrected(target.subject, old, new, m.group(0), request, lambda *_: [])

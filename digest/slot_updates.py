@@ -165,9 +165,10 @@ def _worded(held: ClaimVersion, text: str) -> Update | None:
 
 
 # A code said alone as what the user now is or has: "promo went through, I'm S4 now", "moved up to G8".
+_CODE = r"(?:[a-z]{1,3}-?\d{1,3}[a-z]?|\d{1,2}[a-z])"
 _CODE_ALONE = re.compile(
-    r"(?i)\b(?:(?:I['’]m|I\s+am|we['’]re|it['’]s)\s+(?:(?:only|finally|officially|now)\s+)?(?:on\s+|in\s+|at\s+)?(?P<a>{code})\s+now\b"
-    r"|\b(?:promoted|moved|bumped)\s+(?:up\s+)?to\s+(?P<b>{code})\b)".replace("{code}", r"[a-z]{1,3}-?\d{1,3}[a-z]?|\d{1,2}[a-z]")
+    rf"(?i)\b(?:(?:I['’]m|I\s+am|we['’]re|it['’]s)\s+(?:(?:only|finally|officially|now)\s+)?(?:on\s+|in\s+|at\s+)?(?P<a>{_CODE})\s+now\b"
+    rf"|\b(?:promoted|moved|bumped)\s+(?:up\s+)?to\s+(?P<b>{_CODE})\b)"
 )
 
 
@@ -195,9 +196,8 @@ def updates_said(text: str, subject: str, current: Sequence[ClaimVersion]) -> li
     # before any search of its own (a long-lived user holds thousands of slots; a turn names a few).
     said = set(re.findall(r"[a-z]+", text.casefold()))
     found = []
-    for held in held_open(current, subject):
-        if held.cardinality != "one" or held.predicate in _KEPT:
-            continue
+    slots = [h for h in held_open(current, subject) if h.cardinality == "one" and h.predicate not in _KEPT]
+    for held in slots:
         if not any(w in said or w + "s" in said or w + "es" in said for w in _slot_words(held.predicate)):
             continue
         update = _coded(held, text) if re.search(r"\d", held.value) else _worded(held, text)
@@ -205,7 +205,7 @@ def updates_said(text: str, subject: str, current: Sequence[ClaimVersion]) -> li
             found.append(update)
     if not found:
         # no slot named: a code said alone ("I'm S4 now") updates the one held code of its shape
-        alone = _code_alone(text, [h for h in held_open(current, subject) if h.cardinality == "one" and h.predicate not in _KEPT])
+        alone = _code_alone(text, slots)
         found += [alone] if alone is not None else []
     return found
 

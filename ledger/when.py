@@ -45,6 +45,8 @@ NUMBERS = {
 }
 
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+# A month's whole name or its short form, for readers elsewhere that must not take "octagon" or "decided" for one.
+MONTH_WORD = _MONTH
 # A bare month name is only a time when it cannot be a verb or a word ("may", "mar"): "in May" is.
 _FULL_MONTH_NOT_MAY = r"(?:january|february|march|april|june|july|august|september|october|november|december)"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
+from factledger.ledger.when import MONTH_WORD
 from factledger.recall.text import RELATIVES, SAID_OTHERWISE, STOP_WORDS, names_relative, relative_words, same_word, words
 
 # The head of "who is my physio?", "what's my GP's name?", "what's my coach called?": a name, which a
@@ -134,7 +135,7 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
         # a month or weekday, a day of a month ("the 16th", "16/05"), or a day said relatively
         re.compile(
             # (a month's whole name or its short form: "octagon", "maybe", "decided" name no month)
-            r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b"
+            rf"\b{MONTH_WORD}\b"
             r"|\b(?:mon|tues?|wed|thu|thurs|fri|sat|sun)[a-z]*days?\b"
             r"|\b\d{1,2}(?:st|nd|rd|th)\b|\b\d{1,2}[/.]\d{1,2}\b|\b(?:today|tomorrow|tonight|yesterday|next\s+week)\b",
             re.I,
