@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
-from factledger.ledger.times import format_time, to_datetime
+from factledger.ledger.times import UNKNOWN_START, format_time, to_datetime
 
 from .events import event_draft
 from .model import Draft
@@ -239,12 +239,25 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {noun} is {{value}}", changed=changed)]
 
 
+# What is said "is <Name>" of without being a thing of the user's: meals, days, plans of the moment.
+_PASSING_THINGS = frozenset("lunch dinner breakfast brunch tea supper today tonight tomorrow weekend plan idea winner game film movie match weather "
+    "forecast sky view food show book song album party theme topic menu special score result".split())
+
+
+def _thing_is_name(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    said = [w.casefold() for w in m["attr"].split() if w.casefold() not in ("the", "a", "an")]
+    if not said or {said[0], said[-1]} & (_NOT_PLAIN | _PASSING_THINGS) or attribute_key(m["attr"]) in RELATION_WORDS:
+        return None
+    return _open_attribute(m, c)
+
+
 _PET_WORDS = frozenset("cat dog puppy kitten rabbit hamster parrot horse pony tortoise snake budgie ferret guinea_pig goldfish".split())
 
 
 # A request or a remark after the value: "July 9, can you help me think of gift ideas?"
 _REQUEST_AFTER = re.compile(r",\s+(?:can|could|would|will|please|any|so|but|which|what|how|is|are|do|does)\b.*$", re.I)
-_NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z])")
+# ("Pellory Hub, 140 a month": a figure after the name is said of it too)
+_NAME_THEN_ASIDE = re.compile(r"^(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}),\s+(?-i:[a-z]|[~£$€]?\d)")
 # "Ondrea not Bo", "Tuesday, not Thursday": a value said against the one it replaces.
 _NOT_THAT = re.compile(r"(?i)^(?P<v>.+?),?\s+(?:and\s+)?not\s+(?:the\s+|a\s+|an\s+)?(?P<old>[£$€]?[\w'’.:\-]+(?:,\d{3})*(?:\s+[\w'’.:\-]+){0,3})$")
 
@@ -397,6 +410,9 @@ def _job(c: Clause, org: str, quote: str, *, role: str | None = None, changed: b
     return drafts
 
 
+# "at a place called Grellow's", "for a small firm named Tessick": the kind of place goes before its name
+_A_PLACE_CALLED = (r"(?:(?:a|an)\s+(?:[a-z]+\s+){0,2}?(?:place|company|firm|restaurant|cafe|café|shop|startup|agency|clinic|practice|"
+                   r"bakery|hotel|pub|bar|bistro|studio|charity|nursery|school|garage|salon|gym|lab|store)\s+(?:called|named)\s+)")
 _NOT_ROLES = {"regular", "fan", "member", "customer", "guest", "visitor", "patient", "volunteer", "student", "big", "huge", "client"}
 
 
@@ -760,25 +776,35 @@ _WORDS = re.compile(r"[\w'’\-]+")
 _SMALL_WORDS = frozenset("a an the my our his her their of to at in on for with".split())
 
 
+# What one has with a place or a service, said after its name ("my Orlin membership", "the Tarrow booking").
+_HAD_WITH = frozenset("membership memberships subscription subscriptions booking bookings reservation plan contract account pass".split())
+
+
 def _naming(c: Clause, what: str) -> list[ClaimVersion]:
     """Held open facts that `what` names: each of its words is in the fact's value or its slot's name
     ("my Corefit membership": gym_membership = "at Corefit"), and one at least in the value, or all of the
     slot's words said ("my gym membership"), or its last ("the locker": gym_locker)."""
-    tokens = [t for t in _WORDS.findall(what.casefold()) if t not in _SMALL_WORDS]
-    if not tokens:
-        return []
+    timed = find_time_phrase(what)
+    if timed:  # "my Corefit membership yesterday": when, not what
+        what = what.replace(timed, " ")
+    said = [t for t in _WORDS.findall(what.casefold()) if t not in _SMALL_WORDS]
+    # "my Orlin membership": what one has with a thing named is no word of it (but "my gym membership" is a slot's)
+    bare = [t for t in said if t not in _HAD_WITH]
+    readings = [said] + ([bare] if bare and len(bare) < len(said) else [])
     found = []
     for held in c.open_held():
         if held.predicate in ("note", "ended", "relation", "name"):
             continue
         value = set(_WORDS.findall(held.value.casefold()))
         slot = set(held.predicate.split("_"))
-        plural = {t.removesuffix("s") for t in tokens}
         head = held.predicate.split("_")[-1]
-        if all(t in value | slot or t.removesuffix("s") in value | slot for t in tokens) and (
-            value & (set(tokens) | plural) or slot <= set(tokens) | plural or head in set(tokens) | plural
-        ):
-            found.append(held)
+        for tokens in readings:
+            plural = {t.removesuffix("s") for t in tokens}
+            if tokens and all(t in value | slot or t.removesuffix("s") in value | slot for t in tokens) and (
+                value & (set(tokens) | plural) or slot <= set(tokens) | plural or head in set(tokens) | plural
+            ):
+                found.append(held)
+                break
     return found
 
 
@@ -991,6 +1017,9 @@ HABIT_VERBS = {"drive": "drives", "ride": "rides", "take": "takes", "use": "uses
 def _habit(m: re.Match[str], c: Clause) -> list[Draft] | None:
     verb = m["verb"].casefold()
     value = clean_value(m["v"])
+    if verb in ("drive", "ride", "take"):
+        # "I drive a 2011 Corvanne, on its last legs tbh": what follows the comma is said of it
+        value = value.split(",")[0].strip()
     # "I use Lingoro for my Welsh, 15 min a day": how often or how long is no part of what is used
     value = ", ".join(p for p in re.split(r",\s*", value) if not _HOW_OFTEN_PART.match(p)) or value
     if not value or _BAD_VALUE.match(value) or len(value.split()) > 7 or re.match(r"(?i)^(?:it|that|this|them|care|time|a\s+(?:look|break|nap|walk|while))\b", value):
@@ -1179,6 +1208,50 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
         # "sold the Corvanne and bought a Tessly Fabrin": the thing is replaced whole, not renamed ("Corvanne 3")
         return [held_replaced(c, h, new, m.group(0), start, phrase) for h in held]
     return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), start, phrase) for h in held]
+
+
+# "we ditched gitlab CI last sprint, everything builds on Drone now": a tool said with the kind it is (an
+# acronym: CI, DB, CDN …), replaced by a name the turn says next; with nothing held it is news of the slot.
+_DITCHED_A_KIND = re.compile(
+    r"^(?:we|I)(?:'ve|\s+have)?(?:\s+(?:just|finally|now|also))*\s+(?:ditched|dropped|dumped|binned|got\s+rid\s+of|killed\s+off|moved\s+off(?:\s+of)?)\s+"
+    r"(?:(?:the|our|my)\s+(?:old\s+)?)?(?P<old>[\w.+\-]+)\s+(?-i:(?P<kind>[A-Z]{2,5}))\b", re.I
+)
+
+
+def _ditched_a_kind(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """With the held slot of that kind, its new value; with nothing held, the new value from when it was
+    said (or its time words) and the old one up to then."""
+    after = _NEW_AFTER.search(c.turn, c.turn.find(m["kind"]) + len(m["kind"]))
+    new = clean_value((after["new"] or after["new2"]) if after else "")
+    old = m["old"].strip()
+    if not new or normalise(new) == normalise(old) or normalise(new) == normalise(m["kind"]):
+        return None
+    key = attribute_key(m["kind"])
+    start, phrase = change_time(c, c.turn)
+    template = f"{{subject}}'s {m['kind']} is {{value}}"
+    held = c.open_held(key)
+    if held:
+        return [held_replaced(c, h, new, m.group(0), start, phrase) for h in held]
+    return [draft("add", c.subject, key, old, m.group(0), cardinality="one", template=template, valid_from=UNKNOWN_START, valid_to=start),
+            draft("add", c.subject, key, new, m.group(0), cardinality="one", template=template, valid_from=start, phrase=phrase)]
+
+
+# "we swapped Redis out for Valkey as the session store this week": the slot named after "as the".
+_SWAPPED_AS = re.compile(
+    r"^(?:we|I)(?:'ve|\s+have)?(?:\s+(?:just|finally|now|also))*\s+(?:swapped|replaced|switched|traded|changed)\s+(?:out\s+)?"
+    r"(?:(?:the|our|my)\s+)?(?P<old>[\w.+\-]+(?:\s+[\w.+\-]+)?)\s+(?:out\s+)?(?:for|with|to)\s+(?P<v>[\w.+\-]+(?:\s+[\w.+\-]+)?)\s+"
+    r"as\s+(?:the|our|my)\s+(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)(?=\s*$|\s+(?:this|last|in|on|since|from|a|two|three|yesterday|today|now)\b|[,;])",
+    re.I,
+)
+
+
+def _swapped_as(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """The slot's new value from when it was said (the held one it replaces, or none: the old one said is
+    then dated by the priors, as for "swapped X for Y")."""
+    key, new = attribute_key(m["attr"]), clean_value(m["v"])
+    if not key or not new or _BAD_VALUE.match(new) or normalise(new) == normalise(m["old"]):
+        return None
+    return [state(c, key, new, m.group(0), template=f"{{subject}}'s {' '.join(m['attr'].split())} is {{value}}", changed=True)]
 
 
 _DIETS = r"vegetarian|vegan|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free|veggie|veggo"
@@ -2401,8 +2474,10 @@ def _called(m: re.Match[str], c: Clause) -> list[Draft] | None:
     kind = m["kind"].casefold().split()
     if not name or _BAD_VALUE.match(name) or kind[-1] in _NOT_CALLED:
         return None
-    # what the clause goes on to say is read too ("…, 4 of us")
-    return [state(c, attribute_key(kind[-1]), name, m.group(0), template=f"{{subject}}'s {' '.join(kind)} is called {{value}}",
+    # what the clause goes on to say is read too ("…, 4 of us"); a head that says only that it is a place
+    # names the slot with the word before it ("a coworking space": the coworking)
+    head = kind[-2] if len(kind) > 1 and kind[-1] in ("space", "place", "spot", "venue", "thing") else kind[-1]
+    return [state(c, attribute_key(head), name, m.group(0), template=f"{{subject}}'s {' '.join(kind)} is called {{value}}",
                   changed=bool(_CHANGE.search(c.text)))] + _read_after(c, m.end())
 
 
@@ -2479,6 +2554,14 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("I want tea, not coffee", "we're on Quistrel, not Pellbrook"),
     ),
     Pattern(
+        "swapped X for Y as the Z",
+        _SWAPPED_AS,
+        _swapped_as,
+        examples=((("we swapped Memcord out for Tallyvine as the job queue this week",), (("user", "job_queue", "Tallyvine"),)),
+                  (("our job queue is Memcord", "we replaced Memcord with Tallyvine as the job queue"), (("user", "job_queue", "Tallyvine"),))),
+        counter=("we swapped seats for the second half",),
+    ),
+    Pattern(
         "ditched X for Y",
         re.compile(_DITCHED.pattern.replace(r"\b(?:ditched", r"^(?:.*?\s)?(?:ditched", 1)
                    + "|^.*?" + _INSTEAD_OF.pattern.replace("(?i)", "").replace("(?P<old>", "(?P<old2>")
@@ -2494,6 +2577,14 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("my gym is Ironhall", "I go to Kettleworks Gym now instead of Ironhall"), (("user", "gym", "Kettleworks Gym"),)),
                   (("our CI is Trundle", "we're on Kestrelworks now, trundle is gone"), (("user", "ci", "Kestrelworks"),)),
                   (("I drive a Corvanne 3", "traded the corvanne in for a Tessly Fabrin last week"), (("user", "drives", "Tessly Fabrin"),))),
+    ),
+    Pattern(
+        "ditched a tool of a kind",
+        _DITCHED_A_KIND,
+        _ditched_a_kind,
+        examples=((("we ditched pellmark CI last sprint, everything builds on Quorrow now",), (("user", "ci", "Quorrow"),)),
+                  (("our CI is Tarnhill", "we dropped tarnhill CI, it all runs on Quorrow now"), (("user", "ci", "Quorrow"),))),
+        counter=("we ditched the old CI",),
     ),
     Pattern(
         "version bump",
@@ -2862,6 +2953,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^(?:I|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|also\s+)?(?:cancell?ed|ended|terminated|had\s+to\s+cancel)\s+(?P<what>[^,;]+)"),
         _cancelled_held,
         examples=((("My gym membership is at Corefit.", "I cancelled my Corefit membership."), ()),
+                  (("working from a coworking space called Orlin", "cancelled my Orlin membership yesterday, I work from home now"), ()),
                   (("I booked a hotel too, the Grand Arden", "also cancelled the hotel, we found a flat instead"), ())),
         counter=("I cancelled it",),
     ),
@@ -3005,6 +3097,21 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("I met a guy called Tobin", "we have a dog called Pixel"),
     ),
     Pattern(
+        "at a X called Y",
+        # "working out of a coworking called The Pellery", "staying at a guesthouse called Casa Tolva": where the
+        # user does something, by the kind of place it is
+        re.compile(r"(?i)^(?:.*?\b)?(?:(?:I|we)(?:['’]m|\s+am|['’]re|\s+are|['’]ve\s+been|\s+have\s+been)?\s+|^|(?<=,\s))(?:now\s+|still\s+|mostly\s+)?"
+                   r"(?:working|work|based|staying|stay|train|training|swim|swimming|climb|climbing)\s+(?:out\s+of|from|at|in)\s+"
+                   r"(?:a|an)\s+(?:(?:small|little|tiny|new|local|nice|lovely|cheap)\s+)*(?P<kind>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:called|named)\s+"
+                   + f"(?-i:{PROPER})"),
+        _called,
+        examples=((("working out of a coworking called The Pellery",), (("user", "coworking", "The Pellery"),)),
+                  (("I've been working from a coworking space called Orlin near the harbour",), (("user", "coworking", "Orlin"),)),
+                  (("based here till June, working out of a coworking called The Pellery",), (("user", "coworking", "The Pellery"),)),
+                  (("we're staying at a guesthouse called Casa Tolva",), (("user", "guesthouse", "Casa Tolva"),))),
+        counter=("I work with a guy called Tobin",),
+    ),
+    Pattern(
         "in band X",
         re.compile(r"(?i)^(?:.*?\b)?I(?:['’]m|\s+am)\s+(?:now\s+|still\s+)?in\s+(?:the\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?)\s+"
                    r"(?-i:(?P<v>[A-Z]{1,3}-?\d{1,3}[A-Za-z]?|\d{1,2}[A-Z]))(?=\s*(?:$|[,.;!]|\s(?:at|now|since|from|for)\b))"),
@@ -3025,7 +3132,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "role at",
         re.compile(rf"{_I}\s+(?:(?:started|starting|began|working|now)\s+as\s+)?(?:(?:a|an)\s+|(?=(?:[a-z][\w\-]*\s+){{0,3}}(?:{'|'.join(sorted(_JOBS_FOR_BARE))})\s+(?:at|for)\s))(?P<role>(?:(?:[A-Z][a-z]+|[A-Z]{{1,3}})\s+\d{{1,2}}\s+)?(?:[a-z][\w\-]*|[A-Z]{{2,5}})(?:\s+[a-z][\w\-]*){{0,3}})"
                    r"(?:\s+(?:on|in)\s+the\s+[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?\s+(?:ward|team|desk|unit|floor|department|squad|line))?"
-                   rf"\s+(?:at|for|with)\s+(?:the\s+)?{PROPER}"),
+                   rf"\s+(?:at|for|with)\s+(?:the\s+)?{_A_PLACE_CALLED}?{PROPER}"),
         _role_at,
         examples=((("I'm a data analyst at Quarrymoor Foods",), (("user", "works_at", "Quarrymoor Foods"), ("user", "job_title", "data analyst"))),
                   (("I'm content strategy lead at Pellory, B2B software",), (("user", "works_at", "Pellory"), ("user", "job_title", "content strategy lead"))),
@@ -3033,7 +3140,8 @@ PATTERNS: tuple[Pattern, ...] = (
                   (("I just started as a sous-chef at Harrowgill",), (("user", "works_at", "Harrowgill"), ("user", "job_title", "sous-chef"))),
                   (("I'm head chef at Tannery Row now",), (("user", "works_at", "Tannery Row"), ("user", "job_title", "head chef"))),
                   (("so I'm a Band 6 staff nurse on the cardiac ward at St Pellan's",), (("user", "works_at", "St Pellan's"), ("user", "job_title", "Band 6 staff nurse"))),
-                  (("I started as a paramedic with the Tolland Ambulance Trust",), (("user", "works_at", "Tolland Ambulance Trust"), ("user", "job_title", "paramedic")))),
+                  (("I started as a paramedic with the Tolland Ambulance Trust",), (("user", "works_at", "Tolland Ambulance Trust"), ("user", "job_title", "paramedic"))),
+                  (("I just started as a pastry cook at a little bakery called Tressaby's in Quellmoor",), (("user", "works_at", "Tressaby's"), ("user", "job_title", "pastry cook")))),
         counter=("I'm a big fan of Arsenal", "I'm a regular at Joe's"),
     ),
     Pattern(
@@ -3117,9 +3225,10 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "team after switching teams",
         # "changed teams last week, I'm on the checkout squad now": the team said without its word
-        re.compile(r"(?i)^I(?:'m|\s+am)\s+(?:now\s+)?on\s+the\s+(?P<team>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2})\s+now\b"),
+        re.compile(r"(?i)^I(?:'m|\s+am)\s+(?:now\s+)?on\s+(?:the\s+)?(?P<team>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2})\s+now\b"),
         _team_switched,
-        examples=((("i'm on the data team at Tarrow", "changed teams last week, i'm on the checkout squad now"), (("user", "team", "checkout squad"),)),),
+        examples=((("i'm on the data team at Tarrow", "changed teams last week, i'm on the checkout squad now"), (("user", "team", "checkout squad"),)),
+                  (("i'm on the data team at Tarrow", "I switched teams, I'm on ledger-ops now (same company)"), (("user", "team", "ledger-ops"),))),
         counter=("I'm on the train now",),
     ),
     Pattern(
@@ -3329,6 +3438,16 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("What's the plan is unclear", "Anna's idea is great", "Tom's car is red"),
     ),
     Pattern(
+        "the X on our team is Name",
+        # "the new PM on our team is Orvella Quist": a role of the user's team is a person of the user's work
+        re.compile(r"^(?:[Tt]he|[Oo]ur)\s+(?P<mods>(?:new|current|interim|acting)\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?|[A-Z]{2,4})\s+"
+                   r"(?:on|in|for|of)\s+(?:our|my|the)\s+(?:team|squad|project|floor|ward|unit|department|group)\s+(?:is|['’]s)\s+(?:now\s+)?"
+                   r"(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,2})$"),
+        _open_attribute,
+        examples=((("the new PM on our team is Orvella Quist",), (("user", "pm", "Orvella Quist"),)),),
+        counter=("the best player on our team is a goalie",),
+    ),
+    Pattern(
         "my X is Y",
         re.compile(r"(?i)^(?:(?:my|our)\s+|(?=[a-z][\w\-]*['’]s\s+(?:first\s+)?name\s+is\s))(?P<mods>(?:new|current|old|actual|real|main|usual|regular)\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,5}?(?:['’]s\s+(?:first\s+)?name)?)(?:\s+(?:is|are|'s)|['’]s(?=\s+(?:now\s+)?(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?(?-i:[A-Z])))\s+(?:now\s+|still\s+|currently\s+|officially\s+)?(?P<v>.+)$"),
         _open_attribute,
@@ -3346,12 +3465,23 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "command: X is Y",
-        re.compile(r"(?i)^(?P<attr>[a-z][\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,5}?)\s+(?:is|are)\s+(?:now\s+)?(?P<v>[^,;]+)(?:[,;].*)?$"),
-        lambda m, c: _open_attribute(m, c) if re.search(r"(?i)\b(?:remember|note|fyi|record|memo|keep in mind)\b", c.lead) else None,
+        # (a capitalised first word is someone's name: "fyi Marisol is the design lead" is about her)
+        re.compile(r"(?i)^(?P<attr>(?-i:[a-z])[\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,5}?)\s+(?:is|are)\s+(?:now\s+)?(?P<v>[^,;]+)(?:[,;].*)?$"),
+        lambda m, c: _open_attribute(m, c) if re.search(r"(?i)\b(?:remember|rmbr|rmb|note|nts|fyi|record|memo|keep in mind)\b", c.lead) else None,
         examples=((("remember: locker code at the gym is 5521", "remember: locker code at the gym is 8830 now"),
                    (("user", "locker_code_at_the_gym", "8830"),)),
                   (("remember door code at dad's block is 3390",), (("user", "door_code_at_dad's_block", "3390"),))),
-        counter=("the weather is lovely",),
+        counter=("the weather is lovely", "fyi Orvella is actually the design lead"),
+    ),
+    Pattern(
+        "X is Name",
+        # "coworking is Pellory Hub, 140 a month": a thing of the user's said without "my", when what it is
+        # is a name (capitalised words), not a remark about it ("the weather is lovely")
+        re.compile(r"^(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:is|'s)\s+(?:now\s+)?(?P<v>(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*){0,3}(?:,\s+[^,;]+)?)$"),
+        _thing_is_name,
+        examples=((("coworking is Pellory Hub, 140 a month",), (("user", "coworking", "Pellory Hub"),)),
+                  (("gym is Tarrow Fitness now",), (("user", "gym", "Tarrow Fitness"),))),
+        counter=("the weather is Lovely", "it's Tuesday", "mum is Sarah", "this is Pellory", "Lunch is Pizza Express"),
     ),
     Pattern(
         "my X Name",
@@ -3375,14 +3505,15 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "X is Y, said plainly",
-        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+(?:(?:my|our)\s+[a-z]+\s+(?=[A-Z]))?|(?:a|an|my|our)\s+(?:(?:old|new|trusty|little|second-hand|used)\s+)?(?=[A-Z0-9]))?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z]|(?i:(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b)(?:[^,;]|,(?=\d))*)(?:,\s+(?!\d).*)?$"),
+        re.compile(r"^(?:[Tt]he\s+)?(?P<attr>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2}?|[A-Z]{2,5})(?:\s+(?:is|are)|['’]s)\s+(?:now\s+|still\s+)?(?P<v>(?:(?:on|through|with|at|in)\s+(?:(?:my|our)\s+[a-z]+\s+(?=[A-Z]))?|(?:a|an|my|our)\s+(?:(?:old|new|trusty|little|second-hand|used)\s+)?(?=[A-Z0-9]))?(?:[A-Z€$£]|\d|[\w\-]*\d[\w\-]*\.|[\w\-]+\.[a-z]|(?i:(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b)(?:[^,;]|,(?=\d)|,(?=\s*(?i:flat|apt|apartment|unit|suite)\s+\w*\d))*)(?:,\s+(?!\d).*)?$"),
         lambda m, c: _open_attribute(m, c) if _plain_attribute(m["attr"]) else None,
         examples=((("CI is Jenkins, repos are on Bitbucket",), (("user", "ci", "Jenkins"), ("user", "repos", "on Bitbucket"))),
                   (("spare key is with my neighbour Ozren now",), (("user", "spare_key", "with my neighbour Ozren"),)),
                   (("rent is £1,150 a month", "sorry, the rent is £1,250 not £1,150"), (("user", "rent", "£1,250"),)),
                   (("rent is €900 a month",), (("user", "rent", "€900 a month"),)),
                   (("rent is €1,250 a month, due on the 1st", "oops: the rent is €1,205, not €1,250"), (("user", "rent", "€1,205"),)),
-                  (("recycling day is tuesday",), (("user", "recycling_day", "tuesday"),))),
+                  (("recycling day is tuesday",), (("user", "recycling_day", "tuesday"),)),
+                  (("new flat is 12 Orlin Row, flat 2C, moving in soon", "oops, it's flat 2D not 2C"), (("user", "flat", "12 Orlin Row, flat 2D"),))),
         counter=("Today is Monday", "It is March", "That is Kai's", "the weather is lovely", "Everything is OK"),
     ),
     Pattern(
@@ -3403,7 +3534,9 @@ PATTERNS: tuple[Pattern, ...] = (
         "habit",
         re.compile(r"(?i)^(?:I|we)(?:\s+(?:now|still|mostly|usually|also))*\s+(?P<verb>drive|ride|take|use|play|speak|own)\s+(?P<v>.+)$"),
         _habit,
-        examples=((("I drive a 2019 Kia Ceed.",), (("user", "drives", "2019 Kia Ceed"),)), (("I take the tram to work now",), (("user", "takes", "the tram to work"),)),
+        examples=((("I drive a 2019 Kia Ceed.",), (("user", "drives", "2019 Kia Ceed"),)),
+                  (("I drive a 2009 Pellago Twist, rusty but fine",), (("user", "drives", "2009 Pellago Twist"),)),
+                  (("I take the tram to work now",), (("user", "takes", "the tram to work"),)),
                   (("we use Taskwell for sprints", "we moved from Taskwell to Orbitask"), (("user", "uses", "Orbitask for sprints"),)),
                   (("I use Lingoro for Welsh, 15 min a day",), (("user", "uses", "Lingoro for Welsh"),)),
                   (("I use Lingoro for my Welsh, 15 min a day",), (("user", "uses", "Lingoro for my Welsh"),))),
@@ -3455,7 +3588,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"runs a X called Y", "a held figure said alone", "found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"runs a X called Y", "at a X called Y", "swapped X for Y as the Z", "ditched a tool of a kind", "a held figure said alone", "found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:

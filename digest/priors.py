@@ -58,8 +58,9 @@ SHAPES: tuple[PriorShape, ...] = (
     ),
     PriorShape(
         "swapped X for Y",
-        before=re.compile(rf"(?i)\b(?:swapped|swapping|traded|trading|exchanged|replaced|replacing)\s+(?:out\s+)?{_OWNER}{_OLD}\s+(?:for|with)\s+{_OWNER}$"),
+        before=re.compile(rf"(?i)\b(?:swapped|swapping|traded|trading|exchanged|replaced|replacing)\s+(?:out\s+)?{_OWNER}{_OLD}\s+(?:out\s+)?(?:for|with)\s+{_OWNER}$"),
         examples=(("my bank is Tarnish now, swapped Pipwell for Tarnish in May", "bank", "Pipwell"),
+                  ("we swapped Memcord out for Tallyvine as the job queue", "job_queue", "Memcord"),
                   ("CI is Gantry now, replaced Rumbleci with Gantry", "ci", "Rumbleci")),
     ),
     PriorShape(

@@ -132,7 +132,7 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
@@ -149,7 +149,7 @@ _MOVED = re.compile(
 _NEW_HOME = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|finally|now|all))*\s+(?:(?:been\s+in|got\s+the\s+keys\s+(?:to|for))\s+(?:the|our|my|a)\s+new\s+"
     rf"(?:[a-z][\w\-]*\s+)?(?:flat|apartment|house|home|place|bungalow|cottage)\s+in|settled\s+in(?:to)?"
-    rf"|got\s+(?:(?:my|our|his|her|their)\s+)?own\s+(?:flat|apartment|house|home|place)\s+in)\s+{_PROPER}{_TAIL}"
+    rf"|got\s+(?:(?:(?:my|our|his|her|their)\s+)?own|a|a\s+new)\s+(?:flat|apartment|house|home|place)\s+in)\s+{_PROPER}{_TAIL}"
 )
 # "we're moving to X next month": a move said with when it happens (without a time it may be only a plan)
 _MOVING = re.compile(
@@ -206,7 +206,7 @@ _DIED = re.compile(r"^(?:[Mm]y|[Oo]ur)\s+(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+(?:died|p
 _ADJECTIVES = {"new", "little", "small", "big", "old", "young", "cute", "lovely", "beautiful", "second", "first", "brand"}
 # Imperative only, at the clause start ("Please" is a lead-in): "do you remember that film?" is not.
 _REMEMBER = re.compile(r"(?i)^(?:remember|don't\s+forget|do\s+not\s+forget|note)\s+that\s+(?P<v>[^.!?\n]+)$")
-_COMMAND_LEAD = re.compile(r"(?i)\b(?:remember|note(?:\s+to\s+self)?|fyi|for\s+the\s+record|memo|save\s+this|keep\s+in\s+mind)\b")
+_COMMAND_LEAD = re.compile(r"(?i)\b(?:remember|rmbr|rmb|remem|note(?:\s+to\s+self)?|nts|fyi|for\s+the\s+record|memo|save\s+this|keep\s+in\s+mind)\b")
 _CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait|scratch\s+that|my\s+bad)\b")
 _I_MEANT = re.compile(r"(?i)^I\s+meant\b")
 # "it's Tobren not Tobran", "his name is Orvel, not Orval": a person's name said again, corrected
@@ -291,7 +291,7 @@ _NAME_THEN_RELATION = re.compile(
     rf"^(?P<name>[A-Z][a-z][\w\-]*)\s*(?:\(\s*(?:my|our)\s+(?P<rel>{_RELATIONS})\s*\)|,\s*(?:my|our)\s+(?P<rel2>{_RELATIONS}),)\s+(?P<rest>[a-z].*)$"
 )
 _BOTH = re.compile(
-    rf"^(?P<a>[A-Z][a-z][\w\-]*|(?:[Mm]y|[Oo]ur)\s+(?i:{_RELATIONS}))\s+and\s+(?P<b>[A-Z][a-z][\w\-]*|(?:my|our)\s+(?i:{_RELATIONS}))\s+(?P<rest>[a-z].*)$"
+    rf"^(?P<a>[A-Z][a-z][\w\-]*|(?:[Mm]y|[Oo]ur)\s+(?i:{_RELATIONS}))\s+and\s+(?P<b>[A-Z][a-z][\w\-]*|(?:my|our|his|her|their)\s+(?i:{_RELATIONS}))\s+(?P<rest>[a-z].*)$"
 )
 _NOT_PEOPLE = frozenset(
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september "
@@ -541,8 +541,11 @@ def _note_it_changes(request: ExtractionRequest, subject: str, note: str) -> Cla
     not a month) and says a change. None when none or several would."""
     if not _NOTE_CHANGE.search(note):
         return None
-    def named(text: str) -> set[str]:  # (a plural as its singular: "bins … nights" names the "bin" and "night")
-        return {singular(w) for w in re.findall(r"[a-z][a-z\-]{2,}", text.casefold()) if w not in _NOTE_PLAIN and w not in _MONTH_WORDS}
+    def named(text: str) -> set[str]:
+        # a word as its stem: a plural as its singular ("bins … nights" names the "bin" and "night"), and a
+        # long word by its first five letters ("insurers" and "insurance", "renews" and "renewal")
+        return {(w[:5] if len(w) > 6 else w) for w in (singular(x) for x in re.findall(r"[a-z][a-z\-]{2,}", text.casefold())
+                                                       if x not in _NOTE_PLAIN and x not in _MONTH_WORDS)}
     wanted = named(note)
     key = normalise(subject)
     held = [c for c in request.current if c.subject_key == key and c.predicate == "note" and c.tx_to is None
@@ -739,7 +742,9 @@ class RulesExtractor:
         if both and not {both["a"].casefold(), both["b"].casefold()} & _NOT_PEOPLE:
             # "Fennor and my sister moved to Oamaru": what the clause says is each one's
             drafts: list[Draft] = []
-            for who in (both["a"], both["b"]):
+            # ("Tessaly and her gf moved to Arrowby": her girlfriend is nobody the user has; Tessaly moved)
+            theirs_too = re.match(r"(?:his|her|their)\s", both["b"])
+            for who in (both["a"],) if theirs_too else (both["a"], both["b"]):
                 read = self._third_person(_Clause(f"{who} {both['rest']}", clause.offset, clause.lead), request)
                 drafts += [Draft(**{**d.__dict__, "quote": text}) for d in read or ()]
             return drafts if drafts else None
@@ -1007,8 +1012,10 @@ class RulesExtractor:
         """Everyday speech (factledger.digest.everyday); a clause after a command lead-in ("remember:",
         "note to self:", "fyi") that no pattern reads is kept as a note rather than lost."""
         read = everyday(EverydayClause(text, clause.lead, self._turn, subject, request.entry.said_at, request), only=only)
-        if read is None and only is None and _COMMAND_LEAD.search(clause.lead) and len(text.split()) >= 3:
+        if read is None and only is None and _COMMAND_LEAD.search(clause.lead) and (len(text.split()) >= 3 or clause.lead.rstrip().endswith(":")):
             note = text.strip(" ,.;")
+            if clause.lead.rstrip().endswith(":"):
+                note = ". ".join([note, *self._unread_after(clause, request, subject)])
             older = _note_it_changes(request, subject, note)
             if older is not None:  # "fyi locker code changed, now 8830" replaces "gym locker code 4471"
                 # ... from when it was said, or from the month it names ahead ("bin day moves to thursdays from april")
@@ -1018,6 +1025,23 @@ class RulesExtractor:
                                     valid_from=max(start or request.entry.said_at, older.valid_from), phrase=phrase)]
             return [self._draft("add", "note", note, text, subject=subject)]
         return read
+
+    def _unread_after(self, clause: _Clause, request: ExtractionRequest, subject: str) -> list[str]:
+        """The clauses after `clause` that go on with what a command heads ("note to self: switched insurers.
+        Quellane now, 545/yr"): up to the first one a pattern reads, a question, or a new statement of the
+        user's ("I'm at Tarrow now" is a fact of its own)."""
+        later = []
+        for after in _clauses(self._turn):
+            if after.offset <= clause.offset:
+                continue
+            end = after.offset + len(after.text)
+            if self._turn[end : end + 2].lstrip().startswith("?") or re.match(r"(?i)(?:I|I'm|I've|we|we're|my|our|can|could|would|what|how)\b", after.text):
+                break
+            said = EverydayClause(after.text, after.lead, self._turn, subject, request.entry.said_at, request)
+            if everyday(said) is not None:
+                break
+            later.append(after.text.strip(" ,.;"))
+        return later
 
     # -- builders -------------------------------------------------------------------------------
 
@@ -1209,8 +1233,8 @@ class RulesExtractor:
         if not old_words or len(old_words) > 4:
             return receipt("the corrected words are too long to match a held value")
         if old[0].isupper() or old[0].isdigit():
-            # a figure is whole with its separators: "3:10" (not "10"), "1,310", "4.5"
-            number = r"\d+(?:[:.,]\d+)*(?:st|nd|rd|th|am|pm)?"
+            # a figure is whole with its separators: "3:10" (not "10"), "1,310", "4.5", and a code's letter: "3D"
+            number = r"\d+(?:[:.,]\d+)*(?:st|nd|rd|th|am|pm|[A-Za-z])?"
             run = re.search(rf"((?:[A-Z][\w'’\-]*|{number})(?:\s+(?:[A-Z][\w'’\-]*|{number}))*)$", body)
             new = run.group(1) if run else ""
         else:

@@ -160,6 +160,19 @@ REWORDED = [
     # a team as an aside about a job the job's pattern reads whole, then moved from it onto another
     (("I started as a tester at Pell & Rowan in May, on the mobile team.", "they've transferred me from mobile onto the pricing team"),
      {("user", "team", "pricing team"), ("user", "works_at", "Pell & Rowan")}, {("user", "team", "mobile team")}),
+    # someone and their partner moved: the one the user knows moved (their partner is nobody held); a time
+    # phrase the ledger cannot date ("over new year") still ends the name
+    (("my sister Tessaly is a nurse", "tessaly and her gf moved to Arrowby over new year, I'm helping them paint"),
+     {("Tessaly", "lives_in", "Arrowby")}, {("user", "lives_in", "Arrowby")}),
+    (("my brother Hollin is a cook", "Hollin moved out last weekend, he's got a flat in Sennick"), {("Hollin", "lives_in", "Sennick")}, set()),
+    # a command abbreviated ("rmbr:") is a command; what it heads is one note up to a question, and a note
+    # that says a change of the same things (by their stems: "insurers", "insurance") replaces the held one
+    (("rmbr: bins go out weds night", "rmbr: council changed it, bins are thursday night now"),
+     {("user", "note", "council changed it, bins are thursday night now")}, {("user", "note", "bins go out weds night")}),
+    (("remember: car insurance renews 14 March, it's with Pellbridge Mutual",
+      "note to self: switched insurers. Quellane Direct now, next renewal 10 March. can you set a reminder?"),
+     {("user", "note", "switched insurers. Quellane Direct now, next renewal 10 March")},
+     {("user", "note", "car insurance renews 14 March, it's with Pellbridge Mutual")}),
 ]
 
 
@@ -305,3 +318,19 @@ def test_a_habit_counted_a_day_changes_and_ends(talk, first: str, then: str, slo
         return [c.value for c in talk.ledger.as_of([talk.scope], valid_at=f"{day}T12:00:00Z", predicate=slot)]
     assert held("2026-02-15") == [before]
     assert held("2026-03-11") == ([after] if after else [])
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+@pytest.mark.parametrize(("said", "slot", "old", "new"), [
+    ("we ditched pellmark CI, everything builds on Quorrow now", "ci", "pellmark", "Quorrow"),
+    ("we swapped Memcord out for Tallyvine as the job queue", "job_queue", "Memcord", "Tallyvine"),
+])
+def test_a_tool_replaced_with_nothing_held_keeps_the_old_one_before(talk, said: str, slot: str, old: str, new: str) -> None:
+    """The first the ledger hears of the slot is its change: the old tool held up to when it was said."""
+    talk.say(said, "2026-03-14T10:00:00Z")
+    talk.digest()
+    def held(day: str) -> list[str]:
+        return [c.value for c in talk.ledger.as_of([talk.scope], valid_at=f"{day}T00:00:00Z", predicate=slot)]
+    assert held("2026-02-01") == [old]
+    assert held("2026-03-15") == [new]
