@@ -1018,7 +1018,7 @@ def _habit(m: re.Match[str], c: Clause) -> list[Draft] | None:
     verb = m["verb"].casefold()
     value = clean_value(m["v"])
     if verb in ("drive", "ride", "take"):
-        # "I drive a 2011 Corvanne, on its last legs tbh": what follows the comma is said of it
+        # "I drive a 2009 Pellago Twist, rusty but fine": what follows the comma is said of it
         value = value.split(",")[0].strip()
     # "I use Lingoro for my Welsh, 15 min a day": how often or how long is no part of what is used
     value = ", ".join(p for p in re.split(r",\s*", value) if not _HOW_OFTEN_PART.match(p)) or value
@@ -1210,7 +1210,7 @@ def _ditched(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [held_replaced(c, h, _renamed(h.value, old, new), m.group(0), start, phrase) for h in held]
 
 
-# "we ditched gitlab CI last sprint, everything builds on Drone now": a tool said with the kind it is (an
+# "we ditched pellmark CI in March, it all runs on Quorrow now": a tool said with the kind it is (an
 # acronym: CI, DB, CDN …), replaced by a name the turn says next; with nothing held it is news of the slot.
 _DITCHED_A_KIND = re.compile(
     r"^(?:we|I)(?:'ve|\s+have)?(?:\s+(?:just|finally|now|also))*\s+(?:ditched|dropped|dumped|binned|got\s+rid\s+of|killed\s+off|moved\s+off(?:\s+of)?)\s+"
@@ -1236,7 +1236,7 @@ def _ditched_a_kind(m: re.Match[str], c: Clause) -> list[Draft] | None:
             draft("add", c.subject, key, new, m.group(0), cardinality="one", template=template, valid_from=start, phrase=phrase)]
 
 
-# "we swapped Redis out for Valkey as the session store this week": the slot named after "as the".
+# "we swapped Memcord out for Tallyvine as the job queue in May": the slot named after "as the".
 _SWAPPED_AS = re.compile(
     r"^(?:we|I)(?:'ve|\s+have)?(?:\s+(?:just|finally|now|also))*\s+(?:swapped|replaced|switched|traded|changed)\s+(?:out\s+)?"
     r"(?:(?:the|our|my)\s+)?(?P<old>[\w.+\-]+(?:\s+[\w.+\-]+)?)\s+(?:out\s+)?(?:for|with|to)\s+(?P<v>[\w.+\-]+(?:\s+[\w.+\-]+)?)\s+"
@@ -3205,6 +3205,16 @@ PATTERNS: tuple[Pattern, ...] = (
         counter=("my sister got a job at Tennick", "is there a role at Tennick for me?"),
     ),
     Pattern(
+        "a role in the X office",
+        # "she's a staff architect in the Kellmoor office": the job and the office it is in
+        re.compile(r"^I(?:['’]m|\s+am)\s+(?:now\s+)?(?:a|an)\s+(?P<role>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)\s+(?:in|at|based\s+in|out\s+of)\s+the\s+"
+                   r"(?P<v>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)?)\s+office\b"),
+        lambda m, c: (_role(m, c) or []) + _the_office(m, c) if _role(m, c) else None,
+        examples=((("my mentor is Orvella Quist, she's a staff architect in the Kellmoor office",),
+                   (("Orvella Quist", "office", "Kellmoor"), ("Orvella Quist", "job_title", "staff architect"))),),
+        counter=("I'm a big fan of the Tarrow office",),
+    ),
+    Pattern(
         "the office",
         re.compile(rf"(?i)^(?:.*?\b)?(?:I['’]m|I\s+am|I['’]ve\s+(?:switched|moved)|I\s+(?:switched|moved|transferred)|switched|moved|based)\s+(?:now\s+)?(?:based\s+)?(?:in|to|at|from|out\s+of)\s+(?:the\s+)?(?-i:(?P<v>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)?))\s+(?:office|site|branch|campus|depot|store|studio)\b"),
         _the_office,
@@ -3228,7 +3238,7 @@ PATTERNS: tuple[Pattern, ...] = (
         re.compile(r"(?i)^I(?:'m|\s+am)\s+(?:now\s+)?on\s+(?:the\s+)?(?P<team>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,2})\s+now\b"),
         _team_switched,
         examples=((("i'm on the data team at Tarrow", "changed teams last week, i'm on the checkout squad now"), (("user", "team", "checkout squad"),)),
-                  (("i'm on the data team at Tarrow", "I switched teams, I'm on ledger-ops now (same company)"), (("user", "team", "ledger-ops"),))),
+                  (("i'm on the data team at Tarrow", "I switched teams, I'm on ledger-ops now (new manager too)"), (("user", "team", "ledger-ops"),))),
         counter=("I'm on the train now",),
     ),
     Pattern(
@@ -3465,7 +3475,7 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "command: X is Y",
-        # (a capitalised first word is someone's name: "fyi Marisol is the design lead" is about her)
+        # (a capitalised first word is someone's name: "fyi Orvella is the design lead" is about her)
         re.compile(r"(?i)^(?P<attr>(?-i:[a-z])[\w'’\-]*(?:\s+[a-z][\w'’\-]*){0,5}?)\s+(?:is|are)\s+(?:now\s+)?(?P<v>[^,;]+)(?:[,;].*)?$"),
         lambda m, c: _open_attribute(m, c) if re.search(r"(?i)\b(?:remember|rmbr|rmb|note|nts|fyi|record|memo|keep in mind)\b", c.lead) else None,
         examples=((("remember: locker code at the gym is 5521", "remember: locker code at the gym is 8830 now"),

@@ -51,6 +51,7 @@ from .everyday import (
 from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .hosting import hosting_in_passing
+from .machines import machines_in_passing
 from .metrics import figures_in_passing
 from .model import Draft
 from .priors import priors
@@ -209,6 +210,7 @@ _REMEMBER = re.compile(r"(?i)^(?:remember|don't\s+forget|do\s+not\s+forget|note)
 _COMMAND_LEAD = re.compile(r"(?i)\b(?:remember|rmbr|rmb|remem|note(?:\s+to\s+self)?|nts|fyi|for\s+the\s+record|memo|save\s+this|keep\s+in\s+mind)\b")
 _CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait|scratch\s+that|my\s+bad)\b")
 _I_MEANT = re.compile(r"(?i)^I\s+meant\b")
+_OWNED_UP = re.compile(r"(?i)^.*\b(?:wrong|typo|mistake|messed\s+up|got\s+it\s+wrong|misread|misspelled|mistyped)\b[^,]*,\s+(?:it['’]?s|it\s+is)\s")
 # "it's Tobren not Tobran", "his name is Orvel, not Orval": a person's name said again, corrected
 _NAME_CORRECTED = re.compile(r"^(?:(?:it|its|it['’]s|it\s+is|(?:his|her|their)\s+name\s+is|(?:his|her|their)\s+name['’]s)\s+)(?P<new>[A-Z][a-z][\w'’\-]*),?\s+not\s+(?P<old>[A-Z][a-z][\w'’\-]*)\b", re.I)
 # "it's walnuts I get hives from, not almonds", "but it's kiwi she's allergic to": the value put first
@@ -326,6 +328,13 @@ _PERSON_ROLES = frozenset(
     "lawyer solicitor vet therapist counsellor reviewer lead supervisor cleaner childminder nanny plumber electrician builder "
     "agent hairdresser barber midwife consultant surgeon nurse optician".split()
 )
+def _names_a_role(predicate: str) -> bool:
+    """'landlord', 'pm', 'mentor_at_work' (the role before where it is): a slot a person fills."""
+    words = predicate.split("_")
+    head = words[: words.index("at")] if "at" in words else words
+    return bool(head) and (head[-1] in _PERSON_ROLES or head[-1] in ("pm", "cto", "ceo", "hr"))
+
+
 _A_PERSON = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+)?|[A-Z][a-z][\w'’\-]*(?:\s+[A-Z][\w'’\-]+){1,2})")
 # Everyday patterns read before the third person's: they name someone, but change the user's facts.
 # ("Travis is gone" names a held value, not a person: the user's thing replaced)
@@ -543,7 +552,7 @@ def _note_it_changes(request: ExtractionRequest, subject: str, note: str) -> Cla
         return None
     def named(text: str) -> set[str]:
         # a word as its stem: a plural as its singular ("bins … nights" names the "bin" and "night"), and a
-        # long word by its first five letters ("insurers" and "insurance", "renews" and "renewal")
+        # long word by its first five letters ("suppliers" and "supply", "renews" and "renewal")
         return {(w[:5] if len(w) > 6 else w) for w in (singular(x) for x in re.findall(r"[a-z][a-z\-]{2,}", text.casefold())
                                                        if x not in _NOTE_PLAIN and x not in _MONTH_WORDS)}
     wanted = named(note)
@@ -691,7 +700,7 @@ class RulesExtractor:
             drafts.extend(read)
             # "my landlord is Sefa Marrock, she lives in Tarnmouth": she is the person just named in a role
             named = next((d.value for d in reversed(read) if d.subject == SUBJECT and d.op in ("add", "supersede")
-                          and d.value and d.predicate.split("_")[-1] in _PERSON_ROLES and _A_PERSON.fullmatch(d.value)), None)
+                          and d.value and _names_a_role(d.predicate) and _A_PERSON.fullmatch(d.value)), None)
             # ... or the person whose thing it said ("my gf Wenna's bday is the 17th, she's vegan": Wenna)
             theirs = next((d.subject for d in reversed(read) if d.subject != SUBJECT and not d.subject.startswith(SUBJECT + "'")
                            and d.predicate == "relation"), None)
@@ -718,6 +727,8 @@ class RulesExtractor:
         drafts += team_said_aside(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "my side project Tansyweb runs on a linode box", "it's been on Koyeb.app for a week": where a project runs
         drafts += hosting_in_passing(self._turn, entry.said_at, drafts, held_now)
+        # "our pipeline deploys to the staging box stg-quell-02": a machine named by its code
+        drafts += machines_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "new bike shed code: 5064", "storage unit → K-12": a held slot's new value said tersely
         updates = updates_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         if updates:  # "ours is K-12 now", "shed code swapped → 9130": no slots "ours" or "shed_code_swapped", the update's value
@@ -887,7 +898,8 @@ class RulesExtractor:
                 if corrected:
                     return corrected
         # the cue is a lead-in word ("actually, …") or the clause's own "I meant …"
-        correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) or _I_MEANT.match(text) else None
+        # (or the clause owning up first: "the form's wrong, it's 52 not 25")
+        correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) or _I_MEANT.match(text) or _OWNED_UP.match(text) else None
         alone = _CORRECTED_TO.match(text) if not correction and _CORRECTION_CUE.search(clause.lead) else None
         if alone:
             found = self._corrected_by_shape(alone, request)
@@ -1027,8 +1039,8 @@ class RulesExtractor:
         return read
 
     def _unread_after(self, clause: _Clause, request: ExtractionRequest, subject: str) -> list[str]:
-        """The clauses after `clause` that go on with what a command heads ("note to self: switched insurers.
-        Quellane now, 545/yr"): up to the first one a pattern reads, a question, or a new statement of the
+        """The clauses after `clause` that go on with what a command heads ("note to self: switched energy
+        suppliers. Quellane Power now, 61 a month"): up to the first one a pattern reads, a question, or a new statement of the
         user's ("I'm at Tarrow now" is a fact of its own)."""
         later = []
         for after in _clauses(self._turn):

@@ -464,6 +464,9 @@ def _says_role(text: str, role: str) -> bool:
 
 
 _CALLED = re.compile(r"\b(?:called|named)\s+[A-Z]")
+# A name of two words or with a title opening a sentence, then "now": "Quellane Direct now" (one capitalised
+# word may be any word starting a sentence: "Cheaper now")
+_NAME_NOW = re.compile(r"\s*(?:(?:Dr|Mr|Mrs|Ms)\.?\s+[A-Z][\w'’&\-]+|[A-Z][\w'’&\-]+(?:\s+[A-Z][\w'’&\-]+)+)\s+(?:now|instead)\b")
 
 
 def names_beside(text: str, role: str) -> bool:
@@ -478,6 +481,9 @@ def names_beside(text: str, role: str) -> bool:
             return True
         if at + 1 < len(parts) and _CALLED.search(parts[at + 1]):
             return True  # "first paying customer!!! a little nursery called Pellow Farm"
+        if at + 1 < len(parts) and _NAME_NOW.match(parts[at + 1]):
+            return True  # "switched energy suppliers. Quellane Power now, 61 a month": who holds the role next
+
         part = part.lstrip("\"'“ ")
         for m in _CAPITALISED.finditer(part):
             if m.group(0).strip("'’") in _NOT_NAMES:

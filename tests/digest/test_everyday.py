@@ -161,18 +161,24 @@ REWORDED = [
     (("I started as a tester at Pell & Rowan in May, on the mobile team.", "they've transferred me from mobile onto the pricing team"),
      {("user", "team", "pricing team"), ("user", "works_at", "Pell & Rowan")}, {("user", "team", "mobile team")}),
     # someone and their partner moved: the one the user knows moved (their partner is nobody held); a time
-    # phrase the ledger cannot date ("over new year") still ends the name
-    (("my sister Tessaly is a nurse", "tessaly and her gf moved to Arrowby over new year, I'm helping them paint"),
+    # phrase the ledger cannot date ("over the holidays") still ends the name
+    (("my sister Tessaly is a nurse", "tessaly and her gf moved to Arrowby over the holidays, I'm lending them a van"),
      {("Tessaly", "lives_in", "Arrowby")}, {("user", "lives_in", "Arrowby")}),
-    (("my brother Hollin is a cook", "Hollin moved out last weekend, he's got a flat in Sennick"), {("Hollin", "lives_in", "Sennick")}, set()),
+    (("my brother Hollin is a cook", "Hollin finally left home, he's got a flat in Sennick"), {("Hollin", "lives_in", "Sennick")}, set()),
     # a command abbreviated ("rmbr:") is a command; what it heads is one note up to a question, and a note
-    # that says a change of the same things (by their stems: "insurers", "insurance") replaces the held one
-    (("rmbr: bins go out weds night", "rmbr: council changed it, bins are thursday night now"),
-     {("user", "note", "council changed it, bins are thursday night now")}, {("user", "note", "bins go out weds night")}),
-    (("remember: car insurance renews 14 March, it's with Pellbridge Mutual",
-      "note to self: switched insurers. Quellane Direct now, next renewal 10 March. can you set a reminder?"),
-     {("user", "note", "switched insurers. Quellane Direct now, next renewal 10 March")},
-     {("user", "note", "car insurance renews 14 March, it's with Pellbridge Mutual")}),
+    # that says a change of the same things (by their stems: "suppliers", "supply") replaces the held one
+    (("rmbr: garden waste gets collected monday mornings", "rmbr: the council moved it, garden waste is wednesday mornings now"),
+     {("user", "note", "the council moved it, garden waste is wednesday mornings now")}, {("user", "note", "garden waste gets collected monday mornings")}),
+    (("remember: energy supply renews in May, it's with Pellbridge Power",
+      "note to self: switched energy suppliers. Quellane Power now, next bill 3 June. can you set a reminder?"),
+     {("user", "note", "switched energy suppliers. Quellane Power now, next bill 3 June")},
+     {("user", "note", "energy supply renews in May, it's with Pellbridge Power")}),
+    # a correction owned up to in its own clause, without a lead-in cue
+    (("new address is 14 Orlin Row, Sennick", "oh no the form's wrong, its 41 not 14. swapped the digits"),
+     {("user", "address", "41 Orlin Row")}, {("user", "address", "14 Orlin Row")}),
+    # the person just named in a role ("my mentor at work is X") is who "she" is next
+    (("my mentor at work is Orvella Quist, she's a staff architect in the Kellmoor office",),
+     {("Orvella Quist", "office", "Kellmoor")}, {("user", "office", "Kellmoor")}),
 ]
 
 

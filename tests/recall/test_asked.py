@@ -186,6 +186,8 @@ def test_a_held_slot_asked_by_the_head_answers():
     ("the clinic says I'm O negative, the letter from my old GP was wrong", "gp", False),
     ("Physio says 4-6 weeks", "physio", False),  # the sentence's first word is no name
     ("Good for her. Pennock is your billing contact then.", "contact", True),  # unless the sentence is about it
+    ("note to self: switched energy suppliers. Quellane Power now, 61 a month", "supplier", True),  # who holds it next, said next
+    ("switched energy suppliers. Cheaper now, thankfully", "supplier", False),  # a word, not a name
 ])
 def test_a_name_beside_a_role(text, role, named):
     assert names_beside(text, role) is named
