@@ -17,10 +17,10 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 from factledger.ledger.when import MONTHS, WEEKDAYS
 
-from .everyday import RELATION_WORDS
+from .everyday import RELATION_SAID_AS, RELATION_WORDS
 from .model import Draft
 
-_RELATION = "|".join(sorted((w.replace("_", r"\s+") for w in RELATION_WORDS), key=len, reverse=True))
+_RELATION = "|".join(sorted((w.replace("_", r"\s+") for w in (*RELATION_WORDS, *RELATION_SAID_AS)), key=len, reverse=True))
 _NAME = r"(?P<name>(?-i:[A-Z][a-z][\w'’\-]*))(?!['’]s\b)"
 _NOT_NAMES = frozenset("i im i'm and but so the this that he she they we it mr mrs ms dr in on at for to of from with by as if or".split())
 TEMPLATE = "{subject} is the user's {value}"
@@ -43,6 +43,13 @@ SHAPES: tuple[Shape, ...] = (
         (("me and my partner Ozric, 4 nights in Vellport", ("Ozric", "partner")),
          ("booked a table for 3, with my sister Ilvana", ("Ilvana", "sister"))),
         ("me and my partner, 4 nights in Vellport", "with my sister In the end", "and my boss Monday said no"),
+    ),
+    Shape(
+        "my relation Name's thing",
+        re.compile(rf"(?i)\b(?:my|our)\s+(?P<rel>{_RELATION})\s+(?P<name>(?-i:[A-Z][a-z][\w\-]*))['’]s\s+(?=[a-z])"),
+        (("need a table in town for my gf Wenlis's bday on the 21st", ("Wenlis", "girlfriend")),
+         ("is my sister Tamsyn's flat near the station?", ("Tamsyn", "sister"))),
+        ("my sister Monday's plans",),
     ),
     Shape(
         "Name (my relation)",
@@ -68,6 +75,7 @@ def relatives_named(text: str) -> list[tuple[str, str]]:
     for shape in SHAPES:
         for m in shape.regex.finditer(text):
             name, relation = m["name"], re.sub(r"\s+", "_", m["rel"].casefold())
+            relation = RELATION_SAID_AS.get(relation, relation)  # "my gf Wenlis": the girlfriend
             if name.casefold() in _NOT_NAMES or name.casefold() in _WEEK_AND_MONTHS:
                 continue
             if (name, relation) not in found:
@@ -89,4 +97,33 @@ def named_in_passing(turn: str, drafts: Sequence[Draft], current: Sequence[Claim
         known.add(normalise(person))  # one relation a person, the first the turn says
         added.append(Draft(op="add", subject=person, predicate="relation", value=relation.replace("_", " "), quote=turn.strip(),
                            cardinality="many", template=TEMPLATE))
+    return added
+
+
+# "for my gf Wenlis's bday on the 21st", "Tamsin's birthday's on 4 May": a birthday said in passing, with
+# its day (a day of the month, with or without the month).
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_BIRTHDAY = re.compile(
+    rf"(?i)\b(?P<name>(?-i:[A-Z][a-z][\w\-]*))['’]s\s+(?:bday|birthday|b-day)(?:\s+is|['’]s)?\s+(?:on\s+)?"
+    rf"(?P<when>the\s+\d{{1,2}}(?:st|nd|rd|th)(?:\s+of\s+{_MONTH})?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?)\b"
+)
+BIRTHDAY_EXAMPLES = (("need a table in town for my gf Wenlis's bday on the 21st", ("Wenlis", "the 21st")),
+                     ("booked cake for Tamsyn's birthday on 4 May", ("Tamsyn", "4 May")))
+BIRTHDAY_COUNTER = ("Wenlis's bday was great", "it's Monday's birthday special")
+
+
+def birthdays_in_passing(turn: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
+    """A named person's birthday said in passing, when neither `drafts` nor the ledger holds one for them."""
+    if _HEDGED.search(turn):
+        return []
+    held = {normalise(d.subject) for d in drafts if d.predicate == "birthday"}
+    held |= {c.subject_key for c in current if c.predicate == "birthday" and c.tx_to is None and c.valid_to is None}
+    added = []
+    for m in _BIRTHDAY.finditer(turn):
+        name = m["name"]
+        if name.casefold() in _NOT_NAMES or name.casefold() in _WEEK_AND_MONTHS or normalise(name) in held:
+            continue
+        held.add(normalise(name))
+        added.append(Draft(op="add", subject=name, predicate="birthday", value=m["when"], quote=m.group(0),
+                           cardinality="one", template="{subject}'s birthday is {value}"))
     return added

@@ -56,7 +56,7 @@ from .metrics import figures_in_passing
 from .model import Draft
 from .priors import priors
 from .pursuits import pursuits_in_passing
-from .relatives import named_in_passing
+from .relatives import birthdays_in_passing, named_in_passing
 from .slot_updates import updates_in_passing
 from .trips import trip_in_passing
 from factledger.ledger.when import MONTH_WORD, MONTHS, TIME_PHRASE, find_time_phrase, resolve_event_time, resolve_time_phrase
@@ -401,9 +401,34 @@ def with_apostrophes(text: str) -> str:
 
 
 def as_read(text: str, request: ExtractionRequest) -> str:
-    """The turn as the patterns read it: contractions with their apostrophes, "i" as "I", known names with
-    their capitals."""
-    return names_typed_small(capital_i(with_apostrophes(text)), request)
+    """The turn as the patterns read it: contractions with their apostrophes, "i" as "I", known names and
+    names after a title with their capitals."""
+    return names_typed_small(titled_names(capital_i(with_apostrophes(text))), request)
+
+
+# A title typed small and the name after it ("new vet, dr yevra holt"): one or two words, not a word that
+# goes on with the sentence ("dr holt says …", "dr holt at the surgery").
+_TITLED_SMALL = re.compile(r"(?<![\w'’\-])(dr|mr|mrs|ms|mx|prof)(\.?\s+)([a-z][a-z'’\-]+)(?:(\s+)([a-z][a-z'’\-]+))?(?![\w'’\-])")
+_NOT_SURNAMES = frozenset(
+    "at in on for from to with and or but so the a an is was are were has had have says said thinks thought told tells "
+    "wants reckons recommended reckoned suggested now again today tomorrow yesterday instead too also next last this "
+    "who which that because if when then".split()
+)
+
+
+def titled_names(text: str) -> str:
+    """`text` with a title typed small and the name after it capitalised ("dr yevra holt" -> "Dr Yevra Holt").
+    The same length."""
+    def capitalised(m: re.Match[str]) -> str:
+        title, gap, first, space, second = m.groups()
+        if first in _NOT_SURNAMES:
+            return m.group(0)
+        name = title.capitalize() + gap + first.capitalize()
+        if second is None:
+            return name
+        return name + space + (second if second in _NOT_SURNAMES else second.capitalize())
+
+    return _TITLED_SMALL.sub(capitalised, text)
 
 
 # Words that are part of many names and of everyday speech alike ("the Copper Spoon", "Vellory Leisure
@@ -710,6 +735,8 @@ class RulesExtractor:
         # "me and my partner Ozric, 4 nights in Vellport": who someone named in passing is
         held_now = self._view.current if self._view is not None else request.current
         drafts += named_in_passing(self._turn, drafts, held_now)
+        # "for my gf Ysolde's bday on the 21st": a birthday said beside something else
+        drafts += birthdays_in_passing(self._turn, drafts, held_now)
         # "tested again yesterday, ftp 243", "deadlift finally moved!! pulled 152.5 kg": training figures said in passing
         drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing

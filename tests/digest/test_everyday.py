@@ -176,6 +176,9 @@ REWORDED = [
     # a correction owned up to in its own clause, without a lead-in cue
     (("new address is 14 Orlin Row, Sennick", "oh no the form's wrong, its 41 not 14. swapped the digits"),
      {("user", "address", "41 Orlin Row")}, {("user", "address", "14 Orlin Row")}),
+    # a title typed small and the name after it
+    (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
+    (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
     # the person just named in a role ("my mentor at work is X") is who "she" is next
     (("my mentor at work is Orvella Quist, she's a staff architect in the Kellmoor office",),
      {("Orvella Quist", "office", "Kellmoor")}, {("user", "office", "Kellmoor")}),
