@@ -406,8 +406,8 @@ def as_read(text: str, request: ExtractionRequest) -> str:
     return names_typed_small(titled_names(capital_i(with_apostrophes(text))), request)
 
 
-# A title typed small and the name after it ("new vet, dr yevra holt"): one or two words, not a word that
-# goes on with the sentence ("dr holt says …", "dr holt at the surgery").
+# A title typed small and the name after it ("new vet, dr orlin wessick"): one or two words, not a word that
+# goes on with the sentence ("dr wessick says …", "dr wessick at the surgery").
 _TITLED_SMALL = re.compile(r"(?<![\w'’\-])(dr|mr|mrs|ms|mx|prof)(\.?\s+)([a-z][a-z'’\-]+)(?:(\s+)([a-z][a-z'’\-]+))?(?![\w'’\-])")
 _NOT_SURNAMES = frozenset(
     "at in on for from to with and or but so the a an is was are were has had have says said thinks thought told tells "
@@ -417,7 +417,7 @@ _NOT_SURNAMES = frozenset(
 
 
 def titled_names(text: str) -> str:
-    """`text` with a title typed small and the name after it capitalised ("dr yevra holt" -> "Dr Yevra Holt").
+    """`text` with a title typed small and the name after it capitalised ("dr orlin wessick" -> "Dr Orlin Wessick").
     The same length."""
     def capitalised(m: re.Match[str]) -> str:
         title, gap, first, space, second = m.groups()
