@@ -100,7 +100,7 @@ def named_in_passing(turn: str, drafts: Sequence[Draft], current: Sequence[Claim
     return added
 
 
-# "for my gf Wenlis's bday on the 21st", "Tamsin's birthday's on 4 May": a birthday said in passing, with
+# "for my gf Wenlis's bday on the 21st", "Tamsyn's birthday's on 4 May": a birthday said in passing, with
 # its day (a day of the month, with or without the month).
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
 _BIRTHDAY = re.compile(
