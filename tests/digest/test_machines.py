@@ -41,3 +41,18 @@ def test_a_new_code_holds_in_place_of_the_old_from_when_it_was_said(talk) -> Non
     assert ("staging_box", "stg-quell-05") in held(talk)
     assert ("staging_box", "stg-quell-02") not in held(talk)
     assert ("staging_box", "stg-quell-02") in held(talk, valid_at="2026-02-20T00:00:00Z")
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+def test_a_held_code_moved_to_a_new_one_named_in_the_turn(talk) -> None:
+    """'staging lives at stg-orwell.internal', then 'staging moved btw, new host is stg2-orwell.internal'."""
+    talk.say("working on billing today. staging lives at stg-orwell.internal, deploys are a makefile", "2026-02-02T10:00:00Z")
+    talk.digest()
+    talk.say("staging moved btw, new host is stg2-orwell.internal. the old box is gone", "2026-03-02T10:00:00Z")
+    talk.digest()
+    assert ("staging", "stg2-orwell.internal") in held(talk)
+    assert ("staging", "stg-orwell.internal") in held(talk, valid_at="2026-02-20T00:00:00Z")
+    talk.say("the build moved to a new runner, nothing else changed", "2026-03-03T10:00:00Z")
+    talk.digest()
+    assert ("staging", "stg2-orwell.internal") in held(talk)  # no code named: nothing moves
