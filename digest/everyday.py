@@ -3101,17 +3101,17 @@ PATTERNS: tuple[Pattern, ...] = (
     ),
     Pattern(
         "at a X called Y",
-        # "working out of a coworking called The Pellery", "staying at a guesthouse called Casa Tolva": where the
-        # user does something, by the kind of place it is
+        # "working out of a coworking called The Pellery", "I train at a gym called The Tolva": where the user
+        # works or trains, by the kind of place it is (where a trip stays is the trips' own)
         re.compile(r"(?i)^(?:.*?\b)?(?:(?:I|we)(?:['’]m|\s+am|['’]re|\s+are|['’]ve\s+been|\s+have\s+been)?\s+|^|(?<=,\s))(?:now\s+|still\s+|mostly\s+)?"
-                   r"(?:working|work|based|staying|stay|train|training|swim|swimming|climb|climbing)\s+(?:out\s+of|from|at|in)\s+"
+                   r"(?:working|work|based|train|training|swim|swimming|climb|climbing)\s+(?:out\s+of|from|at|in)\s+"
                    r"(?:a|an)\s+(?:(?:small|little|tiny|new|local|nice|lovely|cheap)\s+)*(?P<kind>[a-z][\w\-]*(?:\s+[a-z][\w\-]*)?)\s+(?:called|named)\s+"
                    + f"(?-i:{PROPER})"),
         _called,
         examples=((("working out of a coworking called The Pellery",), (("user", "coworking", "The Pellery"),)),
                   (("I've been working from a coworking space called Orlin near the harbour",), (("user", "coworking", "Orlin"),)),
                   (("based here till June, working out of a coworking called The Pellery",), (("user", "coworking", "The Pellery"),)),
-                  (("we're staying at a guesthouse called Casa Tolva",), (("user", "guesthouse", "Casa Tolva"),))),
+                  (("I train at a bouldering gym called The Tolva",), (("user", "gym", "The Tolva"),))),
         counter=("I work with a guy called Tobin",),
     ),
     Pattern(
@@ -3601,7 +3601,7 @@ PATTERNS: tuple[Pattern, ...] = (
 
 # Read before the fixed-slot patterns: each is more specific than the fixed pattern that would also match
 # ("I left X and joined Y" is not only "I left X").
-FIRST_PATTERNS = frozenset({"runs a X called Y", "at a X called Y", "swapped X for Y as the Z", "ditched a tool of a kind", "a held figure said alone", "found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
+FIRST_PATTERNS = frozenset({"runs a X called Y", "swapped X for Y as the Z", "ditched a tool of a kind", "a held figure said alone", "found a X, Name", "quit, the habit said beside", "moved out", "a held figure moved", "first day at", "last day at", "start at", "Y, not the held X", "switched to Y, the held X named", "it's the code, corrected", "pet gone", "Name's X is Y", "X changed to Y", "no longer does X", "someone left", "a new X, Name", "allergic to", "took the offer", "pay bumped", "someone changed X to Y", "someone handles X", "where I am", "how often", "ditched X for Y", "version bump", "it's Y now", "raising X to Y", "medication", "left and joined", "joined", "cancelled and rebooked", "ended", "not at any more", "with now"})
 
 
 def everyday(clause: Clause, *, only: frozenset[str] | None = None) -> list[Draft] | None:
