@@ -1205,9 +1205,14 @@ class Recall:
         asked = set(content_words(query)) | named.subject_words
         probes = []
         for i, hit in enumerate(users):
-            names = _named_in(hit.text, asked)
-            if names:
-                probes.append(SinceProbe(i, tuple((n,) for n in names), hit.episode.said_at, (hit.episode.id,)))  # type: ignore[union-attr]
+            groups = [(n,) for n in _named_in(hit.text, asked)]
+            # a question about someone ("what does Pim do after school?"): a later turn naming them and a
+            # thing the excerpt says of them ("pim dropped swimming" after "she does swimming on tuesdays")
+            said = set(words(hit.text))
+            for person in sorted(named.subject_words & said):
+                groups += [(person, w) for w in _things_said(hit.text, asked)]
+            if groups:
+                probes.append(SinceProbe(i, tuple(groups), hit.episode.said_at, (hit.episode.id,)))  # type: ignore[union-attr]
         shown = {h.episode.id for h in [*episodes, *beside] if h.episode is not None}
         newest: dict[int, Episode] = {}
         for key, record in self._recorder.said_since(probes, seen, 3) if probes else ():
@@ -1510,6 +1515,13 @@ def _named_in(text: str, asked: set[str]) -> list[str]:
             if len(word) >= 2 and word not in asked and word not in _NOT_NAMED and word not in STOP_WORDS and not word.isdigit():
                 found.append(word)
     return sorted(dict.fromkeys(found), key=len, reverse=True)[:4]
+
+
+def _things_said(text: str, asked: set[str]) -> list[str]:
+    """The content words of `text` that may name what it says of someone (not the question's own words,
+    the calendar's or a number): at most six, the longest."""
+    found = [w for w in content_words(text) if len(w) >= 4 and w not in asked and w not in _NOT_NAMED and not w.isdigit()]
+    return sorted(dict.fromkeys(found), key=len, reverse=True)[:6]
 
 
 def _the_users(hit: Hit) -> bool:
