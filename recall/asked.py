@@ -88,6 +88,9 @@ TYPE_HEADS = frozenset(
     "height width weight price cost amount".split()
 )
 
+# Kinds of a thing whose value is a name ("what make is my bike?": a brand's).
+_NAMED_KINDS = frozenset("brand make model".split())
+
 # Heads a title answers without their word ("i'm secretary of the chess club" for "my role there").
 TITLE_HEADS = frozenset("role job position title occupation profession".split())
 
@@ -157,6 +160,16 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
             r"\b(?:\d{1,4}[A-Za-z]?,?\s+)?(?:[A-Z][\w'’-]+\s+){1,3}(?i:street|st|road|rd|lane|ln|avenue|ave|terrace|close|way|drive"
             r"|place|court|crescent|gardens|grove|square|row|hill|boulevard|blvd|mews|walk|parade|strasse|straße|rue|via|calle)\b"
             r"|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b",
+        ),
+    ),
+    (
+        frozenset("brand make model".split()),
+        # a name: a capitalised word not starting its sentence ("I drive a 2019 Corvanne"; "I", a month or a
+        # weekday names no brand)
+        re.compile(
+            r"(?<=[\w,;:+&]\s)(?!I\b|I['’])(?!(?:" + "|".join(_MONTHS) + r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)"
+            r"(?-i:[A-Z])[\w'’&\-]+",
+            re.I,
         ),
     ),
     (frozenset({"version"}), re.compile(r"\bv?\d+(?:\.(?:\d+|x))*\b", re.I)),  # "3.12", "node 22", "1.24.x", "v5"
@@ -418,7 +431,9 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                     if token in _OWNERS:
                         inner = _phrase(after, k + 1)
                         if inner:
-                            return AskedFor(inner[-1], tuple(inner[:-1]), _anchors(after, inner))
+                            # "what make is my bike?": a brand's name is the value asked of the bike
+                            value = thing[0] if thing[0] in _NAMED_KINDS else ""
+                            return AskedFor(inner[-1], tuple(inner[:-1]), _anchors(after, inner), value=value)
                         return None
                 return None
             return None
@@ -517,6 +532,25 @@ def _value_clauses(asked: AskedFor, text: str) -> list[str]:
     return [text] if asked.person or asked.value == "count" else _CLAUSE.split(text)
 
 
+# Units a number is said with that make it a measure, not a count of things ("commute's 25 min", "10 km").
+_MEASURE_AFTER = re.compile(r"\s*(?:min|mins|minutes|secs?|seconds|h|hrs?|hours?|km|kms|k|mi|miles|m|kg|kgs|lbs?|g|ml|l|%|°|am|pm|x|times"
+                            r"|mg|mph|kph|quid|euros?|dollars?|pounds?|bucks|days?|weeks?|months?|years?|nights?|yrs?|wks?)\b", re.I)
+
+
+def _says_value(asked: AskedFor, shape: re.Pattern[str], text: str) -> bool:
+    """Whether `text` holds a value of `shape` for what `asked` asks: for a count ("how many bedrooms"), a
+    number that is not a measure of something else ("25 min", "10 km"), unless it measures what is asked
+    ("how many km do I run")."""
+    if asked.value != "count":
+        return shape.search(text) is not None
+    units = asked.alternatives()
+    for found in shape.finditer(text):
+        unit = _MEASURE_AFTER.match(text, found.end())
+        if unit is None or any(same_word(w, u) for w in words(unit.group(0)) for u in units):
+            return True
+    return False
+
+
 def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterable[str], held_words: Iterable[str] = ()) -> bool:
     """Whether what `asked` asks for was never said while something it is asked of was: the head and
     each of its other words never said in the searched scopes (`never_said`), one of the question's
@@ -581,16 +615,18 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
         wanted = asked.alternatives() | set(asked.qualifiers)
         for text in texts:
             clauses = _value_clauses(asked, text)
-            if any(_shares(words(clause), wanted) and (shape.search(clause) or _day_goes_on(asked, clauses[at + 1 :]))
+            if any(_shares(words(clause), wanted) and (_says_value(asked, shape, clause) or _day_goes_on(asked, clauses[at + 1 :]))
                    for at, clause in enumerate(clauses)):
                 return False
             said = set(words(text))
-            if not _shares(said, asked.alternatives()) and _shares(said, asked.anchors) and shape.search(text):
+            if not _shares(said, asked.alternatives()) and _shares(said, asked.anchors) and _says_value(asked, shape, text):
                 return False
         return True
     texts = list(texts)
-    if shape is not None and not any(shape.search(text) for text in texts):
+    if shape is not None and not any(_says_value(asked, shape, text) for text in texts):
         return True  # "when's my MOT due?" beside a service "due at 61k": no date was said at all
+    if (asked.head in _NAMED_KINDS or asked.value in _NAMED_KINDS) and any(word in never_said for word in asked.others):
+        return True  # "what brand is my bass guitar?" when no guitar was ever said: the thing asked of is not here
     if all(word in never_said for word in asked.others):
         # Nothing of it was said: a paraphrase may still answer (the vector lane decides), unless the
         # thing is named by three words or more, none ever said ("my half marathon PB" beside a 10K):
@@ -607,7 +643,7 @@ def asks_unsaid_part(asked: AskedFor, never_said: frozenset[str], texts: Iterabl
                 if others and not _shares(words(clause), others):
                     continue  # ("flying Brantair BT212" is the flight's: "flight" said as "flying")
                 after = clauses[at + 1].lstrip(" ,.;:!?-") if at + 1 < len(clauses) else ""
-                if shape.search(clause) or (after and shape.match(after)):
+                if _says_value(asked, shape, clause) or (after and shape.match(after)):
                     return False
     return True
 

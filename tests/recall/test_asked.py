@@ -685,3 +685,22 @@ def test_a_kind_never_said_finds_nothing(clocked_ledger, clock, recall):
     assert recall.prompt("which password manager do I use?", SCOPE).text == ""
     assert recall.prompt("what standing desk do i use?", SCOPE).text == ""
     assert "helix" in recall.prompt("which editor do I use?", SCOPE).text
+
+
+@pytest.mark.parametrize(("query", "never", "texts", "empty"), [
+    # a count asked: a measure of something else is no count of it
+    ("how many bedrooms does my new place have?", {"bedrooms", "bedroom"},
+     ["moved into the new place on Orlin Row last saturday, commute's 25 min by tram now"], True),
+    ("how many bedrooms does my new place have?", {"bedrooms", "bedroom"},
+     ["the new place has 3 bedrooms and a tiny garden"], False),
+    ("how many nights is the trip?", {"nights"}, ["the trip is 5 nights in Tarrow"], False),  # the measure asked
+    # a brand, make or model asked: a name said beside the thing, or nothing here is it
+    ("what make is my bike?", {"make"}, ["sold the car, it's bike + bus for me now"], True),
+    ("what make is my bike?", {"make"}, ["I ride a Tarrow Swift bike to work"], False),
+    ("what brand is my bass guitar?", {"brand", "guitar"}, ["i play bass in a covers band, The Orlin Saints"], True),
+    ("what brand of cigarettes did I smoke?", {"brand", "cigarettes"}, ["I smoke about 10 a day. also I pay 12.99 for Tellwave"], True),
+])
+def test_a_count_or_a_brand_asked_needs_its_value_beside_the_thing(query, never, texts, empty):
+    asked = asked_for(query)
+    assert asked is not None
+    assert asks_unsaid_part(asked, frozenset(never), texts) is empty
