@@ -72,6 +72,7 @@ GENERIC = {
     "airbnb", "Airbnb",  # a kind of place to stay, among the lodging words (digest/everyday.py)
     "landlord",  # a role someone fills for the user, among the role words (digest/rules.py)
     "MariaDB",  # a database every developer names, in the dialect notes and a stack example
+    "onboarding",  # a word of work, among the words that say a turn is about a job (digest/everyday.py)
 }
 
 
