@@ -240,8 +240,10 @@ def _open_attribute(m: re.Match[str], c: Clause) -> list[Draft] | None:
 
 
 # What is said "is <Name>" of without being a thing of the user's: meals, days, plans of the moment.
-_PASSING_THINGS = frozenset("lunch dinner breakfast brunch tea supper today tonight tomorrow weekend plan idea winner game film movie match weather "
-    "forecast sky view food show book song album party theme topic menu special score result".split())
+_PASSING_THINGS = frozenset(
+    "lunch dinner breakfast brunch tea supper today tonight tomorrow weekend plan idea winner game film movie match "
+    "weather forecast sky view food show book song album party theme topic menu special score result".split()
+)
 
 
 def _thing_is_name(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -628,6 +630,12 @@ def _the_office(m: re.Match[str], c: Clause) -> list[Draft] | None:
     the user works from (a change when they say they switched)."""
     changed = bool(re.search(r"(?i)\b(?:switched|moved|transferred)\b", m.group(0)))
     return [state(c, "office", m["v"], m.group(0), template="{subject} works from the {value} office", changed=changed)]
+
+
+def _role_in_office(m: re.Match[str], c: Clause) -> list[Draft] | None:
+    """'she's a staff architect in the Kellmoor office': a job (one `_role` reads) and its office."""
+    role = _role(m, c)
+    return role + _the_office(m, c) if role else None
 
 
 TEAM = "{subject} is on the {value}"
@@ -3209,7 +3217,7 @@ PATTERNS: tuple[Pattern, ...] = (
         # "she's a staff architect in the Kellmoor office": the job and the office it is in
         re.compile(r"^I(?:['’]m|\s+am)\s+(?:now\s+)?(?:a|an)\s+(?P<role>[a-z][\w\-]*(?:\s+[a-z][\w\-]*){0,3}?)\s+(?:in|at|based\s+in|out\s+of)\s+the\s+"
                    r"(?P<v>[A-Z][\w'’\-]*(?:\s+[A-Z][\w'’\-]*)?)\s+office\b"),
-        lambda m, c: (_role(m, c) or []) + _the_office(m, c) if _role(m, c) else None,
+        _role_in_office,
         examples=((("my mentor is Orvella Quist, she's a staff architect in the Kellmoor office",),
                    (("Orvella Quist", "office", "Kellmoor"), ("Orvella Quist", "job_title", "staff architect"))),),
         counter=("I'm a big fan of the Tarrow office",),

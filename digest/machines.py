@@ -1,12 +1,13 @@
 """A machine named by its code in passing: "our pipeline deploys to the staging box stg-quell-02".
 
-A coding assistant hears hosts, boxes and databases named beside what the turn is really about ("can u help
-me read this stack trace"), as "the <kind> <code>": the kind ("staging box", "build server", "prod db") names
-the slot, the code (lower case, with a digit and a dash or a dot, or a host name: "stg-quell-02", "pg-main-3.lan",
-"stg-orwell.internal") is its value; "staging lives at <code>" names the environment's. Said with nothing held there, it holds since at least then; said with another code held, it holds
-in its place from when it was said; and a held code whose slot the turn names beside a change ("staging
-moved btw, new host is stg2-orwell.internal") is replaced by the one new code the turn names. Each shape
-is data with examples and counter-examples (tests/digest/test_machines.py).
+A coding assistant hears hosts, boxes and databases named beside what the turn is really about ("can u
+help me read this stack trace"), as "the <kind> <code>": the kind ("staging box", "build server", "prod
+db") names the slot, the code is its value (lower case with a digit and a dash or a dot, or a host name:
+"stg-quell-02", "pg-main-3.lan", "stg-orwell.internal"); "staging lives at <code>" names the
+environment's. Said with nothing held there, the code holds since at least then; said with another code
+held, it holds in its place from when it was said. A held code whose slot the turn names beside a change
+("staging moved btw, new host is stg2-orwell.internal") is replaced by the one new code the turn names.
+Each shape is data with examples and counter-examples (tests/digest/test_machines.py).
 """
 
 from __future__ import annotations

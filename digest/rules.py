@@ -328,6 +328,8 @@ _PERSON_ROLES = frozenset(
     "lawyer solicitor vet therapist counsellor reviewer lead supervisor cleaner childminder nanny plumber electrician builder "
     "agent hairdresser barber midwife consultant surgeon nurse optician".split()
 )
+
+
 def _names_a_role(predicate: str) -> bool:
     """'landlord', 'pm', 'mentor_at_work' (the role before where it is): a slot a person fills."""
     words = predicate.split("_")
@@ -735,7 +737,7 @@ class RulesExtractor:
         # "me and my partner Ozric, 4 nights in Vellport": who someone named in passing is
         held_now = self._view.current if self._view is not None else request.current
         drafts += named_in_passing(self._turn, drafts, held_now)
-        # "for my gf Ysolde's bday on the 21st": a birthday said beside something else
+        # "for my gf Wenlis's bday on the 21st": a birthday said beside something else
         drafts += birthdays_in_passing(self._turn, drafts, held_now)
         # "tested again yesterday, ftp 243", "deadlift finally moved!! pulled 152.5 kg": training figures said in passing
         drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
@@ -1067,8 +1069,8 @@ class RulesExtractor:
 
     def _unread_after(self, clause: _Clause, request: ExtractionRequest, subject: str) -> list[str]:
         """The clauses after `clause` that go on with what a command heads ("note to self: switched energy
-        suppliers. Quellane Power now, 61 a month"): up to the first one a pattern reads, a question, or a new statement of the
-        user's ("I'm at Tarrow now" is a fact of its own)."""
+        suppliers. Quellane Power now, 61 a month"): up to the first one a pattern reads, a question, or a
+        new statement of the user's ("I'm at Tarrow now" is a fact of its own)."""
         later = []
         for after in _clauses(self._turn):
             if after.offset <= clause.offset:
