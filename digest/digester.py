@@ -158,7 +158,18 @@ class Digester:
             return self.extractor.extract_window(request)  # type: ignore[attr-defined]
         (entry,) = window
         return {entry.id: self.extractor.extract(
-            ExtractionRequest(entry=entry, recent=recent, current=current, predicates=predicates, held=held))}
+            ExtractionRequest(entry=entry, recent=recent, current=current, predicates=predicates, held=held,
+                              reply=self._reply_to(entry)))}
+
+    def _reply_to(self, entry: JournalEntry) -> JournalEntry | None:
+        """The assistant's turn right after a user's `entry` in its scope and session (the next entry of
+        the journal), when there is one."""
+        if entry.role != "user":
+            return None
+        following = self.journal.entry(entry.id + 1)
+        if following is None or following.role != "assistant" or following.scope != entry.scope or following.session != entry.session:
+            return None
+        return following
 
     # -- one entry ------------------------------------------------------------------------------
 

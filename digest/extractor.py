@@ -21,6 +21,9 @@ class ExtractionRequest:
     # The held facts this turn talks about, most relevant first (digest/held.py), for an extractor that
     # asks for them (`held_limit`); None when not retrieved.
     held: list[ClaimVersion] | None = None
+    # The assistant's answer to this turn, when the journal holds it: context only (the rules read which
+    # words it writes as names: "moving to norwich" answered by "… your new address in Norwich").
+    reply: JournalEntry | None = None
 
 
 @dataclass(frozen=True)

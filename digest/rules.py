@@ -444,6 +444,8 @@ _COMMON_NAME_WORDS = frozenset(
     "limited ltd co company partners associates mutual insurance trust council office team".split()
 )
 _CAPITALISED = re.compile(r"(?<![\w'’\-])[A-Z][a-z][\w'’\-]*")
+# A capitalised word after a word in lower case or a comma: a name, not a sentence's first word.
+_NAME_MID_SENTENCE = re.compile(r"(?<=[a-z0-9,;:]\s)(?!I['’]|I\b)[A-Z][a-z][\w'’\-]*")
 _SMALL_WORD = re.compile(r"(?<![\w'’\-])[a-z][a-z][\w'’\-]*")
 
 
@@ -452,10 +454,16 @@ def names_typed_small(text: str, request: ExtractionRequest) -> str:
     capitals where typed small ("ondrash left on Friday" after "my reviewer is Ondrash Vell"), so the
     patterns that read names read them. The same length."""
     known: dict[str, str] = {}
-    for held in request.current:
-        for name in _CAPITALISED.findall(f"{held.subject} {held.value}"):
+    written = [f"{held.subject} {held.value}" for held in request.current]
+    # ... and the words the conversation around the turn writes as names, mid-sentence: the session's
+    # earlier turns and the assistant's answer ("moving to norwich" answered with "… in Norwich")
+    said_around = [e.text for e in [*request.recent, *([request.reply] if request.reply else [])]]
+    written += [m.group(0) for around in said_around for m in _NAME_MID_SENTENCE.finditer(around)]
+    for names in written:
+        for name in _CAPITALISED.findall(names):
             bare = re.sub(r"['’]s$", "", name)
-            if len(bare) >= 4 and bare.casefold() not in _COMMON_NAME_WORDS and bare.casefold() not in _MONTH_WORDS:
+            if (len(bare) >= 4 and bare.casefold() not in _COMMON_NAME_WORDS and bare.casefold() not in _MONTH_WORDS
+                    and bare.casefold() not in _NOT_PEOPLE):
                 known.setdefault(bare.casefold(), bare)
     if not known:
         return text

@@ -343,3 +343,17 @@ def test_a_tool_replaced_with_nothing_held_keeps_the_old_one_before(talk, said: 
         return [c.value for c in talk.ledger.as_of([talk.scope], valid_at=f"{day}T00:00:00Z", predicate=slot)]
     assert held("2026-02-01") == [old]
     assert held("2026-03-15") == [new]
+
+
+@pytest.mark.both_engines
+@pytest.mark.usefixtures("erase_guard_on_engine")
+def test_a_name_typed_small_is_read_as_the_assistants_answer_writes_it(talk) -> None:
+    """'moved into a flat in orlinby last saturday' answered 'Welcome to Orlinby!': the answer's capitals say
+    the word is a name (only mid-sentence: a sentence's first word says nothing)."""
+    talk.say("moved into a flat in orlinby last saturday, rent is 950 a month", "2026-03-14T10:00:00Z")
+    talk.say("Welcome to Orlinby! Want help with a budget?", "2026-03-14T10:00:05Z", role="assistant")
+    talk.say("i moved to tessick in may", "2026-03-15T10:00:00Z", session="s2")
+    talk.say("Tessick sounds lovely.", "2026-03-15T10:00:05Z", role="assistant", session="s2")
+    talk.digest()
+    lives = {c.value for c in talk.ledger.current([talk.scope]) if c.predicate == "lives_in"}
+    assert lives == {"Orlinby"}, lives
