@@ -22,7 +22,7 @@ class ExtractionRequest:
     # asks for them (`held_limit`); None when not retrieved.
     held: list[ClaimVersion] | None = None
     # The assistant's answer to this turn, when the journal holds it: context only (the rules read which
-    # words it writes as names: "moving to norwich" answered by "… your new address in Norwich").
+    # words it writes as names: "moving to orlinby" answered by "… your new address in Orlinby").
     reply: JournalEntry | None = None
 
 

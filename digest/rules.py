@@ -456,7 +456,7 @@ def names_typed_small(text: str, request: ExtractionRequest) -> str:
     known: dict[str, str] = {}
     written = [f"{held.subject} {held.value}" for held in request.current]
     # ... and the words the conversation around the turn writes as names, mid-sentence: the session's
-    # earlier turns and the assistant's answer ("moving to norwich" answered with "… in Norwich")
+    # earlier turns and the assistant's answer ("moving to orlinby" answered with "… in Orlinby")
     said_around = [e.text for e in [*request.recent, *([request.reply] if request.reply else [])]]
     written += [m.group(0) for around in said_around for m in _NAME_MID_SENTENCE.finditer(around)]
     for names in written:
