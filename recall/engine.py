@@ -1206,8 +1206,8 @@ class Recall:
         probes = []
         for i, hit in enumerate(users):
             groups = [(n,) for n in _named_in(hit.text, asked)]
-            # a question about someone ("what does Pim do after school?"): a later turn naming them and a
-            # thing the excerpt says of them ("pim dropped swimming" after "she does swimming on tuesdays")
+            # a question about someone ("what does Orrel do after school?"): a later turn naming them and a
+            # thing the excerpt says of them ("orrel gave up gymnastics" after "she has gymnastics on thursdays")
             said = set(words(hit.text))
             for person in sorted(named.subject_words & said):
                 groups += [(person, w) for w in _things_said(hit.text, asked)]

@@ -591,13 +591,13 @@ def test_someone_quitting_is_said_since_their_job(clocked_ledger, clock, journal
 def test_a_later_turn_about_the_same_person_and_thing_follows_the_excerpt(clocked_ledger, clock, journal, recall):
     """'what after-school club does Orrel do?': the excerpt that matches says swimming; the turn that replaced
     it names Orrel and swimming but none of the question's words. It is shown right after the excerpt."""
-    said = say(journal, clock, "2026-01-05T09:00:00Z", "my daughter Orrel started year 2 today! she does swimming on tuesdays after school")
+    said = say(journal, clock, "2026-01-05T09:00:00Z", "my daughter Orrel started year 2 today! she has gymnastics on thursdays after school")
     hold(clocked_ledger, clock, "2026-01-05T09:05:00Z", "Orrel", "relation", "daughter", source=said)
-    say(journal, clock, "2026-02-01T09:00:00Z", "orrel dropped swimming, she's doing fencing on saturdays instead", session="s2")
+    say(journal, clock, "2026-02-01T09:00:00Z", "orrel gave up gymnastics, she's doing archery on sundays now", session="s2")
     say(journal, clock, "2026-02-02T09:00:00Z", "orrel loved the museum trip", session="s3")  # about her, nothing the excerpt said
     clock.now = parse_time("2026-03-10")
     block = recall.prompt("what after-school club does Orrel do?", SCOPE)
     said_lines = [h.text for h in block.episodes]
-    at = said_lines.index("my daughter Orrel started year 2 today! she does swimming on tuesdays after school")
-    assert said_lines[at + 1] == "orrel dropped swimming, she's doing fencing on saturdays instead", block.text
+    at = said_lines.index("my daughter Orrel started year 2 today! she has gymnastics on thursdays after school")
+    assert said_lines[at + 1] == "orrel gave up gymnastics, she's doing archery on sundays now", block.text
     assert not any("museum" in text for text in said_lines), block.text
