@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
-from factledger.ledger.when import MONTHS, WEEKDAYS
+from factledger.ledger.when import MONTH_WORD, MONTHS, WEEKDAYS
 
 from .everyday import RELATION_SAID_AS, RELATION_WORDS
 from .model import Draft
@@ -83,13 +83,18 @@ def relatives_named(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def _holding(predicate: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> set[str]:
+    """The subjects (their keys) the turn's drafts or the ledger's open values already give `predicate`."""
+    held = {normalise(d.subject) for d in drafts if d.predicate == predicate}
+    return held | {c.subject_key for c in current if c.predicate == predicate and c.tx_to is None and c.valid_to is None}
+
+
 def named_in_passing(turn: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
     """The relation drafts `turn` says in passing that neither `drafts` nor the ledger (`current`) has."""
     if _HEDGED.search(turn):
         return []
     # Someone the rules already said who they are, or whom the ledger holds as a relation: that stands.
-    known = {normalise(d.subject) for d in drafts if d.predicate == "relation"}
-    known |= {c.subject_key for c in current if c.predicate == "relation" and c.tx_to is None and c.valid_to is None}
+    known = _holding("relation", drafts, current)
     added = []
     for person, relation in relatives_named(turn):
         if normalise(person) in known:
@@ -102,7 +107,7 @@ def named_in_passing(turn: str, drafts: Sequence[Draft], current: Sequence[Claim
 
 # "for my gf Wenlis's bday on the 21st", "Tamsyn's birthday's on 4 May": a birthday said in passing, with
 # its day (a day of the month, with or without the month).
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_MONTH = MONTH_WORD
 _BIRTHDAY = re.compile(
     rf"(?i)\b(?P<name>(?-i:[A-Z][a-z][\w\-]*))['’]s\s+(?:bday|birthday|b-day)(?:\s+is|['’]s)?\s+(?:on\s+)?"
     rf"(?P<when>the\s+\d{{1,2}}(?:st|nd|rd|th)(?:\s+of\s+{_MONTH})?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?)\b"
@@ -116,8 +121,7 @@ def birthdays_in_passing(turn: str, drafts: Sequence[Draft], current: Sequence[C
     """A named person's birthday said in passing, when neither `drafts` nor the ledger holds one for them."""
     if _HEDGED.search(turn):
         return []
-    held = {normalise(d.subject) for d in drafts if d.predicate == "birthday"}
-    held |= {c.subject_key for c in current if c.predicate == "birthday" and c.tx_to is None and c.valid_to is None}
+    held = _holding("birthday", drafts, current)
     added = []
     for m in _BIRTHDAY.finditer(turn):
         name = m["name"]
