@@ -248,7 +248,7 @@ _PASSING_THINGS = frozenset(
 
 def _thing_is_name(m: re.Match[str], c: Clause) -> list[Draft] | None:
     said = [w.casefold() for w in m["attr"].split() if w.casefold() not in ("the", "a", "an")]
-    if not said or {said[0], said[-1]} & (_NOT_PLAIN | _PASSING_THINGS) or attribute_key(m["attr"]) in RELATION_WORDS:
+    if not _plain_attribute(" ".join(said)) or {said[0], said[-1]} & _PASSING_THINGS or attribute_key(m["attr"]) in RELATION_WORDS:
         return None
     return _open_attribute(m, c)
 
