@@ -25,7 +25,7 @@ if not (CHROMIUM and DRIVER):
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from factledger.cli.ui.app import create_app  # noqa: E402
@@ -157,9 +157,25 @@ def test_stored_script_renders_as_text(server, browser) -> None:
     assert SCRIPT in browser.find_element(By.TAG_NAME, "main").text and browser.title != "owned"
 
 
+class _PageWait(WebDriverWait):
+    """Chromium reports an element of the page being left either as stale or, mid-navigation, as an unknown
+    error saying its node "does not belong to the document": both mean "look again", nothing else does."""
+
+    def until(self, method, message: str = ""):
+        def looking_again(driver):
+            try:
+                return method(driver)
+            except WebDriverException as error:
+                if "does not belong to the document" in (error.msg or ""):
+                    return False
+                raise
+
+        return super().until(looking_again, message)
+
+
 def _wait(browser) -> WebDriverWait:
     """Wait through page loads: an element of the page being left goes stale, one of the next is not there yet."""
-    return WebDriverWait(browser, 20, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+    return _PageWait(browser, 20, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
 
 
 def _sign_in(browser, base: str) -> None:
