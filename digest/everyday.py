@@ -1885,6 +1885,9 @@ def _role_filled(m: re.Match[str], c: Clause) -> list[Draft] | None:
 # Where each kind of training happens, by its slot ("training at X": the gym; "swimming at X": the pool).
 _TRAINS_AT = {"training": "gym", "lifting": "gym", "working out": "gym", "swimming": "pool", "climbing": "climbing_gym",
               "bouldering": "climbing_gym", "rowing": "rowing_club", "skating": "rink"}
+# Lifting said as what the user does ("i lift at X"), only with "I" or "we" right before (the other acts so
+# said are the pastime pattern's: "I swim at X")
+_TRAIN_VERBS = {"lift": "lifting"}
 
 
 def _where_i_train(m: re.Match[str], c: Clause) -> list[Draft] | None:
@@ -1894,6 +1897,10 @@ def _where_i_train(m: re.Match[str], c: Clause) -> list[Draft] | None:
         return None
     value = clean_value(m["v"])
     act = " ".join((m["act"] or "").casefold().split())
+    if act in _TRAIN_VERBS:
+        if not re.search(r"(?i)\b(?:I|we)\s+(?:usually\s+|mostly\s+|now\s+|still\s+)?$", c.text[: m.start("act")]):
+            return None  # "lift at X tomorrow?": nobody said to do it there
+        act = _TRAIN_VERBS[act]
     if m["joined"] and not re.search(r"(?i)\b(?:gym|leisure\s+centre|sports\s+centre|club|pool|baths|lido|wall)$", value):
         return None  # "joined Quillan for lunch": no place to train
     key = _TRAINS_AT.get(act, "gym")
@@ -2166,9 +2173,9 @@ def _figure(m: re.Match[str], c: Clause) -> list[Draft] | None:
     attr = " ".join(found["attr"].split())
     key = attribute_key(attr)
     value = " ".join(found["q"].split())
-    if len(attr.split()) == 1 and re.fullmatch(r"\d+(?:\.\d+)*", value):
-        value = f"{attr} {value}"  # "node 20", "wanikani 27": a bare number says little without its name
     held = _held_slot_named(c, attr)
+    if len(attr.split()) == 1 and re.fullmatch(r"\d+(?:\.\d+)*", value) and not (held is not None and held.value[:1].isdigit()):
+        value = f"{attr} {value}"  # "node 20", "wanikani 27": a bare number says little without its name (unless held so)
     if held is not None and held.predicate != key:
         return [held_replaced(c, held, value, c.text, *change_time(c, c.text))]
     return [state(c, key, value, c.text, template=f"{{subject}}'s {attr} is {{value}}",
@@ -2824,14 +2831,16 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "where I train",
         re.compile(r"^(?:.*?(?:^|[,;:]\s*|\b(?:so|and|but|also|now)\s+))?(?:(?i:I['’]m|I\s+am|we['’]re|we\s+are|I(?:['’]ve|\s+have)?(?:\s+just)?)\s+)?(?i:now\s+|mostly\s+|usually\s+)?"
-                   r"(?:(?P<act>(?i:training|swimming|climbing|bouldering|lifting|working\s+out|rowing|skating))\s+(?i:at|in)|(?P<joined>(?i:signed\s+up|joined))\s+(?i:at|with)?)\s+(?:the\s+)?"
+                   r"(?:(?P<act>(?i:training|swimming|climbing|bouldering|lifting|working\s+out|rowing|skating|lift))\s+(?i:at|in)|(?P<joined>(?i:signed\s+up|joined))\s+(?i:at|with)?)\s+(?:the\s+)?"
                    r"(?P<v>[A-Z][\w'’&\-]*(?:\s+(?:[A-Z][\w'’&\-]*|(?i:leisure\s+centre|sports\s+centre|gym|pool|baths|lido|wall|club)))*)"
                    r"(?=\s*(?:$|[,;.!?(]|\s+(?i:now|instead|for\s+now|these\s+days|on|in|round|near|by|at|with|and|but|so|since|from|every|mon|tues|wednes|thurs|fri|satur|sun)\b))"),
         _where_i_train,
         examples=((("training at Pellhurst gym, tue/thu mornings",), (("user", "gym", "Pellhurst gym"),)),
+                  (("day 2 of the log. i lift at Tessmark Barbell round the corner",), (("user", "gym", "Tessmark Barbell"),)),
                   (("joined Tollbar gym near the office", "left tollbar, training at Brackwell sports centre now"), (("user", "gym", "Brackwell sports centre"),)),
                   (("the baths are closed, swimming at Corrie Lido these days",), (("user", "pool", "Corrie Lido"),))),
-        counter=("training at the moment is hard", "swimming at 7am", "joined Quillan for lunch", "my sister is training at Pellhurst gym"),
+        counter=("training at the moment is hard", "swimming at 7am", "joined Quillan for lunch", "my sister is training at Pellhurst gym",
+                 "lift at Tessmark Barbell tomorrow?", "they lift at Corrie Lido"),
     ),
     Pattern(
         "how often",

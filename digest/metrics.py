@@ -39,6 +39,7 @@ class Figure:
     counter: tuple[str, ...] = ()
     value_before: re.Pattern[str] | None = None  # the value said first, in the same sentence ("22:59 at the parkrun")
     gap: int | None = None  # at most this many characters between the words and the value, in one sentence
+    per: str = ""  # what the value is per, when the turn says it apart from the value ("20km total" of a week's runs)
 
 
 FIGURES: tuple[Figure, ...] = (
@@ -64,6 +65,30 @@ FIGURES: tuple[Figure, ...] = (
         ("want to bench 100kg by summer", "squat rack was taken, did lunges with 20kg dumbbells"),
     ),
     Figure(
+        "a lift for reps",
+        re.compile(r"(?i)\b(?P<kind>bench(?:\s+press)?|squat|deadlift|overhead\s+press|ohp)(?:ed|ted|s)?\b(?!\s+(?:rack|racks|shoes|bar|stand|belt|form|technique|day|session))"),
+        # the weight, its unit or none, then the reps: "60kg x5", "70 for 5", "80 kg x 3"
+        re.compile(r"(?i)(?<![\d.])(?P<v>\d{2,3}(?:\.\d{1,2})?(?:\s*(?:kg|kgs|lbs?))?)\s*(?:x\s*|for\s+)(?P<reps>[2-9]|1\d)(?:\s*reps?)?(?![\d.:x])"),
+        "{kind}_{reps}rm", "{kind} for {reps} reps",
+        (("week 3 of the block: bench 62.5kg x5, rows after", ("bench_5rm", "62.5kg")),
+         ("squat up to 90 for 3 today!!", ("squat_3rm", "90")),
+         ("new PR: deadlift 140kg x 2 🎉", ("deadlift_2rm", "140kg"))),
+        ("bench 3x5 at 60kg", "squat 5x5 today, legs gone", "want to bench 80kg x5 by june", "squatted 100kg for 30 min of accessories"),
+        gap=24,
+    ),
+    Figure(
+        "a lift logged bare",
+        re.compile(r"(?i)\b(?P<kind>bench(?:\s+press)?|squat|deadlift|overhead\s+press|ohp)(?:ed|ted|s)?\b(?!\s+(?:rack|racks|shoes|bar|stand|belt|form|technique|day|session))"),
+        # a weight without its unit right after the lift ("squat 85", "squat's stuck at 100"): a log's
+        # figure, not a count of reps, sets or minutes
+        re.compile(r"(?i)(?:['’]s)?(?:\s+(?:is|was|stuck\s+at|up\s+to|at|now|:))*\s*(?P<v>\d{2,3}(?:\.\d{1,2})?)(?!\d|[.,:]\d|\s*(?:x\b|x\d|for\s+\d|reps?|sets?|min|mins|minutes|secs?|seconds|km|k\b|m\b|%|kg|kgs|lbs?|times|days?|weeks?|months?|years?|people|quid|pounds|dollars|euros))"),
+        "{kind}_1rm", "{kind} 1RM",
+        (("day 4 of logging. squat 92, felt heavy", ("squat_1rm", "92")),
+         ("deadlift's stuck at 130 tho, any ideas", ("deadlift_1rm", "130"))),
+        ("squat 20 reps with the bar", "bench 10 min of warmup", "deadlift 3 times a week", "squat 5x5", "bench 45 kg"),
+        gap=0,
+    ),
+    Figure(
         "a time for a distance",
         re.compile(r"(?i)\b(?P<kind>\d{1,2}\s?k|\d{3,4}\s?m?|half(?:\s+marathon)?|marathon|parkrun)\b"),
         re.compile(r"(?i)\b(?:in|of|was|is)\s+(?:a\s+)?(?P<v>\d{1,2}:\d{2}(?::\d{2})?)\b"),
@@ -85,6 +110,28 @@ FIGURES: tuple[Figure, ...] = (
         (("legs ok, running 48k a week at the moment", ("weekly_running", "48k a week")),
          ("cycling about 6 hrs a week all in", ("weekly_cycling", "6 hrs a week"))),
         ("running 3 times a week", "want to be running 50k a week by june"),
+    ),
+    Figure(
+        "runs a week and their total",
+        re.compile(r"(?i)\b\d\s+(?:easy\s+|short\s+|long\s+)?runs?\s*(?:a|per|/)\s*(?:week|wk)\b|\bruns?\s*/\s*wk\b"),
+        re.compile(r"(?i)(?:~|about\s+|around\s+|like\s+|roughly\s+|approx\.?\s+)?(?P<v>\d{1,3}(?:\.\d)?\s*(?:k|km|kms|miles|mi))\b(?!\s*(?:run|race|away|from|each|per\s+run))"),
+        "weekly_running", "weekly running",
+        (("ok fresh start: 3 runs a week, ~24km total", ("weekly_running", "24km a week")),
+         ("up to 5 runs/wk, about 41 km now", ("weekly_running", "41 km a week"))),
+        ("3 runs a week, the long one is 14km each", "2 runs a week. race is 10k in june"),
+        gap=40, per="a week",
+    ),
+    Figure(
+        "calories a day",
+        re.compile(r"(?i)\b(?:cals?|calories|kcals?)\b"),
+        # a day's intake (1000 to 4999), said before its words ("2400 cals a day") or after them ("cals dropped to 2150")
+        re.compile(r"(?i)\s*(?:(?:are|is|now|dropped|went|go|going|up|down|back|cut|bumped|raised|lowered|moved|set|at|to)\s+)*(?P<v>[1-4],?\d{3})(?!\d|[.,]\d)"),
+        "daily_calories", "daily calorie target",
+        (("dietitian has me at 2300 cals a day, help me plan lunches", ("daily_calories", "2300")),
+         ("cals went up to 2650 this block", ("daily_calories", "2650"))),
+        ("burned 1200 cals on the ride", "this bar is 250 cals", "want to get cals down to 1900 by summer"),
+        value_before=re.compile(r"(?i)(?<!burn)(?<!burned)(?<!burnt)\s(?P<v>[1-4],?\d{3})\s*$"),
+        gap=0,
     ),
 )
 
@@ -110,6 +157,20 @@ def _week_moved(turn: str, said: list["Said"], held_weekly: list[ClaimVersion]) 
 
 
 _WEEK = next(f for f in FIGURES if f.name == "a week's training")
+_DAY_CALORIES = next(f for f in FIGURES if f.name == "calories a day")
+# A day's calories moved, their word unsaid ("coach put me at 2700", "bumped it to 2,450"): the held figure moves.
+_DAY_MOVED = re.compile(r"(?i)\b(?:put|puts|moved|bumped|set|sets|upped|dropped|cut|raised|lowered)\s+(?:me|it|us)?\s*(?:up\s+|down\s+|back\s+)?(?:to|at)\s+"
+                        r"(?P<v>[1-4],?\d{3})(?!\d|[.,]\d|\s*(?:steps|m\b|ft|feet|metres|meters|km|words))")
+
+
+def _day_moved(turn: str, said: list["Said"], held: list[ClaimVersion]) -> list["Said"]:
+    """'coach put me at 2700' with the day's calories held: the calories' figure, 2700."""
+    if len(held) != 1 or any(s.slot == _DAY_CALORIES.key for s in said):
+        return []
+    m = _DAY_MOVED.search(turn)
+    if m is None or _AIMED.search(re.split(r"[.!?\n]", turn[: m.start()])[-1]):
+        return []
+    return [Said(_DAY_CALORIES, _DAY_CALORIES.key, _DAY_CALORIES.noun, m["v"], m.group(0))]
 
 # Words naming one figure several ways ("bench press", "benched": the bench; "1500m", "1500": one distance).
 _SAME = {"bench press": "bench", "overhead press": "ohp", "run": "running", "ride": "riding", "parkrun": "5k"}
@@ -148,21 +209,39 @@ def figures_said(text: str) -> list[Said]:
                 quote = before[v.start():] + m.group(0) if v else ""
             if v is None or _AIMED.search(quote) or _AIMED.search(before):
                 continue
-            slot, noun = figure.key.format(kind=kind), figure.noun.format(kind=kind)
+            reps = v.groupdict().get("reps") or ""
+            slot, noun = figure.key.format(kind=kind, reps=reps), figure.noun.format(kind=kind, reps=reps)
+            value = " ".join(v["v"].split()) + (f" {figure.per}" if figure.per else "")
             if all(slot != f.slot for f in found):
-                found.append(Said(figure, slot, noun, " ".join(v["v"].split()), quote))
+                found.append(Said(figure, slot, noun, value, quote))
     return found
+
+
+def _misnamed(draft: Draft, said: Sequence[Said]) -> bool:
+    """Whether `draft` holds a figure of `said` under the bare word that names its kind ("cals": 2650),
+    where the figure's own slot says what it is (daily_calories)."""
+    return any(normalise(draft.value or "") == normalise(s.value.removesuffix(f" {s.figure.per}")) and s.figure.words.fullmatch(draft.predicate.replace("_", " "))
+               for s in said)
+
+
+def misnamed_figures(turn: str, drafts: Sequence[Draft]) -> list[Draft]:
+    """`drafts` less those holding a figure `turn` says under the bare word naming its kind: the figure's
+    own slot (`figures_in_passing`) holds it instead."""
+    said = figures_said(turn)
+    return [d for d in drafts if not _misnamed(d, said)]
 
 
 def figures_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
     """The training figures `turn` says that `drafts` do not already have: each in place of the one held
     for its slot (from when it was said), else an undated add."""
+    said_here = figures_said(turn)
+    drafts = [d for d in drafts if not _misnamed(d, said_here)]
     drafted = {(normalise(d.subject), d.predicate) for d in drafts}
     drafted_values = {normalise(d.value or "") for d in drafts if d.subject == subject}
     out = []
-    said_here = figures_said(turn)
     weekly = [c for c in current if c.subject_key == normalise(subject) and c.predicate.startswith("weekly_") and c.tx_to is None and c.valid_to is None]
-    for said in said_here + _week_moved(turn, said_here, weekly):
+    calories = [c for c in current if c.subject_key == normalise(subject) and c.predicate == _DAY_CALORIES.key and c.tx_to is None and c.valid_to is None]
+    for said in said_here + _week_moved(turn, said_here, weekly) + _day_moved(turn, said_here, calories):
         slot, noun, value = said.slot, said.noun, said.value
         if (normalise(subject), slot) in drafted or normalise(value) in drafted_values:
             continue

@@ -52,7 +52,7 @@ from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .hosting import hosting_in_passing
 from .machines import machines_in_passing
-from .metrics import figures_in_passing
+from .metrics import figures_in_passing, misnamed_figures
 from .model import Draft
 from .priors import priors
 from .pursuits import pursuits_in_passing
@@ -211,6 +211,11 @@ _COMMAND_LEAD = re.compile(r"(?i)\b(?:remember|rmbr|rmb|remem|note(?:\s+to\s+sel
 _CORRECTION_CUE = re.compile(r"(?i)\b(?:actually|sorry|correction|no|oops|wait|scratch\s+that|my\s+bad)\b")
 _I_MEANT = re.compile(r"(?i)^I\s+meant\b")
 _OWNED_UP = re.compile(r"(?i)^.*\b(?:wrong|typo|mistake|messed\s+up|got\s+it\s+wrong|misread|misspelled|mistyped)\b[^,]*,\s+(?:it['’]?s|it\s+is)\s")
+# A turn that owns up to a slip anywhere ("its 4:15 not 4, misread the invite"): its "X not Y" clauses
+# correct, wherever the owning up stands
+_SLIP_WORDS = r"misread|mistyped|misspelled|misremembered|typo|my\s+bad|my\s+mistake|got\s+(?:it|that)\s+wrong|i\s+was\s+wrong"
+_SLIP_OWNED = re.compile(rf"(?i)\b(?:{_SLIP_WORDS})\b")
+_SLIP_AFTER = re.compile(rf"(?i),\s*[^,]*\b(?:{_SLIP_WORDS})\b[^,]*$")
 # "it's Tobren not Tobran", "his name is Orvel, not Orval": a person's name said again, corrected
 _NAME_CORRECTED = re.compile(r"^(?:(?:it|its|it['’]s|it\s+is|(?:his|her|their)\s+name\s+is|(?:his|her|their)\s+name['’]s)\s+)(?P<new>[A-Z][a-z][\w'’\-]*),?\s+not\s+(?P<old>[A-Z][a-z][\w'’\-]*)\b", re.I)
 # "it's walnuts I get hives from, not almonds", "but it's kiwi she's allergic to": the value put first
@@ -748,7 +753,9 @@ class RulesExtractor:
         # "for my gf Wenlis's bday on the 21st": a birthday said beside something else
         drafts += birthdays_in_passing(self._turn, drafts, held_now)
         # "tested again yesterday, ftp 243", "deadlift finally moved!! pulled 152.5 kg": training figures said in passing
-        drafts += figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        figures = figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
+        if figures:  # "cals went up to 2650": the figure's own slot, not one named by its bare word
+            drafts = misnamed_figures(self._turn, drafts) + figures
         # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing
         drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "Ondine from accounts is coming along", "Tamar pulled out": who is going with the user
@@ -936,7 +943,10 @@ class RulesExtractor:
                     return corrected
         # the cue is a lead-in word ("actually, …") or the clause's own "I meant …"
         # (or the clause owning up first: "the form's wrong, it's 52 not 25")
-        correction = _CORRECTION.match(text) if _CORRECTION_CUE.search(clause.lead) or _I_MEANT.match(text) or _OWNED_UP.match(text) else None
+        slip = _SLIP_OWNED.search(request.entry.text)
+        owned = _SLIP_AFTER.sub("", text) if slip else text  # "its 4:15 not 4, misread the invite": the slip is no value
+        correction = _CORRECTION.match(owned) if (_CORRECTION_CUE.search(clause.lead) or _I_MEANT.match(text) or _OWNED_UP.match(text)
+                                                   or slip) else None
         alone = _CORRECTED_TO.match(text) if not correction and _CORRECTION_CUE.search(clause.lead) else None
         if alone:
             found = self._corrected_by_shape(alone, request)
@@ -1271,7 +1281,8 @@ class RulesExtractor:
     def _correction(self, m: re.Match[str], request: ExtractionRequest, subject: str) -> list[Draft]:
         """'actually it was March, not April': replace the one current value that contains 'April'.
         When that cannot be done, a receipt (a dropped proposal) says why, rather than silence."""
-        old = m["old"].strip()
+        # "nov 24 not the 22nd": the article is not part of the held value
+        old = re.sub(r"(?i)^the\s+(?=\d)", "", m["old"].strip())
         body = m["body"].strip()
         old_words = old.split()
 
@@ -1318,8 +1329,18 @@ class RulesExtractor:
                    receipt: Callable[..., list[Draft]]) -> list[Draft]:
         """The one value `subject` holds that contains `old`, with `new` in its place, over all the time it
         held (it was wrong all along); else `receipt` says why not."""
-        # "Tuesday not Thursday" corrects "on Thursdays" too: a plural keeps its ending
-        pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?=(?:s|es)?(?!\w))")
+        # "Tuesday not Thursday" corrects "on Thursdays" too: a plural keeps its ending; a day of the month
+        # is one with or without its ordinal ("the 22nd" corrects "nov 22"), and an hour with its am/pm ("4"
+        # corrects "4pm", which the new time keeps: "4:15pm")
+        number = re.fullmatch(r"(?i)(\d{1,2})(?:st|nd|rd|th)?", old)
+        if number:
+            pattern = re.compile(rf"(?i)(?<![\w:.,]){number[1]}(?:st|nd|rd|th)?(?P<noon>\s?[ap]m)?(?![\w:])")
+        else:
+            pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?=(?:s|es)?(?!\w))")
+        bare = re.search(r"(?i)[a-z]$", new) is None
+
+        def replaced(m: re.Match[str]) -> str:
+            return new + (m.groupdict().get("noon") or "" if bare else "")
         candidates = [
             c for c in request.current
             if c.subject_key == normalise(subject) and c.tx_to is None and c.predicate != "ended" and pattern.search(c.value)
@@ -1329,7 +1350,7 @@ class RulesExtractor:
             found = "no held value" if not slots else f"{len(slots)} held values"
             return receipt(f"the corrected words match {found}; exactly one is needed", new)
         target = candidates[-1]
-        new_value = pattern.sub(new, target.value, count=1)
+        new_value = pattern.sub(replaced, target.value, count=1)
         if target.predicate in EVENT_PREDICATES:
             return self._event_correction(target, new_value, quote, request, subject) or receipt(
                 "the corrected date of the event could not be resolved", new

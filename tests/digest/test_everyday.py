@@ -176,6 +176,14 @@ REWORDED = [
     # a correction owned up to in its own clause, without a lead-in cue
     (("new address is 14 Orlin Row, Sennick", "oh no the form's wrong, its 41 not 14. swapped the digits"),
      {("user", "address", "41 Orlin Row")}, {("user", "address", "14 Orlin Row")}),
+    # a day of the month corrected by its ordinal ("not the 22nd"), an hour by its bare number (the
+    # held "4pm" keeps its pm), a slip owned up to after the clause it corrects
+    (("booked the podiatrist at Quarrel Footcare for oct 22, 4pm", "correction: podiatrist is oct 24 not the 22nd"),
+     {("user", "booked", "the podiatrist at Quarrel Footcare for oct 24, 4pm")}, {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4pm")}),
+    (("booked the podiatrist at Quarrel Footcare for oct 22, 4pm", "oh and its 4:15 not 4, misread the letter"),
+     {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4:15pm")}, {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4pm")}),
+    (("booked the podiatrist at Quarrel Footcare for oct 22, 4pm", "its the blue frames not the red ones, says the leaflet"),
+     {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4pm")}, set()),
     # a title typed small and the name after it
     (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
     (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
