@@ -81,7 +81,7 @@ PREDICATES: dict[str, tuple[str, str]] = {
 }
 
 _LEAD = re.compile(
-    r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|"
+    r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|anyway|hey|hi|hello|yeah|yes|ok|okay|um|uh|ugh|urgh|argh|lol|lmao|omg|welp|phew|hmm|haha|aw|aww|ooh|yay|"
     r"please|actually|sorry|correction|no\s+wait|wait\s+no|scratch\s+that|my\s+bad|no(?=[,!]|\s*$)|oops|wait|for the record|note to self|heads up|quick update|update|just fyi|reminder|fwiw|imo|tbh|ps|"
     r"oh and|guess what|news|these days|nowadays|currently|now|change\s+of\s+plans?|plans?\s+(?:have\s+|has\s+)?changed|plot\s+twist|(?:good|bad|big|sad)\s+news|"
     r"(?:please\s+)?remember(?=\s+(?!(?:that|when|what|how|where|who|why|if|whether|the\s+time|to)\b))|"
@@ -133,7 +133,7 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back|to|so|bc|cos|cuz|while|when|near)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"

@@ -184,6 +184,12 @@ REWORDED = [
      {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4:15pm")}, {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4pm")}),
     (("booked the podiatrist at Quarrel Footcare for oct 22, 4pm", "its the blue frames not the red ones, says the leaflet"),
      {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4pm")}, set()),
+    # an interjection leads a clause in ("ugh", "lol"), and a move's purpose ("to be near …") ends its place
+    (("ugh my cousin Wellabeth is crashing at mine again, shes between flats",), {("Wellabeth", "relation", "cousin")}, set()),
+    (("my cousin Wellabeth is a welder", "lol wellabeth got a job at Drummock Forge and moved into her own place in Pellstow"),
+     {("Wellabeth", "works_at", "Drummock Forge")}, {("user", "works_at", "Drummock Forge"), ("user", "lives_in", "Pellstow")}),
+    (("my cousin Wellabeth is a welder", "wellabeth moved to Pellstow to be near her gran"),
+     {("Wellabeth", "lives_in", "Pellstow")}, {("user", "lives_in", "Pellstow")}),
     # a title typed small and the name after it
     (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
     (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
