@@ -1196,13 +1196,37 @@ class Recall:
         excerpt names ("ditched Tallyho last week, I'm on Corvex now" after "mostly Tallyho, 20 minutes a
         day"): an older excerpt must not hide a newer turn any more than an older fact may. What it names:
         its words written as names or with digits ("Tallyho", "N4"), none of the query's own words or a
-        known subject's (what was asked and whom it is about are named by every turn about it). At most
-        `prompt_since_items` such turns a block, each shown once."""
+        known subject's (what was asked and whom it is about are named by every turn about it). A turn so
+        shown is followed the same way, in rounds. At most `prompt_since_items` such turns a block, each
+        shown once."""
         room = self.config.prompt_since_items
         users = [h for h in episodes if h.episode is not None and h.episode.role == "user"]
         if room == 0 or not users:
             return episodes
         asked = set(content_words(query)) | named.subject_words
+        shown = {h.episode.id for h in [*episodes, *beside] if h.episode is not None}
+        out, added = list(episodes), 0
+        # A turn shown for what it said since is an excerpt too: what was said since it follows it, in
+        # rounds ("based in X for the winter" → "left X, in Y now" → "Y chapter done, landed in Z").
+        while users and added < room:
+            newest = self._newest_naming(users, asked, named, shown, seen)
+            later = []
+            for i, hit in enumerate(users):
+                episode = newest.get(i)
+                if episode is None or added >= room or episode.id in shown:
+                    continue
+                turn = Hit(claim=None, text=episode.text, scores=LaneScores(), episode=episode)
+                at = next(k for k, h in enumerate(out) if h is hit)
+                out.insert(at + 1, turn)
+                shown.add(episode.id)
+                added += 1
+                later.append(turn)
+            users = later
+        return out
+
+    def _newest_naming(self, users: Sequence[Hit], asked: set[str], named: NamedSlots, shown: set[int], seen: Visibility) -> dict[int, Episode]:
+        """For each user excerpt (by its place in `users`), the user's newest later turn not `shown` that
+        names what it names (`_excerpts_said_since`), or says the next value of its code."""
         probes = []
         for i, hit in enumerate(users):
             groups = [(n,) for n in _named_in(hit.text, asked)]
@@ -1213,7 +1237,6 @@ class Recall:
                 groups += [(person, w) for w in _things_said(hit.text, asked)]
             if groups:
                 probes.append(SinceProbe(i, tuple(groups), hit.episode.said_at, (hit.episode.id,)))  # type: ignore[union-attr]
-        shown = {h.episode.id for h in [*episodes, *beside] if h.episode is not None}
         newest: dict[int, Episode] = {}
         for key, record in self._recorder.said_since(probes, seen, 3) if probes else ():
             episode = record.episode
@@ -1222,18 +1245,7 @@ class Recall:
             if key not in newest or (episode.said_at, episode.id) > (newest[key].said_at, newest[key].id):
                 newest[key] = episode
         newest.update(self._coded_since(users, newest, shown, seen))
-        if not newest:
-            return episodes
-        out, added = [], 0
-        for hit in episodes:
-            out.append(hit)
-            at = next((i for i, u in enumerate(users) if u is hit), None)
-            episode = newest.get(at) if at is not None else None
-            if episode is not None and added < room and episode.id not in shown:
-                out.append(Hit(claim=None, text=episode.text, scores=LaneScores(), episode=episode))
-                shown.add(episode.id)
-                added += 1
-        return out
+        return newest
 
     def _coded_since(self, users: Sequence[Hit], found: dict[int, Episode], shown: set[int], seen: Visibility) -> dict[int, Episode]:
         """For user excerpts no name or unit tied to a later turn: the user's newest later turn with the

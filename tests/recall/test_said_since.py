@@ -550,6 +550,18 @@ def test_an_older_excerpt_never_hides_a_newer_turn_naming_what_it_names(clocked_
     assert "Corvex" not in before.text and "Tallyho" in before.text, before.text
 
 
+def test_a_turn_shown_for_what_was_said_since_is_followed_in_turn(clocked_ledger, clock, journal, recall):
+    """"mostly Tallyho" → "ditched Tallyho, on Corvex now" → "corvex got too pricey, Wendlit now": each
+    later turn names what the one before it named, and the newest is shown too, in order."""
+    say(journal, clock, "2026-01-05T09:00:00Z", "I've been learning Welsh since March, mostly Tallyho, 20 minutes a day.")
+    say(journal, clock, "2026-03-02T09:00:00Z", "ditched tallyho last week, I'm on Corvex now", session="s2")
+    say(journal, clock, "2026-05-02T09:00:00Z", "corvex got too pricey so it's Wendlit these days", session="s3")
+    clock.now = parse_time("2026-05-10")
+    said = [h.text for h in recall.prompt("which app do I use for Welsh?", SCOPE).episodes]
+    assert said[:3] == ["I've been learning Welsh since March, mostly Tallyho, 20 minutes a day.",
+                        "ditched tallyho last week, I'm on Corvex now", "corvex got too pricey so it's Wendlit these days"], said
+
+
 def test_a_person_asked_of_then_is_also_the_relative_said_before_their_name(clocked_ledger, clock, journal, recall):
     """"my brother-in-law started as a welder" (January), then "Fennor, my brother-in-law, …" (March):
     asked about February by name, the January turn is his, as the ledger knows him now; a question
