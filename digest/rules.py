@@ -133,7 +133,7 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back|to|so|bc|cos|cuz|while|when|near)\b))"
+_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back|to|so|bc|cos|cuz|while|when|near|the)\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
@@ -148,8 +148,8 @@ _MOVED = re.compile(
 # "we've been in the new flat in X for a fortnight", "got the keys for our new place in X", "mum's settled in X",
 # "he's got his own flat in X now" (a relative's clause, read as "I have got his own flat in X")
 _NEW_HOME = re.compile(
-    rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|finally|now|all))*\s+(?:(?:been\s+in|got\s+the\s+keys\s+(?:to|for))\s+(?:the|our|my|a)\s+new\s+"
-    rf"(?:[a-z][\w\-]*\s+)?(?:flat|apartment|house|home|place|bungalow|cottage)\s+in|settled\s+in(?:to)?"
+    rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|finally|now|all))*\s+(?:(?:been\s+(?:in|at)|got\s+the\s+keys\s+(?:to|for))\s+(?:the|our|my|a)\s+new\s+"
+    rf"(?:[a-z][\w\-]*\s+)?(?:flat|apartment|house|home|place|bungalow|cottage)\s+(?:in|on)|settled\s+in(?:to)?"
     rf"|got\s+(?:(?:(?:my|our|his|her|their)\s+)?own|a|a\s+new)\s+(?:flat|apartment|house|home|place)\s+in)\s+{_PROPER}{_TAIL}"
 )
 # "we're moving to X next month": a move said with when it happens (without a time it may be only a plan)

@@ -190,6 +190,11 @@ REWORDED = [
      {("Wellabeth", "works_at", "Drummock Forge")}, {("user", "works_at", "Drummock Forge"), ("user", "lives_in", "Pellstow")}),
     (("my cousin Wellabeth is a welder", "wellabeth moved to Pellstow to be near her gran"),
      {("Wellabeth", "lives_in", "Pellstow")}, {("user", "lives_in", "Pellstow")}),
+    # a new home "on" a street, been "at" since a day, and a move's day said after it ("the day before yesterday")
+    (("I live in Quellbury", "we've been at a new flat on Tollenby Street since saturday"),
+     {("user", "lives_in", "Tollenby Street")}, {("user", "lives_in", "Quellbury")}),
+    (("we moved into the new flat on Tollenby Street the day before yesterday, boxes everywhere",),
+     {("user", "lives_in", "Tollenby Street")}, set()),
     # a title typed small and the name after it
     (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
     (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
