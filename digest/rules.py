@@ -133,7 +133,11 @@ _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
     r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL = r"(?=\s*(?:$|[,.!;:]|\s(?:since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back|to|so|bc|cos|cuz|while|when|near|the)\b))"
+_TAIL_WORDS = r"since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back"
+_TAIL = rf"(?=\s*(?:$|[,.!;:]|\s(?:{_TAIL_WORDS})\b))"
+# A new home's place, then why or when the move was ("moved to X to be near her mum", "moved into the flat on
+# X the day before yesterday"); elsewhere "left X the day before yesterday" is read whole, as an event with its day
+_HOME_TAIL = rf"(?=\s*(?:$|[,.!;:]|\s(?:{_TAIL_WORDS}|to|so|bc|cos|cuz|while|when|near|the\s+(?:day|week|weekend|month|year|other))\b))"
 
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
@@ -143,14 +147,14 @@ _LIVES = re.compile(
 _LIVED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+(?:been\s+living|lived|been\s+based)\s+in\s+{_PROPER}{_TAIL}")
 _MOVED = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|recently|finally|now|actually))*\s+(?:moved|relocated)\s+"
-    rf"(?:(?:up\s+|down\s+|over\s+|back\s+|out\s+)?to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_TAIL}"
+    rf"(?:(?:up\s+|down\s+|over\s+|back\s+|out\s+)?to|into\s+(?:a|an|the|my|our|her|his|their)\s+(?:[a-z][\w\-]*\s+){{0,3}}?(?:flat|apartment|house|home|place|room|studio|cottage|bungalow)\s+(?:in|on))\s+{_PROPER}{_HOME_TAIL}"
 )
 # "we've been in the new flat in X for a fortnight", "got the keys for our new place in X", "mum's settled in X",
 # "he's got his own flat in X now" (a relative's clause, read as "I have got his own flat in X")
 _NEW_HOME = re.compile(
     rf"^(?:I|[Ww]e)(?:'ve| have)?(?:\s+(?:just|finally|now|all))*\s+(?:(?:been\s+(?:in|at)|got\s+the\s+keys\s+(?:to|for))\s+(?:the|our|my|a)\s+new\s+"
     rf"(?:[a-z][\w\-]*\s+)?(?:flat|apartment|house|home|place|bungalow|cottage)\s+(?:in|on)|settled\s+in(?:to)?"
-    rf"|got\s+(?:(?:(?:my|our|his|her|their)\s+)?own|a|a\s+new)\s+(?:flat|apartment|house|home|place)\s+in)\s+{_PROPER}{_TAIL}"
+    rf"|got\s+(?:(?:(?:my|our|his|her|their)\s+)?own|a|a\s+new)\s+(?:flat|apartment|house|home|place)\s+in)\s+{_PROPER}{_HOME_TAIL}"
 )
 # "we're moving to X next month": a move said with when it happens (without a time it may be only a plan)
 _MOVING = re.compile(

@@ -88,6 +88,14 @@ TYPE_HEADS = frozenset(
     "height width weight price cost amount".split()
 )
 
+# Verbs a date is asked by at a question's end ("when does my lease end?").
+_DATED_VERBS = frozenset("renew renews expire expires start starts end ends finish finishes open opens close closes begin begins "
+                         "arrive arrives leave leaves land lands depart departs happen reset resets".split())
+
+# Kinds of value a question asks of a thing it names without an owner ("what domain is Tansyweb on?"): the
+# value's shape says it, so a thing named by its name alone is enough.
+_ASKED_OF_A_NAME = frozenset("domain website url licence license port version".split())
+
 # Kinds of a thing whose value is a name ("what make is my bike?": a brand's).
 _NAMED_KINDS = frozenset("brand make model".split())
 
@@ -171,6 +179,21 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
             r"(?-i:[A-Z])[\w'’&\-]+",
             re.I,
         ),
+    ),
+    (
+        frozenset("domain website url".split()),
+        # a name with a top-level domain ("tansyweb.dev", "shop.pellow.co.uk")
+        re.compile(r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|co|ai|xyz|me|uk|de|fr|nl|eu|info|site|shop|blog|page|sh|gg|tech|cloud|so|is|to|fm|tv)\b", re.I),
+    ),
+    (
+        frozenset("licence license".split()),
+        # a licence's name
+        re.compile(r"\b(?:MIT|Apache|A?GPL|LGPL|GPLv\d|BSD|MPL|ISC|EUPL|SSPL|BSL|Unlicense|Creative\s+Commons|CC[- ]?BY[\w-]*|CC0|WTFPL|proprietary|public\s+domain)\b", re.I),
+    ),
+    (
+        frozenset({"port"}),
+        # a port after a host's colon, or said as one ("port 8443", "on 8080")
+        re.compile(r"(?<=[\w\]]):\d{2,5}\b|\bports?\s+\d{2,5}\b|\bon\s+\d{4,5}\b", re.I),
     ),
     (frozenset({"version"}), re.compile(r"\bv?\d+(?:\.(?:\d+|x))*\b", re.I)),  # "3.12", "node 22", "1.24.x", "v5"
     (
@@ -413,6 +436,9 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                 if thing and _shaped(thing[-1]) and after and after[0] in _BE:
                     # "what interest rate is our mortgage?": a value of a shape ("4.1%") asked of a thing
                     inner = next((_phrase(after, k + 1) for k, token in enumerate(after) if token in _OWNERS), [])
+                    if not inner and thing[-1] in _ASKED_OF_A_NAME:
+                        # "what domain is Tansyweb on?": asked of a thing named without an owner
+                        inner = _phrase(after, 1)
                     if inner:
                         return AskedFor(thing[-1], tuple(thing[:-1]), tuple(dict.fromkeys(inner + list(_anchors(after, inner)))))
                     return None
@@ -441,6 +467,13 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
             thing = _phrase(rest, 1)  # "how many GPUs does the cluster have?"
             if thing and len(rest) > len(thing) + 1 and rest[len(thing) + 1] in _AUX:
                 return AskedFor(thing[-1], tuple(thing[:-1]), _anchors(rest, thing), value="count")
+            return None
+        if word == "when" and len(rest) >= 4 and rest[0] in ("do", "does", "did") and rest[1] in _OWNERS:
+            # "when does my bike insurance renew?": a date asked of the thing before the question's last word, its verb
+            phrase = _phrase(rest, 2)
+            if len(phrase) >= 2 and len(rest) == 2 + len(phrase) and phrase[-1] in _DATED_VERBS:
+                thing = phrase[:-1]
+                return AskedFor(thing[-1], tuple(thing[:-1]), (phrase[-1],), value="date")
             return None
         if word == "when" and rest and rest[0] in _BE:
             rest = rest[1:]  # "when is my MOT due?", "when's my MOT due?"

@@ -55,6 +55,12 @@ SHAPES = [
     ("what's my chess rating?", ("rating", ("chess",), ())),  # a noun in -ing
     ("what's the name of Pickle's vet?", None),  # a person's: not read
     ("what is the name of my dentist?", (NAME, ("dentist",), ())),
+    # a value of a shape asked of a thing named without an owner; a date asked by the question's last verb
+    ("what domain is Tansyweb on?", ("domain", (), ("tansyweb",))),
+    ("what licence is Orrelkit under?", ("licence", (), ("orrelkit",))),
+    ("what size is Orrelkit?", None),  # a size is asked of a thing with an owner only
+    ("when does my bike insurance renew?", ("insurance", ("bike",), ("renew",))),
+    ("when do my kids finish school?", None),  # no verb a date is asked by at the end
 ]
 
 
@@ -158,6 +164,12 @@ RULE = [
     ("when's the wedding?", ["we're getting married!!! me and Ysolt, aiming for 9 May"], set(), False),
     ("when's the wedding?", ["we're getting married!!! rent is due on the 3rd though"], set(), True),
     ("when's the wedding?", ["we're getting married!!! the venue is a barn, rent due on the 3rd"], set(), True),
+    ("what domain is Tansyweb on?", ["Tansyweb runs on a linode box now"], {"domain"}, True),
+    ("what domain is Tansyweb on?", ["Tansyweb is live at tansyweb.dev!!"], {"domain"}, False),
+    ("what licence is Orrelkit under?", ["Orrelkit hit 200 stars"], {"licence", "license"}, True),
+    ("what licence is Orrelkit under?", ["relicensed Orrelkit to MPL 2.0 last week"], {"licence", "license"}, False),
+    ("when does my bike insurance renew?", ["bike insurance is with Pellguard, gate code 4471"], {"renew"}, True),
+    ("when does my bike insurance renew?", ["bike insurance renewal is 3 March"], {"renew"}, False),
 ]
 
 
