@@ -94,7 +94,7 @@ _DATED_VERBS = frozenset("renew renews expire expires start starts end ends fini
 
 # Kinds of value a question asks of a thing it names without an owner ("what domain is Tansyweb on?"): the
 # value's shape says it, so a thing named by its name alone is enough.
-_ASKED_OF_A_NAME = frozenset("domain website url licence license port version".split())
+_ASKED_OF_A_NAME = frozenset("domain licence license port version".split())
 
 # Kinds of a thing whose value is a name ("what make is my bike?": a brand's).
 _NAMED_KINDS = frozenset("brand make model".split())
@@ -181,11 +181,6 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
         ),
     ),
     (
-        frozenset("domain website url".split()),
-        # a name with a top-level domain ("tansyweb.dev", "shop.pellow.co.uk")
-        re.compile(r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|co|ai|xyz|me|uk|de|fr|nl|eu|info|site|shop|blog|page|sh|gg|tech|cloud|so|is|to|fm|tv)\b", re.I),
-    ),
-    (
         frozenset("licence license".split()),
         # a licence's name
         re.compile(r"\b(?:MIT|Apache|A?GPL|LGPL|GPLv\d|BSD|MPL|ISC|EUPL|SSPL|BSL|Unlicense|Creative\s+Commons|CC[- ]?BY[\w-]*|CC0|WTFPL|proprietary|public\s+domain)\b", re.I),
@@ -217,6 +212,10 @@ VALUE_SHAPES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = (
     ),
 )
 _DAY_SHAPE = next(shape for heads, shape in VALUE_SHAPES if "date" in heads)
+# A site's domain, asked only of a thing named without an owner ("what domain is Tansyweb on?"): a name with a
+# top-level domain ("tansyweb.dev", "shop.pellow.co.uk"). (Asked of "my" things, a domain is often said
+# without one: "the domain's at Namecheap".)
+_DOMAIN = re.compile(r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|app|co|ai|xyz|me|uk|de|fr|nl|eu|info|site|shop|blog|page|sh|gg|tech|cloud|so|is|to|fm|tv)\b", re.I)
 
 # Words one head may be said as (a question says "boss" where the turn said "manager").
 SAME_THING: tuple[frozenset[str], ...] = (
@@ -272,6 +271,8 @@ class AskedFor:
     def shape(self) -> re.Pattern[str] | None:
         if self.head in ("number", "no") and set(self.qualifiers) & NUMBERED_PLACES:
             return _SMALL_NUMBER  # "my gym locker number": "the locker is 87 now" says it
+        if self.value == "domain":
+            return _DOMAIN
         return next((pattern for heads, pattern in VALUE_SHAPES if (self.value or self.head) in heads), None)
 
 
@@ -433,12 +434,16 @@ def _asked_for(tokens: Sequence[str], person: str) -> AskedFor | None:
                 # which a turn rarely says; only "what size is my bike frame?" names a thing asked about
                 thing = _phrase(rest, 0)
                 after = rest[len(thing):]
+                if thing and thing[-1] in _ASKED_OF_A_NAME and after and after[0] in _BE and after[1:2] and after[1] not in _OWNERS:
+                    # "what domain is Tansyweb on?": a value of a shape asked of a thing named without an owner
+                    inner = _phrase(after, 1)
+                    if inner:
+                        return AskedFor(thing[-1], tuple(thing[:-1]), tuple(dict.fromkeys(inner + list(_anchors(after, inner)))),
+                                        value="domain" if thing[-1] == "domain" else "")
+                    return None
                 if thing and _shaped(thing[-1]) and after and after[0] in _BE:
                     # "what interest rate is our mortgage?": a value of a shape ("4.1%") asked of a thing
                     inner = next((_phrase(after, k + 1) for k, token in enumerate(after) if token in _OWNERS), [])
-                    if not inner and thing[-1] in _ASKED_OF_A_NAME:
-                        # "what domain is Tansyweb on?": asked of a thing named without an owner
-                        inner = _phrase(after, 1)
                     if inner:
                         return AskedFor(thing[-1], tuple(thing[:-1]), tuple(dict.fromkeys(inner + list(_anchors(after, inner)))))
                     return None

@@ -373,6 +373,10 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "climbing": ("boulder", "bouldering"), "climb": ("boulder", "bouldering"), "gym": ("fitness",),
     "camera": ("cam",), "dependencies": ("deps",), "deps": ("dependencies",), "manager": ("reporting", "report", "boss"), "boss": ("manager",),
     "leave": ("departing", "departs", "departure"), "leaves": ("departing", "departs", "departure"),
+    "calorie": ("cals", "kcal", "kcals"), "calories": ("cals", "kcal", "kcals"), "food": ("diet", "eats", "kibble", "feed"),
+    # an instrument is said by its name ("I play bass")
+    "instrument": ("bass", "guitar", "piano", "drums", "violin", "cello", "viola", "ukulele", "sax", "saxophone", "trumpet",
+                   "flute", "clarinet", "keys", "keyboard", "harp", "banjo", "mandolin", "trombone", "oboe", "accordion"),
     # a niece or nephew said from the other side ("I'm an aunt!!!"), as `INVERSE_RELATIVE` has it
     **{relative: tuple(sorted(said)) for relative, said in INVERSE_RELATIVE.items()},
 }
