@@ -539,6 +539,30 @@ def _pets_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return drafts or None
 
 
+# A pet got, then its name in the next words: "we adopted a rescue cat last week, her name is Wrenlow",
+# "got a puppy!! his name's Tollo". (Said of the user's own: the turn's first person gets it.)
+_PET_THEN_NAME = re.compile(
+    rf"(?i)\b(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:adopted|got|bought|rescued|brought\s+home|took\s+in)\s+(?:a|an|our|my)\s+"
+    rf"(?:(?:new|rescue|little|baby|second|third)\s+)*(?P<kind>{_PET_KINDS})\b[^.!?]{{0,40}}?[.!?,;]*\s*(?:and\s+|so\s+)?"
+    rf"(?:her|his|its|their)\s+name(?:['’]s|\s+is)\s+(?P<name>(?-i:[A-Z][a-z][\w'’\-]*))"
+)
+
+
+def pet_named_after(turn: str, drafts: Sequence[Draft]) -> list[Draft]:
+    """'we adopted a rescue cat last week, her name is Wrenlow': the named animal is the user's pet of its
+    kind, unless a draft of the turn already says so. (A turn may drop its "I": "adopted a dog!! her name is …".)"""
+    lead = "" if re.match(r"(?i)\s*(?:I|we)\b", turn) else "I "
+    said = lead + turn
+    out = []
+    for m in _PET_THEN_NAME.finditer(said):
+        name, kind = m["name"], _pet_kind(m["kind"])
+        if name.casefold() in _NOT_PET_NAMES or any(d.predicate == "relation" and d.subject == name for d in drafts):
+            continue
+        quote = turn[max(0, m.start() - len(lead)) : m.end() - len(lead)]  # the turn's own words
+        out.append(draft("add", name, "relation", kind, quote, cardinality="many", template=_PET_TEMPLATE))
+    return out
+
+
 _OTHERS_OWN = frozenset("he she they his her their he's she's they're".split())
 
 

@@ -1390,10 +1390,6 @@ class Recall:
                            changed=tuple(shown[CHANGED]), changed_since=tuple(shown_since[CHANGED]))
 
 
-# Words that say one thing took another's place, whatever else the turn is about.
-_REPLACED = re.compile(r"(?i)\b(?:instead|switched|swapped|replaced|rebooked|cancell?ed|changed\s+to|new\s+one)\b")
-
-
 def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
     """Whether a turn of the user's said since `fact` says its value changed (`says_changed`): for a
     single-valued slot any such turn about it, for a many-valued one only a turn naming the value
@@ -1401,7 +1397,6 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
     claim = fact.claim
     assert claim is not None
     names = _names_of(claim.value)
-    proper = set(names)  # the value's own names ("Orla", "Pennwick" of "Orla Pennwick"), not a thing's word (below)
     # A thing and its amount ("sertraline 50 mg"): the thing's word names the value ("bumping the
     # sertraline to 100mg")
     core = [w for w in content_words(claim.value) if not w.isdigit() and w not in _UNITS]
@@ -1419,15 +1414,6 @@ def _changed_since(fact: Hit, later: Sequence[Hit]) -> bool:
         # A note is free text, its slot what it is about: a later turn about the same thing ("dentist
         # moved to 3 Mar" beside "dentist Dr. Ode, appt 11 Mar") may change it without repeating it.
         about_note = claim.predicate == NOTE and bool(_note_words(claim.value) & _note_words(hit.text))
-        whole = re.search(rf"(?i)(?<!\w){re.escape(claim.value.strip())}(?!\w)", hit.text) is not None
-        if (named and proper.issuperset(named) and not whole and claim.predicate != NOTE and not _REPLACED.search(hit.text)
-                and not any(same_word(w, s) for w in words(hit.text) for s in slot)):
-            # "orla moved me up to 3 sessions" after "my physio is Orla Pennwick": a turn naming the one held,
-            # not the slot, is about what they did; only their own ending ("Orla left") changes the slot,
-            # or a word of replacing ("booked another instead")
-            if any(says_changed(hit.text, name) for name in named):
-                return True
-            continue
         if (claim.cardinality == "one" or names_value or about_note) and says_changed(hit.text, claim.value, slot):
             return True
         if any(says_changed(hit.text, name) for name in named):  # that name said ended

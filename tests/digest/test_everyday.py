@@ -195,6 +195,10 @@ REWORDED = [
      {("user", "lives_in", "Tollenby Street")}, {("user", "lives_in", "Quellbury")}),
     (("we moved into the new flat on Tollenby Street the day before yesterday, boxes everywhere",),
      {("user", "lives_in", "Tollenby Street")}, set()),
+    # a pet got, then its name in the next clause; someone else's pet is not the user's
+    (("We adopted a rescue cat last week, her name is Wrenlow.",), {("Wrenlow", "relation", "cat")}, set()),
+    (("adopted a dog 3 days ago!! his name is Tumbrel, what should i feed him?",), {("Tumbrel", "relation", "dog")}, set()),
+    (("my sister adopted a dog, her name is Pipsy",), set(), {("Pipsy", "relation", "dog")}),
     # a title typed small and the name after it
     (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
     (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
