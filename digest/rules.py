@@ -131,9 +131,11 @@ _SENTENCE = re.compile(r"(?:[^.!?;\n\U0001F300-\U0001FAFF\u2600-\u27BF]|(?<=\bDr
 # A proper name: capitalised words, with a few lower-case joiners between them ("Rio de Janeiro").
 _PROPER = (
     r"(?P<v>[A-Z][\w'’&\-]*\.?(?:\s+(?:(?:de|da|do|del|di|la|le|am|upon|on|of|and|&)\s+)?"
-    r"(?:[A-Z][\w'’&\-]*\.?|\d+))*)"
+    # (a weekday or a month after it is when, not more of the name: "left Pellmark on Friday")
+    r"(?:(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|"
+    r"September|October|November|December)\b)[A-Z][\w'’&\-]*\.?|\d+))*)"
 )
-_TAIL_WORDS = r"since|from|in|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back"
+_TAIL_WORDS = r"since|from|in|on|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back"
 _TAIL = rf"(?=\s*(?:$|[,.!;:]|\s(?:{_TAIL_WORDS})\b))"
 # A new home's place, then why or when the move was ("moved to X to be near her mum", "moved into the flat on
 # X the day before yesterday"); elsewhere "left X the day before yesterday" is read whole, as an event with its day
@@ -142,7 +144,7 @@ _HOME_TAIL = rf"(?=\s*(?:$|[,.!;:]|\s(?:{_TAIL_WORDS}|to|so|bc|cos|cuz|while|whe
 _LIVES = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|just|actually|finally))*\s+"
     rf"(?:live|living|reside|residing|based|(?:have|'ve)\s+(?:been\s+living|lived))"
-    rf"(?:\s+(?:on\s+(?:my|her|his|their)\s+own|alone|together|with\s+(?:my|her|his|their)\s+[a-z]+))?\s+in\s+{_PROPER}{_TAIL}"
+    rf"(?:\s+(?:on\s+(?:my|her|his|their)\s+own|alone|together|with\s+(?:my|her|his|their)\s+[a-z]+|out|over|up|down))?\s+in\s+{_PROPER}{_TAIL}"
 )
 _LIVED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+(?:been\s+living|lived|been\s+based)\s+in\s+{_PROPER}{_TAIL}")
 _MOVED = re.compile(
@@ -165,18 +167,23 @@ _SCHOOL = re.compile(r"\s(?:School|Academy|Primary|College|University|Nursery|Hi
 _LIVED_RANGE = re.compile(rf"^I\s+lived\s+in\s+{_PROPER}\s+(?P<when>(?:from|between)\s+.+?\s+(?:to|until|till|and)\s+[^,.;!]+)")
 _MOVED_OUT = re.compile(rf"^I(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?:moved\s+(?:out\s+of|away\s+from)|left)\s+{_PROPER}{_TAIL}")
 
+# A workplace named, then its kind in small letters ("the Kelbrook rail depot", "Orsett general hospital")
+_WORKPLACE = _PROPER[:-1] + (
+    r"(?:\s+(?:[a-z]+\s+)?(?:depot|hospital|factory|warehouse|plant|station|clinic|library|mill|yard|bakery|cafe|garage|"
+    r"lab|labs|hotel|restaurant|brewery|distillery|dairy|quarry|mine|docks?|works|surgery|practice|pharmacy))?)"
+)
 _WORKS = re.compile(
     rf"^I(?:'m| am)?(?:\s+(?:now|currently|still|actually))*\s+"
     rf"(?:work(?:ing)?(?:\s+as\s+an?\s+[a-z][a-z ]{{1,30}}?)?\s+(?:at|for)|"
     rf"(?:have|'ve)\s+been\s+working\s+(?:at|for)|got\s+a\s+(?:new\s+)?job\s+(?:at|with)|"
     rf"started\s+(?:a\s+new\s+job\s+at|working\s+(?:at|for))|(?:am|'m)\s+employed\s+by|employed\s+by)"
-    rf"\s+{_PROPER}{_TAIL}"
+    rf"\s+(?:the\s+)?{_WORKPLACE}{_TAIL}"
 )
 # "first day at Dunnock & Velmar was yesterday": working there from that day (or from the day ahead it names)
 _FIRST_DAY = re.compile(r"^(?:(?:[Mm]y|[Oo]ur)\s+)?[Ff]irst\s+(?:day|shift|week)\s+(?:at|with)\s+(?P<v>[\w'’&.\-]+(?:\s+[\w'’&.\-]+){0,3}?)\s+(?:was|(?P<ahead>is|'s))\s+(?P<when>[^,;.!?]+)")
 _WORKED_SINCE = re.compile(rf"^I(?:'ve|\s+have)\s+been\s+(?:working|employed)\s+(?:at|for|by)\s+{_PROPER}{_TAIL}")
 _LEFT_JOB = re.compile(
-    rf"^I(?:'ve| have)?(?:\s+(?:just|finally|recently))?\s+"
+    rf"^I(?:'ve| have)?(?:\s+(?:just|finally|recently|officially|actually))?\s+"
     rf"(?:quit(?:\s+my\s+job\s+at)?|left(?:\s+my\s+job\s+at)?|no\s+longer\s+work\s+(?:at|for)|"
     rf"(?:got|was)\s+(?:laid\s+off|fired)\s+from|retired\s+from|resigned\s+from|stopped\s+working\s+(?:at|for))"
     rf"\s+{_PROPER}{_TAIL}"
@@ -1214,6 +1221,11 @@ class RulesExtractor:
         for predicate in (prefer, "works_at" if prefer == "lives_in" else "lives_in"):
             if who.current_value(predicate, value) is not None:
                 return [self._timed("retract", predicate, value, text, m.group(0), said_at, subject=who.subject)]
+        for predicate in (prefer, "works_at" if prefer == "lives_in" else "lives_in"):
+            # "retired from Kelbrook" with "Kelbrook rail depot" held: the place named by its first words
+            held = who.current_named_by(predicate, value)
+            if held is not None:
+                return [self._timed("retract", predicate, held.value, text, m.group(0), said_at, subject=who.subject)]
         if prefer == "works_at" and re.search(r"(?i)\b(job|work|fired|laid off|retired|resigned)\b", m.group(0)):
             return [self._timed("retract", "works_at", value, text, m.group(0), said_at, subject=who.subject)]
         return []
@@ -1424,6 +1436,13 @@ class _Who:
             if claim.predicate == predicate and claim.value_key == wanted and claim.valid_to is None:
                 return claim
         return None
+
+    def current_named_by(self, predicate: str, words: str) -> ClaimVersion | None:
+        """The one open value of `predicate` whose first words are `words` ("Kelbrook" of "Kelbrook rail depot")."""
+        start = normalise(words) + " "
+        found = [c for c in self.held() if c.predicate == predicate and c.valid_to is None and c.tx_to is None
+                 and c.value_key.startswith(start)]
+        return found[0] if len(found) == 1 else None
 
     def holds_other(self, predicate: str, value: str, start: str, end: str | None) -> bool:
         """Whether the slot holds a different value somewhere in [start, end)."""

@@ -199,6 +199,12 @@ REWORDED = [
     (("We adopted a rescue cat last week, her name is Wrenlow.",), {("Wrenlow", "relation", "cat")}, set()),
     (("adopted a dog 3 days ago!! his name is Tumbrel, what should i feed him?",), {("Tumbrel", "relation", "dog")}, set()),
     (("my sister adopted a dog, her name is Pipsy",), set(), {("Pipsy", "relation", "dog")}),
+    # a workplace with its kind in small letters, a home "out in" a place; a job left "on friday" ends there,
+    # named by its first word and typed small
+    (("my uncle Tobrek works at the Fennaby rail depot, been there 20 yrs. he lives out in Wessling",),
+     {("Tobrek", "works_at", "Fennaby rail depot"), ("Tobrek", "lives_in", "Wessling")}, set()),
+    (("I work at the Fennaby rail depot", "I officially retired from fennaby on friday"), set(), {("user", "works_at", "Fennaby rail depot")}),
+    (("I work at Pellory Foods", "I left Pellory Foods on Friday, onwards!"), set(), {("user", "works_at", "Pellory Foods")}),
     # a title typed small and the name after it
     (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
     (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
