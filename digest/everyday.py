@@ -592,8 +592,25 @@ def _pet_gone(m: re.Match[str], c: Clause) -> list[Draft] | None:
     if not held:
         return None
     start, phrase = change_time(c, c.text)
-    return [draft("retract", h.subject, "relation", h.value, m.group(0), cardinality="many", template=_PET_TEMPLATE,
+    gone = [draft("retract", h.subject, "relation", h.value, m.group(0), cardinality="many", template=_PET_TEMPLATE,
                   valid_from=max(start, h.valid_from) if start else None, phrase=phrase) for h in held]
+    return gone + _one_fewer(c, held[0].value, m.group(0), start, phrase)
+
+
+_HOW_MANY = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _one_fewer(c: Clause, kind: str, quote: str, start: str | None, phrase: str) -> list[Draft]:
+    """'Quince died' with "two cats" held: the user has one cat now (the count said before, less the one gone)."""
+    for h in c.open_held("has"):
+        m = re.fullmatch(r"(?i)(?P<n>two|three|four|five|six|seven|eight|nine|[2-9])\s+(?P<kind>.+)", h.value)
+        if m is None or _pet_kind(m["kind"]) != _pet_kind(kind):
+            continue
+        n = int(m["n"]) if m["n"].isdigit() else _HOW_MANY.index(m["n"].casefold()) + 1
+        fewer = f"{_HOW_MANY[n - 2]} {_pet_kind(m['kind']) if n == 2 else m['kind']}"
+        return [draft("supersede", c.subject, "has", fewer, quote, cardinality="many", template="{subject} has {value}",
+                      valid_from=max(start, h.valid_from) if start else None, replaces=h.value, phrase=phrase)]
+    return []
 
 
 def _not_at(m: re.Match[str], c: Clause) -> list[Draft] | None:

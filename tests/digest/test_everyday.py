@@ -205,6 +205,10 @@ REWORDED = [
      {("Tobrek", "works_at", "Fennaby rail depot"), ("Tobrek", "lives_in", "Wessling")}, set()),
     (("I work at the Fennaby rail depot", "I officially retired from fennaby on friday"), set(), {("user", "works_at", "Fennaby rail depot")}),
     (("I work at Pellory Foods", "I left Pellory Foods on Friday, onwards!"), set(), {("user", "works_at", "Pellory Foods")}),
+    # a named pet gone leaves one fewer of its kind held
+    (("we've got three dogs, Pobble, Wim and Sorrow", "sad news, wim died on sunday"),
+     {("user", "has", "two dogs"), ("Pobble", "relation", "dog")}, {("user", "has", "three dogs"), ("Wim", "relation", "dog")}),
+    (("we've got two cats, Tansel and Orrick", "we rehomed orrick with my aunt"), {("user", "has", "one cat")}, {("user", "has", "two cats")}),
     # a title typed small and the name after it
     (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
     (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
