@@ -1221,11 +1221,6 @@ class RulesExtractor:
         for predicate in (prefer, "works_at" if prefer == "lives_in" else "lives_in"):
             if who.current_value(predicate, value) is not None:
                 return [self._timed("retract", predicate, value, text, m.group(0), said_at, subject=who.subject)]
-        for predicate in (prefer, "works_at" if prefer == "lives_in" else "lives_in"):
-            # "retired from Kelbrook" with "Kelbrook rail depot" held: the place named by its first words
-            held = who.current_named_by(predicate, value)
-            if held is not None:
-                return [self._timed("retract", predicate, held.value, text, m.group(0), said_at, subject=who.subject)]
         if prefer == "works_at" and re.search(r"(?i)\b(job|work|fired|laid off|retired|resigned)\b", m.group(0)):
             return [self._timed("retract", "works_at", value, text, m.group(0), said_at, subject=who.subject)]
         return []
@@ -1436,13 +1431,6 @@ class _Who:
             if claim.predicate == predicate and claim.value_key == wanted and claim.valid_to is None:
                 return claim
         return None
-
-    def current_named_by(self, predicate: str, words: str) -> ClaimVersion | None:
-        """The one open value of `predicate` whose first words are `words` ("Kelbrook" of "Kelbrook rail depot")."""
-        start = normalise(words) + " "
-        found = [c for c in self.held() if c.predicate == predicate and c.valid_to is None and c.tx_to is None
-                 and c.value_key.startswith(start)]
-        return found[0] if len(found) == 1 else None
 
     def holds_other(self, predicate: str, value: str, start: str, end: str | None) -> bool:
         """Whether the slot holds a different value somewhere in [start, end)."""

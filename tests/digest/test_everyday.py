@@ -199,11 +199,11 @@ REWORDED = [
     (("We adopted a rescue cat last week, her name is Wrenlow.",), {("Wrenlow", "relation", "cat")}, set()),
     (("adopted a dog 3 days ago!! his name is Tumbrel, what should i feed him?",), {("Tumbrel", "relation", "dog")}, set()),
     (("my sister adopted a dog, her name is Pipsy",), set(), {("Pipsy", "relation", "dog")}),
-    # a workplace with its kind in small letters, a home "out in" a place; a job left "on friday" ends there,
-    # named by its first word and typed small
+    # a workplace with its kind in small letters, a home "out in" a place; a job left "on friday" ends there
+    # (typed small, too)
     (("my uncle Tobrek works at the Fennaby rail depot, been there 20 yrs. he lives out in Wessling",),
      {("Tobrek", "works_at", "Fennaby rail depot"), ("Tobrek", "lives_in", "Wessling")}, set()),
-    (("I work at the Fennaby rail depot", "I officially retired from fennaby on friday"), set(), {("user", "works_at", "Fennaby rail depot")}),
+    (("I work at Fennaby", "I officially retired from fennaby on friday"), set(), {("user", "works_at", "Fennaby")}),
     (("I work at Pellory Foods", "I left Pellory Foods on Friday, onwards!"), set(), {("user", "works_at", "Pellory Foods")}),
     # a named pet gone leaves one fewer of its kind held
     (("we've got three dogs, Pobble, Wim and Sorrow", "sad news, wim died on sunday"),
