@@ -1721,6 +1721,29 @@ def _switched_kind(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {thing} is {{value}}", changed=True)]
 
 
+# "switched vets. new one: Dr. Ibbory": a kind switched, then in the next words the one who holds it now
+_SWITCHED_THEN_NAMED = re.compile(
+    r"(?i)\b(?:switched|changed|swapped)\s+(?P<kind>[a-z]+s)\b[^.!?]{0,20}?[.!?,;:—–-]+\s*(?:the\s+)?new\s+(?:one|[a-z]+)\s*(?:is\s+|[:,—–-]\s*)"
+    r"(?P<v>(?-i:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][\w'’\-]+|[A-Z][\w'’&\-]+(?:\s+[A-Z][\w'’&\-]+){0,3}))"
+)
+
+
+def switched_then_named(turn: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
+    """'switched vets. new one: Dr. Ibbory' with one vet held (the user's or a pet's): that slot holds the
+    name now, from when it was said. Nothing when no one holds the kind, or several do, or a draft of the
+    turn already fills it."""
+    out = []
+    for m in _SWITCHED_THEN_NAMED.finditer(turn):
+        slot = singular(m["kind"])
+        holders = [c for c in current if c.predicate == slot and c.tx_to is None and c.valid_to is None]
+        if len(holders) != 1 or any(d.predicate == slot for d in [*drafts, *out]):
+            continue
+        held = holders[0]
+        found = in_place_of_held(held.subject, slot, clean_value(m["v"]), m.group(0), f"{{subject}}'s {slot} is {{value}}", said_at, current)
+        out += [found] if found else []
+    return out
+
+
 def _slot_now(m: re.Match[str], c: Clause, thing: str) -> list[Draft] | None:
     """The one held slot `thing` names now holds the match's value `v`, from the clause's time words or
     when said; None when no one slot is named or the value is the one held."""

@@ -45,7 +45,7 @@ from .companions import companions_in_passing
 from .couples import partners_in_passing
 from .events import EVENT_PREDICATES, PAST_FORM, done_in_the_chat, event_draft, happened
 from .everyday import (
-    FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, pet_named_after, RELATION_SAID_AS, attribute_key, everyday, future_or_change_time, held_relative,
+    FIRST_PATTERNS, PETS_NAMED, POSSESSIONS, pet_named_after, switched_then_named, RELATION_SAID_AS, attribute_key, everyday, future_or_change_time, held_relative,
     replacement_in_turn, singular, team_said_aside,
 )
 from .everyday import Clause as EverydayClause
@@ -769,6 +769,8 @@ class RulesExtractor:
             drafts = misnamed_figures(self._turn, drafts) + figures
         # "we adopted a rescue cat last week, her name is Wrenlow": the pet and its name, in two clauses
         drafts += pet_named_after(self._turn, drafts)
+        # "switched vets. new one: Dr. Ibbory": the one held vet (a pet's too) is someone else now
+        drafts += switched_then_named(self._turn, entry.said_at, drafts, held_now)
         # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing
         drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "Ondine from accounts is coming along", "Tamar pulled out": who is going with the user

@@ -209,6 +209,10 @@ REWORDED = [
     (("we've got three dogs, Pobble, Wim and Sorrow", "sad news, wim died on sunday"),
      {("user", "has", "two dogs"), ("Pobble", "relation", "dog")}, {("user", "has", "three dogs"), ("Wim", "relation", "dog")}),
     (("we've got two cats, Tansel and Orrick", "we rehomed orrick with my aunt"), {("user", "has", "one cat")}, {("user", "has", "two cats")}),
+    # a kind switched, then the new one named in the next words: the one held (a pet's too) is replaced
+    (("save: Tumbrel's vet is Dr. Orsley at Tesswick clinic", "switched vets. new one: Dr. Varnsey"),
+     {("Tumbrel", "vet", "Dr. Varnsey")}, {("Tumbrel", "vet", "Dr. Orsley at Tesswick clinic"), ("user", "vet", "Dr. Varnsey")}),
+    (("my dentist is Dr. Orsley", "changed dentists, the new one is Dr. Varnsey. much closer"), {("user", "dentist", "Dr. Varnsey")}, set()),
     # a title typed small and the name after it
     (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
     (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
