@@ -66,6 +66,7 @@ GENERIC = {
     "SQLite", "electrician", "reporting", "Slack",  # the product's own engine; common words (a trade, a verb)
     "Tokyo",  # a city in the docs' prompt-rendering table, before any set named it
     "Mondays", "Fridays", "Saturdays", "Sundays", "chemistry",  # the calendar's plurals; a school subject
+    "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",  # ... typed small
     "Price", "Golf", "remotely",  # a surname and a car that are common words (a cost, a sport); an adverb
     "childminder",  # a trade, among the roles a person holds for the user (digest/rules.py)
     "treasurer",  # a role someone fills, among the role words (digest/everyday.py)
