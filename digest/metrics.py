@@ -1,7 +1,8 @@
 """Training figures said in passing: what a fitness log says the user's numbers are now.
 
 "tested again yesterday, ftp 243!!", "deadlift finally moved!! pulled 152.5 kg", "swam 800 in 14:05 at
-the lido", "mileage is up to 48k a week": the clause is news, a request or a list, so no pattern reads it
+the lido", "mileage is up to 48k a week", "bench 62.5kg x5, squat 92", "3 runs a week, ~24km total",
+"2300 cals a day": the clause is news, a request or a list, so no pattern reads it
 whole, yet it says a figure of a well-known kind. Each kind below is data, its words and the form its
 value takes, with examples and counter-examples (tests/digest/test_metrics.py); `figures_in_passing`
 adds the figure the rules did not already draft, in place of the one held for the same kind. A figure
@@ -24,6 +25,10 @@ from .passing import in_place_of_held
 _REACH = 48
 _AIMED = re.compile(r"(?i)\b(?:target|goal|aim(?:ing)?|want(?:s|ed)?\s+to|hop(?:e|ing)\s+to|trying\s+to|by\s+(?:the\s+)?(?:end|summer|spring|autumn|winter)|plan|next)\b")
 _WEIGHT = r"\d{2,3}(?:\.\d{1,2})?\s*(?:kg|kgs|lbs?)\b"
+
+
+# A lift named ("bench", "benched", "squat's"): not its rack, its shoes or the day of it.
+_LIFT = re.compile(r"(?i)\b(?P<kind>bench(?:\s+press)?|squat|deadlift|overhead\s+press|ohp)(?:ed|ted|s)?\b(?!\s+(?:rack|racks|shoes|bar|stand|belt|form|technique|day|session))")
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "a lift",
-        re.compile(r"(?i)\b(?P<kind>bench(?:\s+press)?|squat|deadlift|overhead\s+press|ohp)(?:ed|ted|s)?\b(?!\s+(?:rack|racks|shoes|bar|stand|belt|form|technique|day|session))"),
+        _LIFT,
         re.compile(rf"(?i)(?P<v>{_WEIGHT})(?!\s*(?:dumbbells?|kettlebells?|plates?|bars?|vest|bag|each|per\s+side|x\s*\d|for\s+\d|reps?))"),
         "{kind}_1rm", "{kind} 1RM",
         (("deadlift finally moved!! pulled 152.5 kg on sunday", ("deadlift_1rm", "152.5 kg")),
@@ -66,7 +71,7 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "a lift for reps",
-        re.compile(r"(?i)\b(?P<kind>bench(?:\s+press)?|squat|deadlift|overhead\s+press|ohp)(?:ed|ted|s)?\b(?!\s+(?:rack|racks|shoes|bar|stand|belt|form|technique|day|session))"),
+        _LIFT,
         # the weight, its unit or none, then the reps: "60kg x5", "70 for 5", "80 kg x 3"
         re.compile(r"(?i)(?<![\d.])(?P<v>\d{2,3}(?:\.\d{1,2})?(?:\s*(?:kg|kgs|lbs?))?)\s*(?:x\s*|for\s+)(?P<reps>[2-9]|1\d)(?:\s*reps?)?(?![\d.:x])"),
         "{kind}_{reps}rm", "{kind} for {reps} reps",
@@ -78,7 +83,7 @@ FIGURES: tuple[Figure, ...] = (
     ),
     Figure(
         "a lift logged bare",
-        re.compile(r"(?i)\b(?P<kind>bench(?:\s+press)?|squat|deadlift|overhead\s+press|ohp)(?:ed|ted|s)?\b(?!\s+(?:rack|racks|shoes|bar|stand|belt|form|technique|day|session))"),
+        _LIFT,
         # a weight without its unit right after the lift ("squat 85", "squat's stuck at 100"): a log's
         # figure, not a count of reps, sets or minutes
         re.compile(r"(?i)(?:['’]s)?(?:\s+(?:is|was|stuck\s+at|up\s+to|at|now|:))*\s*(?P<v>\d{2,3}(?:\.\d{1,2})?)(?!\d|[.,:]\d|\s*(?:x\b|x\d|for\s+\d|reps?|sets?|min|mins|minutes|secs?|seconds|km|k\b|m\b|%|kg|kgs|lbs?|times|days?|weeks?|months?|years?|people|quid|pounds|dollars|euros))"),

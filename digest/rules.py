@@ -1354,8 +1354,8 @@ class RulesExtractor:
             pattern = re.compile(rf"(?i)(?<!\w){re.escape(old)}(?=(?:s|es)?(?!\w))")
         bare = re.search(r"(?i)[a-z]$", new) is None
 
-        def replaced(m: re.Match[str]) -> str:
-            return new + (m.groupdict().get("noon") or "" if bare else "")
+        def replaced(found: re.Match[str]) -> str:
+            return new + ((found.groupdict().get("noon") or "") if bare else "")
         candidates = [
             c for c in request.current
             if c.subject_key == normalise(subject) and c.tx_to is None and c.predicate != "ended" and pattern.search(c.value)
