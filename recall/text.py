@@ -373,6 +373,7 @@ SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "climbing": ("boulder", "bouldering"), "climb": ("boulder", "bouldering"), "gym": ("fitness",),
     "camera": ("cam",), "dependencies": ("deps",), "deps": ("dependencies",), "manager": ("reporting", "report", "boss"), "boss": ("manager",),
     "leave": ("departing", "departs", "departure"), "leaves": ("departing", "departs", "departure"),
+    "train": ("gym", "bouldering", "climbing", "lifting", "workouts"),
     "calorie": ("cals", "kcal", "kcals"), "calories": ("cals", "kcal", "kcals"), "food": ("diet", "eats", "kibble", "feed"),
     # an instrument is said by its name ("I play bass")
     "instrument": ("bass", "guitar", "piano", "drums", "violin", "cello", "viola", "ukulele", "sax", "saxophone", "trumpet",

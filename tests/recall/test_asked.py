@@ -440,6 +440,7 @@ def test_a_relative_never_mentioned_is_nobody_here(query, unsaid, absent):
     ("what was I using to manage the deps?", {"dependencies"}),
     ("what time does my train back leave?", {"departing", "departs"}),
     ("what camera do I image with?", {"cam"}),
+    ("where do I train these days?", {"gym", "bouldering"}),  # "joined a bouldering gym, Tarnhold"
 ])
 def test_a_questions_words_said_otherwise(query, also):
     assert also <= set(lexical_query(query, said_otherwise=True).words)
