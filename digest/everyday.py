@@ -539,7 +539,7 @@ def _pets_named(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return drafts or None
 
 
-# A pet got, then its name in the next words: "we adopted a rescue cat last week, her name is Wrenlow",
+# A pet got, then its name in the next words: "we took in a kitten from the shelter, her name is Wrenlow",
 # "got a puppy!! his name's Tollo". (Said of the user's own: the turn's first person gets it.)
 _PET_THEN_NAME = re.compile(
     rf"(?i)\b(?:I|we)(?:['’]ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:adopted|got|bought|rescued|brought\s+home|took\s+in)\s+(?:a|an|our|my)\s+"
@@ -549,7 +549,7 @@ _PET_THEN_NAME = re.compile(
 
 
 def pet_named_after(turn: str, drafts: Sequence[Draft]) -> list[Draft]:
-    """'we adopted a rescue cat last week, her name is Wrenlow': the named animal is the user's pet of its
+    """'we took in a kitten from the shelter, her name is Wrenlow': the named animal is the user's pet of its
     kind, unless a draft of the turn already says so. (A turn may drop its "I": "adopted a dog!! her name is …".)"""
     lead = "" if re.match(r"(?i)\s*(?:I|we)\b", turn) else "I "
     said = lead + turn
@@ -1721,7 +1721,7 @@ def _switched_kind(m: re.Match[str], c: Clause) -> list[Draft] | None:
     return [state(c, key, value, m.group(0), template=f"{{subject}}'s {thing} is {{value}}", changed=True)]
 
 
-# "switched vets. new one: Dr. Ibbory": a kind switched, then in the next words the one who holds it now
+# "changed vets, the new one is Dr. Varnsey": a kind switched, then in the next words the one who holds it now
 _SWITCHED_THEN_NAMED = re.compile(
     r"(?i)\b(?:switched|changed|swapped)\s+(?P<kind>[a-z]+s)\b[^.!?]{0,20}?[.!?,;:—–-]+\s*(?:the\s+)?new\s+(?:one|[a-z]+)\s*(?:is\s+|[:,—–-]\s*)"
     r"(?P<v>(?-i:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][\w'’\-]+|[A-Z][\w'’&\-]+(?:\s+[A-Z][\w'’&\-]+){0,3}))"
@@ -1729,7 +1729,7 @@ _SWITCHED_THEN_NAMED = re.compile(
 
 
 def switched_then_named(turn: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
-    """'switched vets. new one: Dr. Ibbory' with one vet held (the user's or a pet's): that slot holds the
+    """'changed vets, the new one is Dr. Varnsey' with one vet held (the user's or a pet's): that slot holds the
     name now, from when it was said. Nothing when no one holds the kind, or several do, or a draft of the
     turn already fills it."""
     out = []
@@ -2900,7 +2900,7 @@ PATTERNS: tuple[Pattern, ...] = (
                    r"(?=\s*(?:$|[,;.!?(]|\s+(?i:now|instead|for\s+now|these\s+days|on|in|round|near|by|at|with|and|but|so|since|from|every|mon|tues|wednes|thurs|fri|satur|sun)\b))"),
         _where_i_train,
         examples=((("training at Pellhurst gym, tue/thu mornings",), (("user", "gym", "Pellhurst gym"),)),
-                  (("day 2 of the log. i lift at Tessmark Barbell round the corner",), (("user", "gym", "Tessmark Barbell"),)),
+                  (("day 2 of the log. i lift at Tessmark Barbell every evening",), (("user", "gym", "Tessmark Barbell"),)),
                   (("joined Tollbar gym near the office", "left tollbar, training at Brackwell sports centre now"), (("user", "gym", "Brackwell sports centre"),)),
                   (("the baths are closed, swimming at Corrie Lido these days",), (("user", "pool", "Corrie Lido"),))),
         counter=("training at the moment is hard", "swimming at 7am", "joined Quillan for lunch", "my sister is training at Pellhurst gym",

@@ -1,7 +1,7 @@
 """Training figures said in passing: what a fitness log says the user's numbers are now.
 
 "tested again yesterday, ftp 243!!", "deadlift finally moved!! pulled 152.5 kg", "swam 800 in 14:05 at
-the lido", "mileage is up to 48k a week", "bench 62.5kg x5, squat 92", "3 runs a week, ~24km total",
+the lido", "mileage is up to 48k a week", "deadlift 142.5kg x3, squat 92", "doing 4 runs a week, roughly 30km in all",
 "2300 cals a day": the clause is news, a request or a list, so no pattern reads it
 whole, yet it says a figure of a well-known kind. Each kind below is data, its words and the form its
 value takes, with examples and counter-examples (tests/digest/test_metrics.py); `figures_in_passing`
@@ -75,7 +75,7 @@ FIGURES: tuple[Figure, ...] = (
         # the weight, its unit or none, then the reps: "60kg x5", "70 for 5", "80 kg x 3"
         re.compile(r"(?i)(?<![\d.])(?P<v>\d{2,3}(?:\.\d{1,2})?(?:\s*(?:kg|kgs|lbs?))?)\s*(?:x\s*|for\s+)(?P<reps>[2-9]|1\d)(?:\s*reps?)?(?![\d.:x])"),
         "{kind}_{reps}rm", "{kind} for {reps} reps",
-        (("week 3 of the block: bench 62.5kg x5, rows after", ("bench_5rm", "62.5kg")),
+        (("week 3 of the block: bench 62.5kg x6, rows after", ("bench_6rm", "62.5kg")),
          ("squat up to 90 for 3 today!!", ("squat_3rm", "90")),
          ("new PR: deadlift 140kg x 2 🎉", ("deadlift_2rm", "140kg"))),
         ("bench 3x5 at 60kg", "squat 5x5 today, legs gone", "want to bench 80kg x5 by june", "squatted 100kg for 30 min of accessories"),
@@ -121,7 +121,7 @@ FIGURES: tuple[Figure, ...] = (
         re.compile(r"(?i)\b\d\s+(?:easy\s+|short\s+|long\s+)?runs?\s*(?:a|per|/)\s*(?:week|wk)\b|\bruns?\s*/\s*wk\b"),
         re.compile(r"(?i)(?:~|about\s+|around\s+|like\s+|roughly\s+|approx\.?\s+)?(?P<v>\d{1,3}(?:\.\d)?\s*(?:k|km|kms|miles|mi))\b(?!\s*(?:run|race|away|from|each|per\s+run))"),
         "weekly_running", "weekly running",
-        (("ok fresh start: 3 runs a week, ~24km total", ("weekly_running", "24km a week")),
+        (("doing 4 runs a week, roughly 30km in all", ("weekly_running", "30km a week")),
          ("up to 5 runs/wk, about 41 km now", ("weekly_running", "41 km a week"))),
         ("3 runs a week, the long one is 14km each", "2 runs a week. race is 10k in june"),
         gap=40, per="a week",
@@ -163,13 +163,13 @@ def _week_moved(turn: str, said: list["Said"], held_weekly: list[ClaimVersion]) 
 
 _WEEK = next(f for f in FIGURES if f.name == "a week's training")
 _DAY_CALORIES = next(f for f in FIGURES if f.name == "calories a day")
-# A day's calories moved, their word unsaid ("coach put me at 2700", "bumped it to 2,450"): the held figure moves.
+# A day's calories moved, their word unsaid ("my trainer set me at 2450", "bumped it to 2,450"): the held figure moves.
 _DAY_MOVED = re.compile(r"(?i)\b(?:put|puts|moved|bumped|set|sets|upped|dropped|cut|raised|lowered)\s+(?:me|it|us)?\s*(?:up\s+|down\s+|back\s+)?(?:to|at)\s+"
                         r"(?P<v>[1-4],?\d{3})(?!\d|[.,]\d|\s*(?:steps|m\b|ft|feet|metres|meters|km|words))")
 
 
 def _day_moved(turn: str, said: list["Said"], held: list[ClaimVersion]) -> list["Said"]:
-    """'coach put me at 2700' with the day's calories held: the calories' figure, 2700."""
+    """'my trainer set me at 2450' with the day's calories held: the calories' figure, 2450."""
     if len(held) != 1 or any(s.slot == _DAY_CALORIES.key for s in said):
         return []
     m = _DAY_MOVED.search(turn)

@@ -70,12 +70,12 @@ SHAPES: tuple[PriorShape, ...] = (
     ),
     PriorShape(
         "ripped out X, the slot is Y",
-        # a tool removed, then in the same sentence what does its job now ("ripped out Tessbase last sprint, the
-        # data layer is Orvane now"), after a comma; "dropped Mina at school" takes nobody out of anything, and
+        # a tool removed, then in the same sentence what does its job now ("ripped out Tessbase in the spring, our
+        # search index is Orvane now"), after a comma; "dropped Mina at school" takes nobody out of anything, and
         # "ditched the old CI" names a kind, not the tool
         before=re.compile(r"(?i)\b(?:ripped\s+out|ditched|binned|got\s+rid\s+of|killed\s+off|moved\s+off(?:\s+of)?|dropped(?!\s+\w+\s+(?:off|at|in)\b))\s+"
                           r"(?:(?:the|our|my)\s+(?:old\s+)?)?(?-i:(?![A-Z]{2,5}\b)(?P<old>[A-Z][\w.+\-]*(?:\s+[A-Z][\w.+\-]*)?))\b[^.!?;,]{0,30},[^.!?;]{0,60}$"),
-        examples=(("we ripped out Tessbase last sprint, the data layer is Orvane now", "data_layer", "Tessbase"),
+        examples=(("we ripped out Tessbase in the spring, our search index is Orvane now", "search_index", "Tessbase"),
                   ("finally ditched Quanterly, our bug tracker is Pellish now", "bug_tracker", "Quanterly")),
         counter=("I dropped Mina at school, my car is a Tessly now", "we ditched the old CI, Pellish is great"),
     ),

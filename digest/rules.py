@@ -137,8 +137,8 @@ _PROPER = (
 )
 _TAIL_WORDS = r"since|from|in|on|last|this|two|three|a|an|for|until|till|as|now|with|and|but|because|today|yesterday|recently|these|next|at|right|nowadays|for|again|after|over|around|during|before|by|earlier|back"
 _TAIL = rf"(?=\s*(?:$|[,.!;:]|\s(?:{_TAIL_WORDS})\b))"
-# A new home's place, then why or when the move was ("moved to X to be near her mum", "moved into the flat on
-# X the day before yesterday"); elsewhere "left X the day before yesterday" is read whole, as an event with its day
+# A new home's place, then why or when the move was ("moved to X to be closer to work", "moved into the flat on
+# X the other day"); elsewhere "left X the day before yesterday" is read whole, as an event with its day
 _HOME_TAIL = rf"(?=\s*(?:$|[,.!;:]|\s(?:{_TAIL_WORDS}|to|so|bc|cos|cuz|while|when|near|the\s+(?:day|week|weekend|month|year|other))\b))"
 
 _LIVES = re.compile(
@@ -167,7 +167,7 @@ _SCHOOL = re.compile(r"\s(?:School|Academy|Primary|College|University|Nursery|Hi
 _LIVED_RANGE = re.compile(rf"^I\s+lived\s+in\s+{_PROPER}\s+(?P<when>(?:from|between)\s+.+?\s+(?:to|until|till|and)\s+[^,.;!]+)")
 _MOVED_OUT = re.compile(rf"^I(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?:moved\s+(?:out\s+of|away\s+from)|left)\s+{_PROPER}{_TAIL}")
 
-# A workplace named, then its kind in small letters ("the Kelbrook rail depot", "Orsett general hospital")
+# A workplace named, then its kind in small letters ("the Kelbrook bottling plant", "Orsett general hospital")
 _WORKPLACE = _PROPER[:-1] + (
     r"(?:\s+(?:[a-z]+\s+)?(?:depot|hospital|factory|warehouse|plant|station|clinic|library|mill|yard|bakery|cafe|garage|"
     r"lab|labs|hotel|restaurant|brewery|distillery|dairy|quarry|mine|docks?|works|surgery|practice|pharmacy))?)"
@@ -767,9 +767,9 @@ class RulesExtractor:
         figures = figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         if figures:  # "cals went up to 2650": the figure's own slot, not one named by its bare word
             drafts = misnamed_figures(self._turn, drafts) + figures
-        # "we adopted a rescue cat last week, her name is Wrenlow": the pet and its name, in two clauses
+        # "we took in a kitten from the shelter, her name is Wrenlow": the pet and its name, in two clauses
         drafts += pet_named_after(self._turn, drafts)
-        # "switched vets. new one: Dr. Ibbory": the one held vet (a pet's too) is someone else now
+        # "changed vets, the new one is Dr. Varnsey": the one held vet (a pet's too) is someone else now
         drafts += switched_then_named(self._turn, entry.said_at, drafts, held_now)
         # "we now land in brisport on may 5", "out jun 3 back the 11th": a trip's plan said in passing
         drafts += trip_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)

@@ -1207,7 +1207,7 @@ class Recall:
         shown = {h.episode.id for h in [*episodes, *beside] if h.episode is not None}
         out, added = list(episodes), 0
         # A turn shown for what it said since is an excerpt too: what was said since it follows it, in
-        # rounds ("based in X for the winter" → "left X, in Y now" → "Y chapter done, landed in Z").
+        # rounds ("working from X this spring" → "done with x, in Y now" → "y was too loud, in Z since monday").
         while users and added < room:
             newest = self._newest_naming(users, asked, named, shown, seen)
             later = []

@@ -180,29 +180,29 @@ REWORDED = [
     # held "4pm" keeps its pm), a slip owned up to after the clause it corrects
     (("booked the podiatrist at Quarrel Footcare for oct 22, 4pm", "correction: podiatrist is oct 24 not the 22nd"),
      {("user", "booked", "the podiatrist at Quarrel Footcare for oct 24, 4pm")}, {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4pm")}),
-    (("booked the podiatrist at Quarrel Footcare for oct 22, 4pm", "oh and its 4:15 not 4, misread the letter"),
+    (("booked the podiatrist at Quarrel Footcare for oct 22, 4pm", "oh it's 4:15 not 4, my mistake"),
      {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4:15pm")}, {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4pm")}),
     (("booked the podiatrist at Quarrel Footcare for oct 22, 4pm", "its the blue frames not the red ones, says the leaflet"),
      {("user", "booked", "the podiatrist at Quarrel Footcare for oct 22, 4pm")}, set()),
     # an interjection leads a clause in ("ugh", "lol"), and a move's purpose ("to be near …") ends its place
-    (("ugh my cousin Wellabeth is crashing at mine again, shes between flats",), {("Wellabeth", "relation", "cousin")}, set()),
+    (("ugh my cousin Wellabeth is staying over again, she lost her keys",), {("Wellabeth", "relation", "cousin")}, set()),
     (("my cousin Wellabeth is a welder", "lol wellabeth got a job at Drummock Forge and moved into her own place in Pellstow"),
      {("Wellabeth", "works_at", "Drummock Forge")}, {("user", "works_at", "Drummock Forge"), ("user", "lives_in", "Pellstow")}),
-    (("my cousin Wellabeth is a welder", "wellabeth moved to Pellstow to be near her gran"),
+    (("my cousin Wellabeth is a welder", "wellabeth moved to Pellstow to be closer to work"),
      {("Wellabeth", "lives_in", "Pellstow")}, {("user", "lives_in", "Pellstow")}),
-    # a new home "on" a street, been "at" since a day, and a move's day said after it ("the day before yesterday")
+    # a new home "on" a street, been "at" since a day, and a move's day said after it ("the other day")
     (("I live in Quellbury", "we've been at a new flat on Tollenby Street since saturday"),
      {("user", "lives_in", "Tollenby Street")}, {("user", "lives_in", "Quellbury")}),
-    (("we moved into the new flat on Tollenby Street the day before yesterday, boxes everywhere",),
+    (("we moved into the new flat on Tollenby Street the other day, still no curtains",),
      {("user", "lives_in", "Tollenby Street")}, set()),
     # a pet got, then its name in the next clause; someone else's pet is not the user's
-    (("We adopted a rescue cat last week, her name is Wrenlow.",), {("Wrenlow", "relation", "cat")}, set()),
+    (("we took in a kitten from the shelter, her name is Wrenlow.",), {("Wrenlow", "relation", "kitten")}, set()),
     (("adopted a dog 3 days ago!! his name is Tumbrel, what should i feed him?",), {("Tumbrel", "relation", "dog")}, set()),
     (("my sister adopted a dog, her name is Pipsy",), set(), {("Pipsy", "relation", "dog")}),
     # a workplace with its kind in small letters, a home "out in" a place; a job left "on friday" ends there
     # (typed small, too)
-    (("my uncle Tobrek works at the Fennaby rail depot, been there 20 yrs. he lives out in Wessling",),
-     {("Tobrek", "works_at", "Fennaby rail depot"), ("Tobrek", "lives_in", "Wessling")}, set()),
+    (("my uncle Tobrek works at the Fennaby bottling plant, 20 yrs now. he lives out in Wessling",),
+     {("Tobrek", "works_at", "Fennaby bottling plant"), ("Tobrek", "lives_in", "Wessling")}, set()),
     (("I work at Fennaby", "I officially retired from fennaby on friday"), set(), {("user", "works_at", "Fennaby")}),
     (("I work at Pellory Foods", "I left Pellory Foods on Friday, onwards!"), set(), {("user", "works_at", "Pellory Foods")}),
     # a named pet gone leaves one fewer of its kind held
@@ -210,9 +210,9 @@ REWORDED = [
      {("user", "has", "two dogs"), ("Pobble", "relation", "dog")}, {("user", "has", "three dogs"), ("Wim", "relation", "dog")}),
     (("we've got two cats, Tansel and Orrick", "we rehomed orrick with my aunt"), {("user", "has", "one cat")}, {("user", "has", "two cats")}),
     # a kind switched, then the new one named in the next words: the one held (a pet's too) is replaced
-    (("save: Tumbrel's vet is Dr. Orsley at Tesswick clinic", "switched vets. new one: Dr. Varnsey"),
+    (("save: Tumbrel's vet is Dr. Orsley at Tesswick clinic", "changed vets, the new one is Dr. Varnsey"),
      {("Tumbrel", "vet", "Dr. Varnsey")}, {("Tumbrel", "vet", "Dr. Orsley at Tesswick clinic"), ("user", "vet", "Dr. Varnsey")}),
-    (("my dentist is Dr. Orsley", "changed dentists, the new one is Dr. Varnsey. much closer"), {("user", "dentist", "Dr. Varnsey")}, set()),
+    (("my dentist is Dr. Orsley", "changed dentists. new one: Dr. Varnsey, much closer"), {("user", "dentist", "Dr. Varnsey")}, set()),
     # a title typed small and the name after it
     (("upd8: new vet, dr orlin wessick. the old one is too far",), {("user", "vet", "Dr Orlin Wessick")}, set()),
     (("my dentist is dr tarrow",), {("user", "dentist", "Dr Tarrow")}, set()),
