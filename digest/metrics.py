@@ -19,7 +19,7 @@ from factledger.ledger import ClaimVersion
 from factledger.ledger.keys import normalise
 
 from .model import Draft
-from .passing import in_place_of_held
+from .passing import held_open, in_place_of_held
 
 # How far after the words naming a figure its value may be said ("deadlift finally moved!! pulled 152.5 kg").
 _REACH = 48
@@ -229,27 +229,22 @@ def _misnamed(draft: Draft, said: Sequence[Said]) -> bool:
                for s in said)
 
 
-def misnamed_figures(turn: str, drafts: Sequence[Draft]) -> list[Draft]:
-    """`drafts` less those holding a figure `turn` says under the bare word naming its kind: the figure's
-    own slot (`figures_in_passing`) holds it instead."""
-    said = figures_said(turn)
-    return [d for d in drafts if not _misnamed(d, said)]
-
-
 def figures_in_passing(turn: str, subject: str, said_at: str, drafts: Sequence[Draft], current: Sequence[ClaimVersion]) -> list[Draft]:
-    """The training figures `turn` says that `drafts` do not already have: each in place of the one held
-    for its slot (from when it was said), else an undated add."""
+    """`drafts` with the training figures `turn` says that they do not already have: each in place of the
+    one held for its slot (from when it was said), else an undated add. When there are such figures, a
+    draft holding one under the bare word naming its kind ("cals": 2650) gives way to the figure's own
+    slot (daily_calories)."""
     said_here = figures_said(turn)
-    drafts = [d for d in drafts if not _misnamed(d, said_here)]
-    drafted = {(normalise(d.subject), d.predicate) for d in drafts}
-    drafted_values = {normalise(d.value or "") for d in drafts if d.subject == subject}
+    kept = [d for d in drafts if not _misnamed(d, said_here)]
+    drafted = {(normalise(d.subject), d.predicate) for d in kept}
+    drafted_values = {normalise(d.value or "") for d in kept if d.subject == subject}
     out = []
-    weekly = [c for c in current if c.subject_key == normalise(subject) and c.predicate.startswith("weekly_") and c.tx_to is None and c.valid_to is None]
-    calories = [c for c in current if c.subject_key == normalise(subject) and c.predicate == _DAY_CALORIES.key and c.tx_to is None and c.valid_to is None]
+    weekly = [c for c in held_open(current, subject) if c.predicate.startswith("weekly_")]
+    calories = held_open(current, subject, _DAY_CALORIES.key)
     for said in said_here + _week_moved(turn, said_here, weekly) + _day_moved(turn, said_here, calories):
         slot, noun, value = said.slot, said.noun, said.value
         if (normalise(subject), slot) in drafted or normalise(value) in drafted_values:
             continue
         draft = in_place_of_held(subject, slot, value, said.quote, f"{{subject}}'s {noun} is {{value}}", said_at, current)
         out += [draft] if draft else []
-    return out
+    return kept + out if out else list(drafts)

@@ -52,7 +52,7 @@ from .everyday import Clause as EverydayClause
 from .extractor import ExtractionRequest
 from .hosting import hosting_in_passing
 from .machines import machines_in_passing
-from .metrics import figures_in_passing, misnamed_figures
+from .metrics import figures_in_passing
 from .model import Draft
 from .priors import priors
 from .pursuits import pursuits_in_passing
@@ -764,9 +764,7 @@ class RulesExtractor:
         # "for my gf Wenlis's bday on the 21st": a birthday said beside something else
         drafts += birthdays_in_passing(self._turn, drafts, held_now)
         # "tested again yesterday, ftp 243", "deadlift finally moved!! pulled 152.5 kg": training figures said in passing
-        figures = figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
-        if figures:  # "cals went up to 2650": the figure's own slot, not one named by its bare word
-            drafts = misnamed_figures(self._turn, drafts) + figures
+        drafts = figures_in_passing(self._turn, SUBJECT, entry.said_at, drafts, held_now)
         # "we took in a kitten from the shelter, her name is Wrenlow": the pet and its name, in two clauses
         drafts += pet_named_after(self._turn, drafts)
         # "changed vets, the new one is Dr. Varnsey": the one held vet (a pet's too) is someone else now
